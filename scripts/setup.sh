@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Installs everything the playground and its tests need, from the package
+# registries only. Idempotent: each step checks first and says what it does.
+#   scripts/setup.sh          build tools (wasm32 target, trunk, wasm-bindgen)
+#   scripts/setup.sh --test   also Chromium and the browser-test driver
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+TRUNK_VERSION=0.21.14
+# Must equal the wasm-bindgen crate version pinned in web-client/Cargo.toml.
+WASM_BINDGEN_VERSION=0.2.130
+
+say() { printf '\033[1;36m[setup]\033[0m %s\n' "$*"; }
+
+export PATH="$HOME/.cargo/bin:$PATH"
+
+if ! rustup target list --installed | grep -q '^wasm32-unknown-unknown$'; then
+  say "adding the wasm32-unknown-unknown Rust target"
+  rustup target add wasm32-unknown-unknown
+else
+  say "wasm32-unknown-unknown target: present"
+fi
+
+if ! trunk --version 2>/dev/null | grep -q "$TRUNK_VERSION"; then
+  say "installing trunk $TRUNK_VERSION from crates.io (first time only, ~7 min)"
+  cargo install trunk --version "$TRUNK_VERSION" --locked
+else
+  say "trunk $TRUNK_VERSION: present"
+fi
+
+if ! wasm-bindgen --version 2>/dev/null | grep -q "$WASM_BINDGEN_VERSION"; then
+  say "installing wasm-bindgen-cli $WASM_BINDGEN_VERSION from crates.io (first time only, ~3 min)"
+  # Not --locked: its lockfile wants a webpki-roots version the registry
+  # does not serve (see TOOLCHAIN.md).
+  cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --force
+else
+  say "wasm-bindgen-cli $WASM_BINDGEN_VERSION: present"
+fi
+
+if [[ "${1:-}" == "--test" ]]; then
+  if ! command -v chromium >/dev/null; then
+    say "installing Debian chromium (browser tests)"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq chromium >/dev/null
+  else
+    say "chromium: present ($(chromium --version 2>/dev/null))"
+  fi
+  if [[ ! -d e2e/node_modules/playwright-core ]]; then
+    say "installing playwright-core for the browser tests (npm, no browser download)"
+    (cd e2e && npm ci --no-audit --no-fund --silent)
+  else
+    say "playwright-core: present"
+  fi
+fi
+say "done"

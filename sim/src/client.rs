@@ -1,0 +1,439 @@
+//! The autonomous proxy: predict now, remember the move, tell the server,
+//! and on an Adjustment snap and replay (reference `000_…` §3 and §6).
+//!
+//! Each frame: if the last response was an Adjustment, first **replay** the
+//! remaining SavedMoves from the authoritative state (UE
+//! `ClientUpdatePositionAfterServerUpdate`, run at the start of the next
+//! tick, `000_…` §6.3 step 3); then quantize the frame's input and `dt`,
+//! `perform_movement` at once, push the [`SavedMove`] and build the
+//! [`ServerMove`] (UE `ReplicateMoveToServer`, `000_…` §3.3).
+//!
+//! Send throttling, move combining and old-move redundancy (`000_…` §8)
+//! plug in where `build_server_move` fills `pending_move` / `old_move`.
+
+use crate::math::Vec2;
+use crate::movement::{perform_movement, CharacterState, MoveInput, MovementParams};
+use crate::net::protocol::{MoveResponse, NetPosition, NetworkMove, ServerMove};
+use crate::saved_move::{dt_secs, SavedMove, SavedMoveQueue, MAX_SAVED_MOVE_COUNT};
+use crate::smoothing::{MeshSmoother, SmoothingMode};
+use crate::time::TimeStamp;
+use crate::world::World;
+use std::collections::VecDeque;
+
+/// Longest frame the client simulates, s. A longer frame (a hidden tab, a
+/// debugger pause) loses the excess rather than sending a move the server
+/// would clamp to UE's `MaxMoveDeltaTime` (0.125 s, `000_…` §9.3).
+pub const MAX_FRAME_DT: f64 = 0.1;
+
+/// How many past corrections are kept for the Replayed panel.
+pub const CORRECTION_HISTORY: usize = 8;
+
+/// One Adjustment as the client lived it: what it had predicted, where the
+/// server put it, and what the replay produced. Drawn by the Replayed panel
+/// (UE `p.NetShowCorrections`, `002_…`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CorrectionRecord {
+    /// The adjusted move's time stamp.
+    pub time_stamp: TimeStamp,
+    /// Distance between the client's predicted position at that time stamp
+    /// and the server's, cm.
+    pub error_cm: f32,
+    /// The authoritative position snapped to, cm.
+    pub snap: Vec2,
+    /// The client's predicted path from the adjusted move to the present,
+    /// thrown away by the correction.
+    pub discarded: Vec<Vec2>,
+    /// The path after replay, from the snap point to the present.
+    pub replayed: Vec<Vec2>,
+    /// Moves replayed (0 until the replay ran).
+    pub moves_replayed: u32,
+}
+
+/// Counters the client keeps (UE has them scattered; here in one place).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ClientCounters {
+    /// Moves performed (one per frame with a non-zero quantized dt).
+    pub moves: u64,
+    /// Acks that matched a SavedMove.
+    pub acks: u64,
+    /// Adjustments that matched a SavedMove.
+    pub adjustments: u64,
+    /// Responses whose time stamp matched no SavedMove (stale or lost).
+    pub unmatched_responses: u64,
+    /// Moves re-simulated by replays.
+    pub replayed_moves: u64,
+    /// Dash effects fired (counted once per dash, never by a replay).
+    pub dash_events: u64,
+}
+
+/// The local player's predicting client.
+#[derive(Debug, Clone)]
+pub struct Client {
+    params: MovementParams,
+    state: CharacterState,
+    time_stamp: TimeStamp,
+    dt_carry_ms: f64,
+    pending_dash: bool,
+    saved_moves: SavedMoveQueue,
+    needs_replay: bool,
+    is_replaying: bool,
+    smoother: MeshSmoother,
+    drawn_before_snap: Option<Vec2>,
+    corrections: VecDeque<CorrectionRecord>,
+    counters: ClientCounters,
+}
+
+impl Client {
+    /// A client standing at `spawn` (cm) with client time 0.
+    pub fn new(params: MovementParams, spawn: Vec2) -> Client {
+        Client {
+            params,
+            state: CharacterState::at(spawn),
+            time_stamp: TimeStamp(0),
+            dt_carry_ms: 0.0,
+            pending_dash: false,
+            saved_moves: SavedMoveQueue::new(MAX_SAVED_MOVE_COUNT),
+            needs_replay: false,
+            is_replaying: false,
+            smoother: MeshSmoother::default(),
+            drawn_before_snap: None,
+            corrections: VecDeque::new(),
+            counters: ClientCounters::default(),
+        }
+    }
+
+    /// Runs one render frame of `frame_dt` seconds with the player's
+    /// `direction` (length ≤ 1) and `dash` press, and returns the
+    /// [`ServerMove`] to send, or `None` when the frame was too short to
+    /// make a whole millisecond of move (its time carries to the next
+    /// frame, and so does a dash press).
+    ///
+    /// `frame_dt` is clamped to `0..=`[`MAX_FRAME_DT`]; NaN counts as 0.
+    pub fn tick(
+        &mut self,
+        frame_dt: f64,
+        direction: Vec2,
+        dash: bool,
+        smoothing: SmoothingMode,
+        world: &World,
+    ) -> Option<ServerMove> {
+        if self.needs_replay {
+            self.replay(world, smoothing);
+        }
+        let frame_dt = if frame_dt.is_finite() {
+            frame_dt.clamp(0.0, MAX_FRAME_DT)
+        } else {
+            0.0
+        };
+        self.smoother.advance(frame_dt as f32, smoothing);
+        self.pending_dash |= dash;
+        let total_ms = frame_dt * 1000.0 + self.dt_carry_ms;
+        let dt_ms = total_ms.floor() as u16;
+        self.dt_carry_ms = total_ms - f64::from(dt_ms);
+        if dt_ms == 0 {
+            return None;
+        }
+        let input = MoveInput::from_direction(direction, std::mem::take(&mut self.pending_dash));
+        self.time_stamp = self.time_stamp.plus_ms(u32::from(dt_ms));
+        let start = self.state;
+        let events = perform_movement(&mut self.state, &input, dt_secs(dt_ms), &self.params, world);
+        if events.dashed {
+            // A side effect: fired by live moves only, never by a replay.
+            self.counters.dash_events += 1;
+        }
+        self.counters.moves += 1;
+        let saved = SavedMove {
+            time_stamp: self.time_stamp,
+            dt_ms,
+            input,
+            start,
+            end: self.state,
+        };
+        self.saved_moves.push(saved);
+        Some(self.build_server_move(&saved))
+    }
+
+    /// The packet for a new move (UE `CallServerMovePacked`).
+    fn build_server_move(&self, new_move: &SavedMove) -> ServerMove {
+        ServerMove {
+            old_move: None,
+            pending_move: None,
+            new_move: NetworkMove {
+                time_stamp: new_move.time_stamp,
+                input: new_move.input,
+            },
+            client_location: NetPosition::quantize(new_move.end.position),
+        }
+    }
+
+    /// Applies the server's verdict (UE `ClientHandleMoveResponse`,
+    /// `000_…` §6.1).
+    ///
+    /// * Ack: drops every SavedMove up to and including its time stamp
+    ///   (§6.2).
+    /// * Adjustment: drops through its time stamp, snaps to the
+    ///   authoritative state and flags a replay for the start of the next
+    ///   tick (§6.3).
+    ///
+    /// A time stamp that matches no SavedMove (already acknowledged, or
+    /// emptied by an overflow) is ignored, as in UE, and counted.
+    pub fn handle_move_response(&mut self, response: &MoveResponse) {
+        match *response {
+            MoveResponse::Ack { time_stamp } => match self.saved_moves.index_of(time_stamp) {
+                Some(i) => {
+                    self.saved_moves.ack_through(i);
+                    self.counters.acks += 1;
+                }
+                None => self.counters.unmatched_responses += 1,
+            },
+            MoveResponse::Adjustment { time_stamp, state } => {
+                let Some(i) = self.saved_moves.index_of(time_stamp) else {
+                    self.counters.unmatched_responses += 1;
+                    return;
+                };
+                let predicted = self
+                    .saved_moves
+                    .iter()
+                    .nth(i)
+                    .map(|m| m.end.position)
+                    .unwrap_or_default();
+                self.saved_moves.ack_through(i);
+                let mut discarded = vec![predicted];
+                discarded.extend(self.saved_moves.iter().map(|m| m.end.position));
+                self.corrections.push_back(CorrectionRecord {
+                    time_stamp,
+                    error_cm: (predicted - state.position).length(),
+                    snap: state.position,
+                    discarded,
+                    replayed: vec![state.position],
+                    moves_replayed: 0,
+                });
+                if self.corrections.len() > CORRECTION_HISTORY {
+                    self.corrections.pop_front();
+                }
+                // Remember where the mesh was drawn before the first snap of
+                // this correction, so smoothing hides the whole jump.
+                if self.drawn_before_snap.is_none() {
+                    self.drawn_before_snap = Some(self.drawn_position());
+                }
+                self.state = state;
+                self.needs_replay = true;
+                self.counters.adjustments += 1;
+            }
+        }
+    }
+
+    /// Re-simulates every remaining SavedMove from the snapped state, in
+    /// order, rewriting their start and end states (UE
+    /// `ClientUpdatePositionAfterServerUpdate`, `000_…` §6.4). While it runs
+    /// [`Client::is_replaying`] is `true` and side effects are suppressed.
+    fn replay(&mut self, world: &World, smoothing: SmoothingMode) {
+        self.needs_replay = false;
+        self.is_replaying = true;
+        let mut replayed = 0u32;
+        let mut path = Vec::with_capacity(self.saved_moves.len());
+        for m in self.saved_moves.iter_mut() {
+            m.start = self.state;
+            // Events are ignored: the dash was already felt when the move was
+            // first performed (reference `004_…` §2).
+            let _ = perform_movement(&mut self.state, &m.input, m.dt_secs(), &self.params, world);
+            m.end = self.state;
+            path.push(self.state.position);
+            replayed += 1;
+        }
+        self.is_replaying = false;
+        self.counters.replayed_moves += u64::from(replayed);
+        if let Some(rec) = self.corrections.back_mut() {
+            rec.replayed.extend(path);
+            rec.moves_replayed = replayed;
+        }
+        if let Some(before) = self.drawn_before_snap.take() {
+            self.smoother
+                .on_snap(before, self.state.position, smoothing);
+        }
+    }
+
+    /// `true` only while a replay runs (UE `bClientUpdating`). Code with side
+    /// effects (sounds, counters, particles) checks it.
+    pub fn is_replaying(&self) -> bool {
+        self.is_replaying
+    }
+
+    /// `true` between an Adjustment and the replay at the next tick.
+    pub fn needs_replay(&self) -> bool {
+        self.needs_replay
+    }
+
+    /// The predicted (collision) state.
+    pub fn state(&self) -> &CharacterState {
+        &self.state
+    }
+
+    /// Where the character is drawn: predicted position plus the smoothing
+    /// offset left by the last correction, cm.
+    pub fn drawn_position(&self) -> Vec2 {
+        self.state.position + self.smoother.offset()
+    }
+
+    /// Client time of the newest move.
+    pub fn time_stamp(&self) -> TimeStamp {
+        self.time_stamp
+    }
+
+    /// The unacknowledged moves, oldest first.
+    pub fn saved_moves(&self) -> &SavedMoveQueue {
+        &self.saved_moves
+    }
+
+    /// The last [`CORRECTION_HISTORY`] corrections, oldest first.
+    pub fn corrections(&self) -> &VecDeque<CorrectionRecord> {
+        &self.corrections
+    }
+
+    /// Counters so far.
+    pub fn counters(&self) -> ClientCounters {
+        self.counters
+    }
+
+    /// Movement constants in use.
+    pub fn params(&self) -> &MovementParams {
+        &self.params
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn client() -> (Client, World) {
+        let w = World::arena();
+        (Client::new(MovementParams::default(), w.spawn), w)
+    }
+
+    #[test]
+    fn frames_quantize_to_whole_ms_and_carry_the_rest() {
+        let (mut c, w) = client();
+        let dts: Vec<u16> = (0..3)
+            .filter_map(|_| {
+                c.tick(
+                    1.0 / 60.0,
+                    Vec2::new(1.0, 0.0),
+                    false,
+                    SmoothingMode::Exponential,
+                    &w,
+                )
+            })
+            .map(|m| m.new_move.time_stamp.0 as u16)
+            .collect();
+        // 16.67 ms frames → time stamps 16, 33, 50.
+        assert_eq!(dts, vec![16, 33, 50]);
+        assert_eq!(c.saved_moves().len(), 3);
+        assert_eq!(
+            c.saved_moves().iter().map(|m| m.dt_ms).collect::<Vec<_>>(),
+            vec![16, 17, 17]
+        );
+    }
+
+    #[test]
+    fn ack_drops_exactly_the_acked_prefix() {
+        let (mut c, w) = client();
+        for _ in 0..6 {
+            c.tick(
+                1.0 / 60.0,
+                Vec2::new(1.0, 0.0),
+                false,
+                SmoothingMode::Exponential,
+                &w,
+            );
+        }
+        c.handle_move_response(&MoveResponse::Ack {
+            time_stamp: TimeStamp(50),
+        });
+        let left: Vec<u32> = c.saved_moves().iter().map(|m| m.time_stamp.0).collect();
+        assert_eq!(left, vec![66, 83, 100]);
+        assert_eq!(c.counters().acks, 1);
+        // Unknown time stamp: ignored, nothing dropped.
+        c.handle_move_response(&MoveResponse::Ack {
+            time_stamp: TimeStamp(51),
+        });
+        assert_eq!(c.saved_moves().len(), 3);
+        assert_eq!(c.counters().unmatched_responses, 1);
+    }
+
+    #[test]
+    fn adjustment_snaps_then_replays_next_tick_without_repeating_the_dash() {
+        let (mut c, w) = client();
+        c.tick(
+            1.0 / 60.0,
+            Vec2::new(1.0, 0.0),
+            true,
+            SmoothingMode::Exponential,
+            &w,
+        );
+        for _ in 0..5 {
+            c.tick(
+                1.0 / 60.0,
+                Vec2::new(1.0, 0.0),
+                false,
+                SmoothingMode::Exponential,
+                &w,
+            );
+        }
+        assert_eq!(c.counters().dash_events, 1);
+        let before = *c.state();
+        // The server says: at ts 33 you were 50 cm lower.
+        let mut server = c.saved_moves().iter().nth(1).unwrap().end;
+        server.position.y += 50.0;
+        c.handle_move_response(&MoveResponse::Adjustment {
+            time_stamp: TimeStamp(33),
+            state: server,
+        });
+        assert!(c.needs_replay());
+        assert_eq!(c.state().position, server.position);
+        assert_eq!(c.saved_moves().len(), 4);
+        c.tick(
+            1.0 / 60.0,
+            Vec2::new(1.0, 0.0),
+            false,
+            SmoothingMode::Disabled,
+            &w,
+        );
+        // Replayed 4 moves; same inputs from a state 50 cm lower: x is
+        // identical, y is 50 cm lower, and the dash did not fire again.
+        assert_eq!(c.counters().replayed_moves, 4);
+        assert_eq!(c.counters().dash_events, 1);
+        let replayed_end = c.saved_moves().iter().nth(3).unwrap().end;
+        assert_eq!(replayed_end.position.x, before.position.x);
+        assert_eq!(replayed_end.position.y, before.position.y + 50.0);
+        let rec = c.corrections().back().unwrap();
+        assert_eq!((rec.error_cm, rec.moves_replayed), (50.0, 4));
+        assert_eq!(rec.discarded.len(), 5);
+        assert_eq!(rec.replayed.len(), 5);
+    }
+
+    #[test]
+    fn smoothing_hides_the_snap_then_decays() {
+        let (mut c, w) = client();
+        for _ in 0..3 {
+            c.tick(
+                1.0 / 60.0,
+                Vec2::ZERO,
+                false,
+                SmoothingMode::Exponential,
+                &w,
+            );
+        }
+        let mut server = *c.state();
+        server.position.x += 20.0;
+        c.handle_move_response(&MoveResponse::Adjustment {
+            time_stamp: TimeStamp(16),
+            state: server,
+        });
+        c.tick(0.0, Vec2::ZERO, false, SmoothingMode::Exponential, &w);
+        // Drawn where it was, collision 20 cm further.
+        assert_eq!(c.drawn_position(), w.spawn);
+        assert_eq!(c.state().position.x, w.spawn.x + 20.0);
+        c.tick(0.05, Vec2::ZERO, false, SmoothingMode::Exponential, &w);
+        assert_eq!(c.drawn_position().x, w.spawn.x + 10.0);
+    }
+}

@@ -1,0 +1,303 @@
+//! The client end of a connection, sans IO: the predicting [`Client`], the
+//! simulated proxy, RTT probes, byte counters and the views the three
+//! panels draw. The page (remote or local mode) and the tests feed it
+//! frames and time; it returns frames to send.
+
+use crate::client::Client;
+use crate::math::Vec2;
+use crate::metrics::{Metrics, RateMeter};
+use crate::movement::MovementParams;
+use crate::net::codec::{self, DecodeError};
+use crate::net::protocol::{ClientMsg, NetSettings, ServerMsg};
+use crate::proxy::SimulatedProxy;
+use crate::smoothing::SmoothingMode;
+use crate::time::{SimTime, TimeStamp};
+use crate::world::World;
+use std::collections::VecDeque;
+
+/// Interval between RTT probes, ms.
+pub const PING_INTERVAL_MS: u64 = 250;
+/// Weight of a new RTT sample in the smoothed RTT (RFC 6298's α = 1/8).
+const RTT_ALPHA: f64 = 0.125;
+/// Points kept per trail (10 s at 60 Hz).
+pub const TRAIL_LEN: usize = 600;
+/// Predicted positions kept by time stamp for the error read-out (2 s).
+const HISTORY_LEN: usize = 120;
+/// Server corrections kept for the Authoritative panel.
+const SERVER_CORRECTIONS_KEPT: usize = 24;
+
+/// What a received frame was, for the driver (most need no action).
+#[derive(Debug, Clone, PartialEq)]
+pub enum ClientEvent {
+    /// The server accepted the connection; the character starts moving.
+    Welcomed,
+    /// The server rejected something; shown to the user.
+    ServerError(String),
+    /// Anything else (already applied).
+    Applied,
+}
+
+/// The client end of a connection.
+#[derive(Debug, Clone)]
+pub struct ClientEndpoint {
+    world: World,
+    client: Client,
+    proxy: SimulatedProxy,
+    smoothing: SmoothingMode,
+    welcomed: bool,
+    outbox: Vec<Vec<u8>>,
+    next_ping: SimTime,
+    ping_id: u32,
+    pings: VecDeque<(u32, SimTime)>,
+    rtt_ms: Option<f64>,
+    up: RateMeter,
+    down: RateMeter,
+    moves_sent: u64,
+    history: VecDeque<(TimeStamp, Vec2)>,
+    pos_error_cm: Option<f32>,
+    predicted_trail: VecDeque<Vec2>,
+    server_trail: VecDeque<Vec2>,
+    server_corrections: VecDeque<(Vec2, Vec2)>,
+    server_position: Option<Vec2>,
+    others: Vec<Vec2>,
+    last_error: Option<String>,
+}
+
+impl ClientEndpoint {
+    /// A new endpoint; its first outgoing frame is Hello.
+    pub fn new() -> ClientEndpoint {
+        let world = World::arena();
+        let client = Client::new(MovementParams::default(), world.spawn);
+        ClientEndpoint {
+            world,
+            client,
+            proxy: SimulatedProxy::default(),
+            smoothing: SmoothingMode::default(),
+            welcomed: false,
+            outbox: vec![codec::encode(&ClientMsg::Hello)],
+            next_ping: SimTime::ZERO,
+            ping_id: 0,
+            pings: VecDeque::new(),
+            rtt_ms: None,
+            up: RateMeter::default(),
+            down: RateMeter::default(),
+            moves_sent: 0,
+            history: VecDeque::new(),
+            pos_error_cm: None,
+            predicted_trail: VecDeque::new(),
+            server_trail: VecDeque::new(),
+            server_corrections: VecDeque::new(),
+            server_position: None,
+            others: Vec::new(),
+            last_error: None,
+        }
+    }
+
+    /// Runs one render frame at `now` lasting `dt` seconds with the player's
+    /// (or bot's) input, and returns the frames to send. Before the Welcome
+    /// arrives only Hello and settings go out and nothing moves.
+    pub fn frame(&mut self, now: SimTime, dt: f64, direction: Vec2, dash: bool) -> Vec<Vec<u8>> {
+        if self.welcomed {
+            if let Some(m) = self
+                .client
+                .tick(dt, direction, dash, self.smoothing, &self.world)
+            {
+                let frame = codec::encode(&ClientMsg::ServerMove(m.clone()));
+                self.up.record(now, frame.len());
+                self.moves_sent += 1;
+                self.outbox.push(frame);
+                push_bounded(
+                    &mut self.history,
+                    (m.new_move.time_stamp, self.client.state().position),
+                    HISTORY_LEN,
+                );
+            }
+            self.proxy.advance(dt as f32, self.smoothing, &self.world);
+            push_bounded(
+                &mut self.predicted_trail,
+                self.client.drawn_position(),
+                TRAIL_LEN,
+            );
+            if now >= self.next_ping {
+                self.next_ping = now.plus_millis(PING_INTERVAL_MS);
+                self.ping_id = self.ping_id.wrapping_add(1);
+                push_bounded(&mut self.pings, (self.ping_id, now), 64);
+                let frame = codec::encode(&ClientMsg::Ping { id: self.ping_id });
+                self.up.record(now, frame.len());
+                self.outbox.push(frame);
+            }
+        }
+        std::mem::take(&mut self.outbox)
+    }
+
+    /// Queues new network settings for the host (sent with the next frame).
+    pub fn set_net_settings(&mut self, settings: NetSettings) {
+        self.outbox
+            .push(codec::encode(&ClientMsg::SetNetSettings(settings)));
+    }
+
+    /// Sets the smoothing mode for corrections and the simulated proxy.
+    pub fn set_smoothing(&mut self, mode: SmoothingMode) {
+        self.smoothing = mode;
+    }
+
+    /// Takes one frame from the server at `now`.
+    ///
+    /// # Errors
+    /// [`DecodeError`] if the frame does not decode; nothing changes.
+    pub fn receive_frame(
+        &mut self,
+        now: SimTime,
+        frame: &[u8],
+    ) -> Result<ClientEvent, DecodeError> {
+        let msg = codec::decode::<ServerMsg>(frame)?;
+        if !matches!(msg, ServerMsg::Observer(_)) {
+            self.down.record(now, frame.len());
+        }
+        Ok(match msg {
+            ServerMsg::Welcome { world, params, .. } => {
+                self.client = Client::new(params, world.spawn);
+                self.world = world;
+                self.welcomed = true;
+                ClientEvent::Welcomed
+            }
+            ServerMsg::MoveResponse(r) => {
+                self.client.handle_move_response(&r);
+                ClientEvent::Applied
+            }
+            ServerMsg::Proxy(u) => {
+                self.proxy.on_update(&u, self.smoothing);
+                ClientEvent::Applied
+            }
+            ServerMsg::Observer(s) => {
+                for m in &s.moves {
+                    push_bounded(&mut self.server_trail, m.position, TRAIL_LEN);
+                    if let Some(from) = m.corrected_from {
+                        push_bounded(
+                            &mut self.server_corrections,
+                            (m.position, from),
+                            SERVER_CORRECTIONS_KEPT,
+                        );
+                    }
+                }
+                self.server_position = Some(s.player.position);
+                self.others = s.others;
+                if let Some(ts) = s.last_time_stamp {
+                    if let Some(&(_, p)) = self.history.iter().rev().find(|(t, _)| *t == ts) {
+                        self.pos_error_cm = Some((p - s.player.position).length());
+                    }
+                }
+                ClientEvent::Applied
+            }
+            ServerMsg::Pong { id } => {
+                if let Some(i) = self.pings.iter().position(|(p, _)| *p == id) {
+                    let sample = now.secs_since(self.pings[i].1) * 1000.0;
+                    self.pings.drain(..=i);
+                    self.rtt_ms = Some(match self.rtt_ms {
+                        None => sample,
+                        Some(r) => r + RTT_ALPHA * (sample - r),
+                    });
+                }
+                ClientEvent::Applied
+            }
+            ServerMsg::Error { reason } => {
+                self.last_error = Some(reason.clone());
+                ClientEvent::ServerError(reason)
+            }
+        })
+    }
+
+    /// The read-out for the metrics panel at `now`.
+    pub fn metrics(&mut self, now: SimTime) -> Metrics {
+        let c = self.client.counters();
+        Metrics {
+            rtt_ms: self.rtt_ms,
+            moves_sent: self.moves_sent,
+            acks: c.acks,
+            adjustments: c.adjustments,
+            replayed_moves: c.replayed_moves,
+            queue_len: self.client.saved_moves().len(),
+            up_bps: self.up.per_second(now),
+            down_bps: self.down.per_second(now),
+            pos_error_cm: self.pos_error_cm,
+            state_hash: self.client.state().state_hash(),
+            dash_events: c.dash_events,
+        }
+    }
+
+    /// The predicting client (state, SavedMoves, corrections).
+    pub fn client(&self) -> &Client {
+        &self.client
+    }
+
+    /// The other character as a simulated proxy.
+    pub fn proxy(&self) -> &SimulatedProxy {
+        &self.proxy
+    }
+
+    /// The arena in use.
+    pub fn world(&self) -> &World {
+        &self.world
+    }
+
+    /// `true` once the server's Welcome arrived.
+    pub fn is_welcomed(&self) -> bool {
+        self.welcomed
+    }
+
+    /// Drawn positions of the local character, oldest first.
+    pub fn predicted_trail(&self) -> &VecDeque<Vec2> {
+        &self.predicted_trail
+    }
+
+    /// Server positions after each simulated move, oldest first.
+    pub fn server_trail(&self) -> &VecDeque<Vec2> {
+        &self.server_trail
+    }
+
+    /// Where the server issued corrections: (server position, client's
+    /// reported position), oldest first.
+    pub fn server_corrections(&self) -> &VecDeque<(Vec2, Vec2)> {
+        &self.server_corrections
+    }
+
+    /// The server's current position of the player, once observed.
+    pub fn server_position(&self) -> Option<Vec2> {
+        self.server_position
+    }
+
+    /// The server's positions of the other characters.
+    pub fn server_others(&self) -> &[Vec2] {
+        &self.others
+    }
+
+    /// The last error the server reported, if any.
+    pub fn last_error(&self) -> Option<&str> {
+        self.last_error.as_deref()
+    }
+
+    /// Smoothing mode in use.
+    pub fn smoothing(&self) -> SmoothingMode {
+        self.smoothing
+    }
+
+    /// Forgets the trails and correction records drawn by the panels.
+    pub fn clear_trails(&mut self) {
+        self.predicted_trail.clear();
+        self.server_trail.clear();
+        self.server_corrections.clear();
+    }
+}
+
+impl Default for ClientEndpoint {
+    fn default() -> Self {
+        ClientEndpoint::new()
+    }
+}
+
+fn push_bounded<T>(q: &mut VecDeque<T>, item: T, cap: usize) {
+    if q.len() >= cap {
+        q.pop_front();
+    }
+    q.push_back(item);
+}

@@ -1,0 +1,264 @@
+//! The server side of one connection, sans IO: the uplink link conditioner,
+//! the authoritative [`ServerCharacter`], a bot-driven second character
+//! replicated as a simulated proxy, the downlink conditioner and the
+//! observer stream. The relay drives it with wall time; the page's local
+//! mode and the tests drive it with a virtual clock — the same code.
+//!
+//! ```text
+//! receive_frame ─► decode ─► uplink conditioner ─► ServerCharacter
+//!                                                     │ flush (≤ 1 per interval)
+//! poll ◄── encode ◄── downlink conditioner ◄──────────┘ + proxy updates, pongs
+//!      ◄── observer snapshots (unconditioned debug view)
+//! ```
+
+use crate::bot::Bot;
+use crate::math::Vec2;
+use crate::movement::{perform_movement, CharacterState, MoveInput, MovementParams};
+use crate::net::codec::{self, DecodeError};
+use crate::net::conditioner::{LinkConditioner, LinkConditions};
+use crate::net::protocol::{
+    ClientMsg, NetSettings, ObservedMove, ObserverSnapshot, ProxyUpdate, ServerMsg, SettingsError,
+};
+use crate::server::{ServerCharacter, ServerConfig};
+use crate::time::SimTime;
+use crate::world::World;
+use thiserror::Error;
+
+/// Interval between simulated-proxy updates, ms: 20 Hz ("servers usually
+/// broadcast simulated proxies at 30 Hz or less", `000_…` §7.2).
+pub const PROXY_UPDATE_INTERVAL_MS: u64 = 50;
+/// Interval between observer snapshots, ms (30 Hz).
+pub const OBSERVER_INTERVAL_MS: u64 = 33;
+/// The bot character's fixed simulation step, ms.
+const NPC_STEP_MS: u16 = 16;
+
+/// A frame the host refused. The session goes on; the client is told why
+/// with a [`ServerMsg::Error`].
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
+pub enum HostError {
+    /// The bytes did not decode.
+    #[error("bad frame: {0}")]
+    Decode(#[from] DecodeError),
+    /// A setting was out of range; nothing was changed.
+    #[error("bad settings: {0}")]
+    Settings(#[from] SettingsError),
+}
+
+/// The bot-driven character other players see as a simulated proxy.
+#[derive(Debug, Clone)]
+struct Npc {
+    state: CharacterState,
+    bot: Bot,
+    clock: SimTime,
+}
+
+/// The server end of one connection.
+#[derive(Debug, Clone)]
+pub struct ServerHost {
+    world: World,
+    params: MovementParams,
+    settings: NetSettings,
+    uplink: LinkConditioner<ClientMsg>,
+    downlink: LinkConditioner<ServerMsg>,
+    player: ServerCharacter,
+    npc: Npc,
+    next_proxy: SimTime,
+    next_observer: SimTime,
+    observed: Vec<ObservedMove>,
+    immediate: Vec<ServerMsg>,
+}
+
+impl ServerHost {
+    /// A host for the default arena whose conditioners draw from `seed`.
+    pub fn new(seed: u64, now: SimTime) -> ServerHost {
+        let world = World::arena();
+        let params = MovementParams::default();
+        let settings = NetSettings::default();
+        let player = ServerCharacter::new(params, ServerConfig::default(), world.spawn);
+        let npc_bot = Bot::new().starting_at(4);
+        let npc_start = Vec2::new(1950.0, 1250.0);
+        let mut host = ServerHost {
+            uplink: LinkConditioner::new(LinkConditions::PERFECT, seed ^ 0x5550_4c49_4e4b),
+            downlink: LinkConditioner::new(LinkConditions::PERFECT, seed ^ 0x444f_574e_4c4e),
+            player,
+            npc: Npc {
+                state: CharacterState::at(npc_start),
+                bot: npc_bot,
+                clock: now,
+            },
+            next_proxy: now,
+            next_observer: now,
+            observed: Vec::new(),
+            immediate: Vec::new(),
+            world,
+            params,
+            settings,
+        };
+        host.apply_settings(settings);
+        host
+    }
+
+    /// Takes one frame from the client at `now`. Control messages (Hello,
+    /// settings) act at once; moves and pings enter the uplink conditioner.
+    ///
+    /// # Errors
+    /// [`HostError`] if the frame does not decode or a setting is out of
+    /// range. An Error message is queued for the client either way; nothing
+    /// else changes.
+    pub fn receive_frame(&mut self, now: SimTime, frame: &[u8]) -> Result<(), HostError> {
+        let result = codec::decode::<ClientMsg>(frame)
+            .map_err(HostError::from)
+            .and_then(|msg| self.receive(now, msg));
+        if let Err(e) = &result {
+            self.immediate.push(ServerMsg::Error {
+                reason: e.to_string(),
+            });
+        }
+        result
+    }
+
+    fn receive(&mut self, now: SimTime, msg: ClientMsg) -> Result<(), HostError> {
+        match msg {
+            ClientMsg::Hello => self.immediate.push(ServerMsg::Welcome {
+                world: self.world.clone(),
+                params: self.params,
+                settings: self.settings,
+            }),
+            ClientMsg::SetNetSettings(s) => {
+                s.validate()?;
+                self.apply_settings(s);
+            }
+            msg @ (ClientMsg::ServerMove(_) | ClientMsg::Ping { .. }) => {
+                self.uplink.send(now, msg);
+            }
+        }
+        Ok(())
+    }
+
+    fn apply_settings(&mut self, s: NetSettings) {
+        self.settings = s;
+        let one_way = LinkConditions {
+            latency_ms: u32::from(s.rtt_ms) / 2,
+            jitter_ms: u32::from(s.jitter_ms),
+            loss: f64::from(s.loss_percent) / 100.0,
+        };
+        self.uplink.set_conditions(one_way);
+        self.downlink.set_conditions(one_way);
+        let interval = f32::from(s.ack_interval_ms) / 1000.0;
+        self.player.set_config(ServerConfig {
+            ack_interval: interval,
+            adjustment_interval: interval,
+            ..self.player.config()
+        });
+    }
+
+    /// Advances the host to `now` and returns the frames to send, in order:
+    /// delivers due uplink packets to the server, flushes its response,
+    /// steps the bot character, queues proxy updates, delivers due downlink
+    /// packets and adds an observer snapshot when one is due.
+    pub fn poll(&mut self, now: SimTime) -> Vec<Vec<u8>> {
+        while let Some(msg) = self.uplink.poll(now) {
+            match msg {
+                ClientMsg::ServerMove(m) => {
+                    for p in self.player.receive_server_move(&m, &self.world) {
+                        if self.observed.len() < ObserverSnapshot::MAX_MOVES {
+                            self.observed.push(ObservedMove {
+                                position: p.position,
+                                corrected_from: p.client_error_from,
+                            });
+                        }
+                    }
+                }
+                ClientMsg::Ping { id } => {
+                    self.downlink.send(now, ServerMsg::Pong { id });
+                }
+                ClientMsg::Hello | ClientMsg::SetNetSettings(_) => {}
+            }
+        }
+        if let Some(r) = self.player.flush(now) {
+            self.downlink.send(now, ServerMsg::MoveResponse(r));
+        }
+        self.step_npc(now);
+        if now >= self.next_proxy {
+            self.next_proxy = now.plus_millis(PROXY_UPDATE_INTERVAL_MS);
+            let update = ProxyUpdate {
+                id: 1,
+                position: self.npc.state.position,
+                velocity: self.npc.state.velocity,
+            };
+            self.downlink.send(now, ServerMsg::Proxy(update));
+        }
+        let mut out: Vec<Vec<u8>> = self
+            .immediate
+            .drain(..)
+            .map(|m| codec::encode(&m))
+            .collect();
+        while let Some(msg) = self.downlink.poll(now) {
+            out.push(codec::encode(&msg));
+        }
+        if now >= self.next_observer {
+            self.next_observer = now.plus_millis(OBSERVER_INTERVAL_MS);
+            out.push(codec::encode(&ServerMsg::Observer(
+                self.observer_snapshot(),
+            )));
+        }
+        out
+    }
+
+    fn step_npc(&mut self, now: SimTime) {
+        let step_us = u64::from(NPC_STEP_MS) * 1000;
+        while now.micros_since(self.npc.clock) >= step_us {
+            self.npc.clock = self.npc.clock.plus_micros(step_us);
+            let dt = f32::from(NPC_STEP_MS) / 1000.0;
+            let (dir, dash) = self.npc.bot.input(self.npc.state.position, dt);
+            let input = MoveInput::from_direction(dir, dash);
+            perform_movement(&mut self.npc.state, &input, dt, &self.params, &self.world);
+        }
+    }
+
+    fn observer_snapshot(&mut self) -> ObserverSnapshot {
+        let c = self.player.counters();
+        let clip = |n: u64| u32::try_from(n).unwrap_or(u32::MAX);
+        ObserverSnapshot {
+            player: *self.player.state(),
+            last_time_stamp: self.player.current_time_stamp(),
+            moves: std::mem::take(&mut self.observed),
+            others: vec![self.npc.state.position],
+            totals: [
+                clip(c.moves_simulated),
+                clip(c.acks_sent),
+                clip(c.adjustments_sent),
+            ],
+        }
+    }
+
+    /// The earliest time at which [`ServerHost::poll`] has something to do.
+    pub fn next_wakeup(&self) -> SimTime {
+        [
+            self.uplink.next_delivery(),
+            self.downlink.next_delivery(),
+            Some(self.next_proxy),
+            Some(self.next_observer),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
+        .unwrap_or(self.next_observer)
+    }
+
+    /// The authoritative player character.
+    pub fn player(&self) -> &ServerCharacter {
+        &self.player
+    }
+
+    /// Settings in force.
+    pub fn settings(&self) -> NetSettings {
+        self.settings
+    }
+
+    /// The arena.
+    pub fn world(&self) -> &World {
+        &self.world
+    }
+}

@@ -1,0 +1,69 @@
+//! # sim — the prediction core of Netcode Playground
+//!
+//! Client-side prediction, server authority and replay, modelled on Unreal
+//! Engine 5.3's `CharacterMovementComponent` (the reference articles in
+//! `shared/reference/`, cited by file and section throughout), plus a seeded
+//! link conditioner. No I/O, no clock, no OS randomness: every `now` and
+//! seed is passed in, so the same inputs give the same trajectory bit for
+//! bit, natively and in wasm.
+//!
+//! ## How it works
+//! 1. The client ([`Client`]) performs each move **now**
+//!    ([`perform_movement`]), records it as a [`SavedMove`] and sends a
+//!    [`ServerMove`].
+//! 2. The server ([`ServerCharacter`]) re-simulates it with the same code,
+//!    compares the client's reported location (16 cm), fills the
+//!    [`PendingAdjustment`] and, at most once per ack interval, answers
+//!    [`MoveResponse::Ack`] or [`MoveResponse::Adjustment`].
+//! 3. An Ack drops the acknowledged SavedMoves; an Adjustment drops them,
+//!    snaps to the server's state and **replays** the rest at the start of
+//!    the next frame ([`Client::is_replaying`] guards side effects).
+//! 4. Drawn positions are smoothed ([`SmoothingMode`]); other characters are
+//!    [`SimulatedProxy`]s.
+//!
+//! ## Layout
+//! | module | holds |
+//! |---|---|
+//! | `math`, `time` | [`Vec2`] (cm), [`TimeStamp`] (wrapping ms), [`SimTime`] (µs) |
+//! | `world`, `movement` | the arena and [`perform_movement`] |
+//! | `saved_move`, `client` | the autonomous proxy |
+//! | `server` | the authority per client |
+//! | `smoothing`, `proxy` | mesh-offset smoothing and simulated proxies |
+//! | `net` | protocol, codec, link conditioner |
+//! | `bot` | the built-in driver |
+//! | `host`, `endpoint`, `session` | server end, client end, both on one clock |
+//! | `metrics` | the numbers the page shows |
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+pub mod bot;
+pub mod client;
+pub mod endpoint;
+pub mod host;
+mod math;
+pub mod metrics;
+pub mod movement;
+pub mod net;
+pub mod proxy;
+pub mod saved_move;
+pub mod server;
+pub mod session;
+pub mod smoothing;
+mod time;
+pub mod world;
+
+pub use bot::Bot;
+pub use client::{Client, CorrectionRecord};
+pub use endpoint::{ClientEndpoint, ClientEvent};
+pub use host::ServerHost;
+pub use math::Vec2;
+pub use metrics::Metrics;
+pub use movement::{perform_movement, CharacterState, MoveInput, MovementParams};
+pub use net::protocol::{MoveResponse, NetSettings, ServerMove};
+pub use proxy::SimulatedProxy;
+pub use saved_move::SavedMove;
+pub use server::{PendingAdjustment, ServerCharacter, ServerConfig};
+pub use session::LocalSession;
+pub use smoothing::SmoothingMode;
+pub use time::{SimTime, TimeStamp};
+pub use world::World;

@@ -1,0 +1,95 @@
+//! Measurements shown in the page's metrics panel: rates over a sliding
+//! window and the [`Metrics`] read-out.
+
+use crate::time::SimTime;
+use std::collections::VecDeque;
+
+/// Bytes per second over the last second, from timestamped samples.
+#[derive(Debug, Clone, Default)]
+pub struct RateMeter {
+    samples: VecDeque<(SimTime, u64)>,
+    in_window: u64,
+    total: u64,
+}
+
+/// Window of a [`RateMeter`], µs.
+const WINDOW_US: u64 = 1_000_000;
+
+impl RateMeter {
+    /// Records `bytes` at `now`.
+    pub fn record(&mut self, now: SimTime, bytes: usize) {
+        self.expire(now);
+        self.samples.push_back((now, bytes as u64));
+        self.in_window += bytes as u64;
+        self.total += bytes as u64;
+    }
+
+    /// Bytes per second over the second ending at `now`.
+    pub fn per_second(&mut self, now: SimTime) -> u64 {
+        self.expire(now);
+        self.in_window
+    }
+
+    /// Bytes recorded since creation.
+    pub fn total(&self) -> u64 {
+        self.total
+    }
+
+    fn expire(&mut self, now: SimTime) {
+        while let Some(&(t, b)) = self.samples.front() {
+            if now.micros_since(t) < WINDOW_US {
+                break;
+            }
+            self.in_window -= b;
+            self.samples.pop_front();
+        }
+    }
+}
+
+/// One read-out of the client-side metrics (each is a `data-metric`
+/// element in the page).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Metrics {
+    /// Smoothed measured round-trip time, ms (`rtt-ms`); `None` before the
+    /// first Pong.
+    pub rtt_ms: Option<f64>,
+    /// ServerMoves sent (`moves-sent`).
+    pub moves_sent: u64,
+    /// Acks received and matched (`acks`).
+    pub acks: u64,
+    /// Adjustments received and matched (`adjustments`).
+    pub adjustments: u64,
+    /// Moves re-simulated by replays (`replayed-moves`).
+    pub replayed_moves: u64,
+    /// Unacknowledged SavedMoves (`queue-len`).
+    pub queue_len: usize,
+    /// Uplink game traffic, bytes/s (`up-bps`).
+    pub up_bps: u64,
+    /// Downlink game traffic, bytes/s (`down-bps`); observer frames are not
+    /// counted.
+    pub down_bps: u64,
+    /// Distance between the client's prediction and the server's state for
+    /// the newest move the server has simulated, cm (`pos-error-cm`).
+    pub pos_error_cm: Option<f32>,
+    /// Hash of the predicted state (`state-hash`).
+    pub state_hash: u64,
+    /// Dashes felt (side effects, never repeated by replays).
+    pub dash_events: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rate_meter_counts_the_last_second_only() {
+        let mut m = RateMeter::default();
+        for i in 0..120u64 {
+            m.record(SimTime::from_millis(i * 1000 / 60), 20);
+        }
+        // 60 packets of 20 bytes in the last second.
+        assert_eq!(m.per_second(SimTime::from_millis(1990)), 1200);
+        assert_eq!(m.per_second(SimTime::from_millis(4000)), 0);
+        assert_eq!(m.total(), 2400);
+    }
+}

@@ -1,0 +1,250 @@
+//! Message types. Client → server: [`ClientMsg`]; server → client:
+//! [`ServerMsg`]. Every float that feeds a simulation is quantized here
+//! before anyone simulates with it (DESIGN "Time and determinism").
+
+use crate::math::Vec2;
+use crate::movement::{CharacterState, MoveInput, MovementParams};
+use crate::time::TimeStamp;
+use crate::world::World;
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+/// One move as the server receives it (UE `FCharacterNetworkMoveData`):
+/// time stamp and quantized input. The server derives the move's length
+/// from the difference to the previous time stamp, as UE's
+/// `GetServerMoveDeltaTime` does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NetworkMove {
+    /// Client time at the end of the move, ms.
+    pub time_stamp: TimeStamp,
+    /// The quantized input.
+    pub input: MoveInput,
+}
+
+/// A position quantized to 1/100 cm (UE `FVector_NetQuantize100`), the
+/// client's answer that the server checks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct NetPosition {
+    /// x in 1/100 cm.
+    pub x: i32,
+    /// y in 1/100 cm.
+    pub y: i32,
+}
+
+impl NetPosition {
+    /// Quantizes a position (cm), saturating out-of-range or non-finite
+    /// values (non-finite → 0).
+    pub fn quantize(p: Vec2) -> NetPosition {
+        let q = |v: f32| {
+            if v.is_finite() {
+                (v * 100.0).round() as i32
+            } else {
+                0
+            }
+        };
+        NetPosition {
+            x: q(p.x),
+            y: q(p.y),
+        }
+    }
+
+    /// The position in cm.
+    pub fn to_vec2(self) -> Vec2 {
+        Vec2::new(self.x as f32 / 100.0, self.y as f32 / 100.0)
+    }
+}
+
+/// The packed move message (UE `ServerMovePacked`, `000_…` §3.4): the new
+/// move, optionally the held pending move (dual move, `000_…` §8.2) and an
+/// old important move sent again for redundancy (`000_…` §8.3). The server
+/// runs them old → pending → new (`000_…` §4.1).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ServerMove {
+    /// An unacknowledged important move resent in case it was lost.
+    pub old_move: Option<NetworkMove>,
+    /// A move held back by send throttling that could not be combined.
+    pub pending_move: Option<NetworkMove>,
+    /// The newest move.
+    pub new_move: NetworkMove,
+    /// Where the client ended up after the new move (its answer).
+    pub client_location: NetPosition,
+}
+
+/// The server's verdict on the newest move it checked (UE
+/// `FClientAdjustment` sent by `ServerSendMoveResponse`, `000_…` §5.3).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub enum MoveResponse {
+    /// Every move up to this time stamp was good (UE `ClientAckGoodMove`).
+    Ack {
+        /// The acknowledged time stamp.
+        time_stamp: TimeStamp,
+    },
+    /// The client diverged: take this state as of this time stamp (UE
+    /// `ClientAdjustPosition`).
+    Adjustment {
+        /// The time stamp the state belongs to.
+        time_stamp: TimeStamp,
+        /// The authoritative state, full precision so a replay from it is
+        /// bit-identical to the server's own simulation.
+        state: CharacterState,
+    },
+}
+
+/// Network settings the page's sliders control, applied by the host to its
+/// link conditioner and server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NetSettings {
+    /// Round-trip latency added, ms, `0..=1000`; each direction gets half.
+    pub rtt_ms: u16,
+    /// Jitter added to each packet's one-way latency, ±ms, `0..=100`.
+    pub jitter_ms: u16,
+    /// Packet loss in each direction, percent, `0..=50`.
+    pub loss_percent: u8,
+    /// Minimum time between two Acks and between two Adjustments, ms,
+    /// `0..=1000` (UE `NetworkMinTimeBetweenClientAckGoodMoves` /
+    /// `NetworkMinTimeBetweenClientAdjustments`, 0.10 s, `000_…` §5.2).
+    pub ack_interval_ms: u16,
+}
+
+impl Default for NetSettings {
+    /// RTT 100 ms, no jitter, no loss, 100 ms ack interval (issue #2).
+    fn default() -> Self {
+        NetSettings {
+            rtt_ms: 100,
+            jitter_ms: 0,
+            loss_percent: 0,
+            ack_interval_ms: 100,
+        }
+    }
+}
+
+/// A setting outside its slider range.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("{name} = {value} is outside {min}..={max}")]
+pub struct SettingsError {
+    /// Which setting.
+    pub name: &'static str,
+    /// The value received.
+    pub value: u32,
+    /// Lowest allowed.
+    pub min: u32,
+    /// Highest allowed.
+    pub max: u32,
+}
+
+impl NetSettings {
+    /// Checks every field against its slider range.
+    ///
+    /// # Errors
+    /// [`SettingsError`] naming the first field out of range.
+    pub fn validate(&self) -> Result<(), SettingsError> {
+        let check = |name, value: u32, max| {
+            if value > max {
+                Err(SettingsError {
+                    name,
+                    value,
+                    min: 0,
+                    max,
+                })
+            } else {
+                Ok(())
+            }
+        };
+        check("rtt_ms", self.rtt_ms.into(), 1000)?;
+        check("jitter_ms", self.jitter_ms.into(), 100)?;
+        check("loss_percent", self.loss_percent.into(), 50)?;
+        check("ack_interval_ms", self.ack_interval_ms.into(), 1000)
+    }
+}
+
+/// A client → server message.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum ClientMsg {
+    /// First message of a connection.
+    Hello,
+    /// Moves to re-simulate.
+    ServerMove(ServerMove),
+    /// New slider values; applied at once (control channel, not delayed).
+    SetNetSettings(NetSettings),
+    /// RTT probe; answered with a [`ServerMsg::Pong`] carrying the same id.
+    /// Travels through the link conditioner like moves do.
+    Ping {
+        /// Sender's sequence number.
+        id: u32,
+    },
+}
+
+/// Another player, as replicated to a simulated proxy (UE
+/// `ReplicatedMovement`, `000_…` §7.1).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct ProxyUpdate {
+    /// Which character.
+    pub id: u8,
+    /// Its authoritative position (cm) and velocity (cm/s).
+    pub position: Vec2,
+    /// Velocity, cm/s, used to extrapolate between updates.
+    pub velocity: Vec2,
+}
+
+/// What the server did with one received move, for the Authoritative panel.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct ObservedMove {
+    /// Server position after the move, cm.
+    pub position: Vec2,
+    /// The client's reported position when this was a checked new move and
+    /// an Adjustment was pending for it.
+    pub corrected_from: Option<Vec2>,
+}
+
+/// The true server state, streamed to the page for the Authoritative panel.
+/// A debug view: it bypasses the link conditioner (it is how a developer
+/// watches the server, not game traffic) and is not counted in bytes/s.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ObserverSnapshot {
+    /// The player's authoritative state.
+    pub player: CharacterState,
+    /// Time stamp of the last move the server simulated, if any.
+    pub last_time_stamp: Option<TimeStamp>,
+    /// Moves simulated since the previous snapshot, oldest first (at most
+    /// [`ObserverSnapshot::MAX_MOVES`]; older ones are left out).
+    pub moves: Vec<ObservedMove>,
+    /// The other characters' authoritative positions, cm.
+    pub others: Vec<Vec2>,
+    /// Totals so far: moves received, acks sent, adjustments sent.
+    pub totals: [u32; 3],
+}
+
+impl ObserverSnapshot {
+    /// Cap on [`ObserverSnapshot::moves`] per snapshot.
+    pub const MAX_MOVES: usize = 32;
+}
+
+/// A server → client message.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum ServerMsg {
+    /// Reply to Hello: the world and rules both sides simulate.
+    Welcome {
+        /// The arena.
+        world: World,
+        /// Movement constants.
+        params: MovementParams,
+        /// Current network settings.
+        settings: NetSettings,
+    },
+    /// Ack or Adjustment.
+    MoveResponse(MoveResponse),
+    /// A simulated proxy's replicated movement.
+    Proxy(ProxyUpdate),
+    /// The server's true state (debug view).
+    Observer(ObserverSnapshot),
+    /// Answer to a Ping.
+    Pong {
+        /// The Ping's id.
+        id: u32,
+    },
+    /// Something the client sent was rejected; the session goes on.
+    Error {
+        /// Why, for people.
+        reason: String,
+    },
+}

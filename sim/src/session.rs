@@ -1,0 +1,66 @@
+//! Client, link conditioner and server in one process on a virtual clock:
+//! the engine of the tests and of the page's local mode. Frames go through
+//! the real codec both ways, so byte counts are the wire's.
+
+use crate::bot::Bot;
+use crate::endpoint::ClientEndpoint;
+use crate::host::ServerHost;
+use crate::math::Vec2;
+use crate::net::protocol::NetSettings;
+use crate::time::SimTime;
+
+/// A whole connection in one process.
+#[derive(Debug, Clone)]
+pub struct LocalSession {
+    /// The client end.
+    pub endpoint: ClientEndpoint,
+    /// The server end.
+    pub host: ServerHost,
+    now: SimTime,
+}
+
+impl LocalSession {
+    /// A session whose link conditioner draws from `seed`, with `settings`
+    /// applied before the first move.
+    pub fn new(seed: u64, settings: NetSettings) -> LocalSession {
+        let mut s = LocalSession {
+            endpoint: ClientEndpoint::new(),
+            host: ServerHost::new(seed, SimTime::ZERO),
+            now: SimTime::ZERO,
+        };
+        s.endpoint.set_net_settings(settings);
+        s.step(0.0, Vec2::ZERO, false);
+        s
+    }
+
+    /// Advances by one client frame of `dt` seconds with this input:
+    /// the client predicts and sends, then the host runs to the new time
+    /// and its frames reach the client.
+    pub fn step(&mut self, dt: f64, direction: Vec2, dash: bool) {
+        self.now = self.now.plus_micros((dt.max(0.0) * 1e6).round() as u64);
+        for frame in self.endpoint.frame(self.now, dt, direction, dash) {
+            // Frames built by the endpoint always decode; an error here is
+            // still answered by the host, never a panic.
+            let _ = self.host.receive_frame(self.now, &frame);
+        }
+        for frame in self.host.poll(self.now) {
+            let _ = self.endpoint.receive_frame(self.now, &frame);
+        }
+    }
+
+    /// Advances one frame with the bot driving.
+    pub fn step_bot(&mut self, bot: &mut Bot, dt: f64) {
+        let (dir, dash) = bot.input(self.endpoint.client().state().position, dt as f32);
+        self.step(dt, dir, dash);
+    }
+
+    /// Changes the network settings mid-run (like dragging a slider).
+    pub fn set_net_settings(&mut self, settings: NetSettings) {
+        self.endpoint.set_net_settings(settings);
+    }
+
+    /// The virtual clock.
+    pub fn now(&self) -> SimTime {
+        self.now
+    }
+}

@@ -1,0 +1,156 @@
+//! Smoothing of the *drawn* position (UE's mesh offset, reference `000_…`
+//! §7.2): the collision position snaps to the authoritative value at once;
+//! the mesh keeps an offset from it that decays to zero.
+
+use crate::math::Vec2;
+use serde::{Deserialize, Serialize};
+
+/// How the drawn position catches up after a snap (UE
+/// `ENetworkSmoothingMode`, `000_…` §7.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum SmoothingMode {
+    /// No smoothing: the mesh jumps with the collision position.
+    Disabled,
+    /// The offset shrinks at a constant rate and is gone after
+    /// [`SMOOTH_LOCATION_TIME`].
+    Linear,
+    /// The offset decays exponentially: `offset *= 1 − dt / T` each frame
+    /// (`SmoothClientPosition_Interpolate`, quoted in `000_…` §7.2). UE's
+    /// default.
+    #[default]
+    Exponential,
+}
+
+impl SmoothingMode {
+    /// Parses the page's `#smoothing` values `disabled`, `linear`,
+    /// `exponential` (case-insensitive).
+    pub fn parse(s: &str) -> Option<SmoothingMode> {
+        match s.to_ascii_lowercase().as_str() {
+            "disabled" => Some(SmoothingMode::Disabled),
+            "linear" => Some(SmoothingMode::Linear),
+            "exponential" => Some(SmoothingMode::Exponential),
+            _ => None,
+        }
+    }
+
+    /// The lower-case name used in the page and in scenarios.
+    pub fn name(self) -> &'static str {
+        match self {
+            SmoothingMode::Disabled => "disabled",
+            SmoothingMode::Linear => "linear",
+            SmoothingMode::Exponential => "exponential",
+        }
+    }
+}
+
+/// Time the offset takes to vanish, s: UE
+/// `NetworkSimulatedSmoothLocationTime` default 0.100.
+pub const SMOOTH_LOCATION_TIME: f32 = 0.100;
+
+/// A snap longer than this (cm) is a teleport and is not smoothed: UE
+/// `NetworkNoSmoothUpdateDistance` default 384.
+pub const NO_SMOOTH_UPDATE_DISTANCE: f32 = 384.0;
+
+/// The mesh offset of one character.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct MeshSmoother {
+    offset: Vec2,
+    initial: Vec2,
+    elapsed: f32,
+}
+
+impl MeshSmoother {
+    /// The collision position jumped from `drawn_before` (where the mesh
+    /// was drawn) to `new_position`: keep the mesh where it was, as an
+    /// offset, unless `mode` is Disabled or the jump is a teleport.
+    pub fn on_snap(&mut self, drawn_before: Vec2, new_position: Vec2, mode: SmoothingMode) {
+        let offset = drawn_before - new_position;
+        let teleport =
+            offset.length_squared() > NO_SMOOTH_UPDATE_DISTANCE * NO_SMOOTH_UPDATE_DISTANCE;
+        self.offset = if mode == SmoothingMode::Disabled || teleport {
+            Vec2::ZERO
+        } else {
+            offset
+        };
+        self.initial = self.offset;
+        self.elapsed = 0.0;
+    }
+
+    /// Decays the offset by `dt` seconds of render time.
+    pub fn advance(&mut self, dt: f32, mode: SmoothingMode) {
+        if !(dt > 0.0) {
+            return;
+        }
+        self.elapsed += dt;
+        self.offset = match mode {
+            SmoothingMode::Disabled => Vec2::ZERO,
+            SmoothingMode::Linear => {
+                self.initial * (1.0 - self.elapsed / SMOOTH_LOCATION_TIME).max(0.0)
+            }
+            SmoothingMode::Exponential => {
+                self.offset * (1.0 - (dt / SMOOTH_LOCATION_TIME).min(1.0))
+            }
+        };
+        if self.offset.length_squared() < 1e-4 {
+            self.offset = Vec2::ZERO;
+        }
+    }
+
+    /// Current offset of the drawn position from the collision position, cm.
+    pub fn offset(&self) -> Vec2 {
+        self.offset
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exponential_halves_after_half_the_smooth_time() {
+        let mut s = MeshSmoother::default();
+        s.on_snap(
+            Vec2::new(100.0, 0.0),
+            Vec2::ZERO,
+            SmoothingMode::Exponential,
+        );
+        s.advance(0.05, SmoothingMode::Exponential);
+        assert_eq!(s.offset(), Vec2::new(50.0, 0.0));
+    }
+
+    #[test]
+    fn linear_is_gone_after_100_ms() {
+        let mut s = MeshSmoother::default();
+        s.on_snap(Vec2::new(0.0, 80.0), Vec2::ZERO, SmoothingMode::Linear);
+        s.advance(0.025, SmoothingMode::Linear);
+        assert_eq!(s.offset(), Vec2::new(0.0, 60.0));
+        s.advance(0.075, SmoothingMode::Linear);
+        assert_eq!(s.offset(), Vec2::ZERO);
+    }
+
+    #[test]
+    fn disabled_and_teleports_snap() {
+        let mut s = MeshSmoother::default();
+        s.on_snap(Vec2::new(50.0, 0.0), Vec2::ZERO, SmoothingMode::Disabled);
+        assert_eq!(s.offset(), Vec2::ZERO);
+        s.on_snap(
+            Vec2::new(385.0, 0.0),
+            Vec2::ZERO,
+            SmoothingMode::Exponential,
+        );
+        assert_eq!(s.offset(), Vec2::ZERO);
+        s.on_snap(
+            Vec2::new(383.0, 0.0),
+            Vec2::ZERO,
+            SmoothingMode::Exponential,
+        );
+        assert_eq!(s.offset(), Vec2::new(383.0, 0.0));
+    }
+
+    #[test]
+    fn parse_page_values() {
+        assert_eq!(SmoothingMode::parse("Linear"), Some(SmoothingMode::Linear));
+        assert_eq!(SmoothingMode::parse("bogus"), None);
+        assert_eq!(SmoothingMode::default().name(), "exponential");
+    }
+}

@@ -1,0 +1,162 @@
+//! Client, conditioner and server together on a virtual clock: the
+//! behaviours issue #2 pins, with the reference numbers in them.
+
+use sim::{Bot, LocalSession, NetSettings, Vec2};
+
+const FRAME: f64 = 1.0 / 60.0;
+
+fn settings(rtt_ms: u16, loss_percent: u8) -> NetSettings {
+    NetSettings {
+        rtt_ms,
+        loss_percent,
+        ..NetSettings::default()
+    }
+}
+
+/// Runs `seconds` of bot-driven frames.
+fn run(s: &mut LocalSession, bot: &mut Bot, seconds: f64) {
+    for _ in 0..(seconds / FRAME).round() as u64 {
+        s.step_bot(bot, FRAME);
+    }
+}
+
+#[test]
+fn lossless_link_with_latency_gives_zero_adjustments_over_60_s() {
+    for (rtt, jitter) in [(100, 0), (250, 40)] {
+        let mut s = LocalSession::new(
+            1,
+            NetSettings {
+                jitter_ms: jitter,
+                ..settings(rtt, 0)
+            },
+        );
+        let mut bot = Bot::new();
+        run(&mut s, &mut bot, 60.0);
+        let m = s.endpoint.metrics(s.now());
+        assert_eq!(m.adjustments, 0, "rtt {rtt} jitter {jitter}");
+        assert_eq!(m.replayed_moves, 0);
+        assert_eq!(m.moves_sent, 3600);
+        // Acks at most every 0.10 s (strictly more apart): ~ 8.6/s at 60 Hz.
+        assert!(m.acks >= 500 && m.acks <= 601, "acks {}", m.acks);
+        assert!(m.dash_events >= 4, "the bot dashes: {}", m.dash_events);
+        assert_eq!(s.host.player().counters().adjustments_sent, 0);
+        // With 100 ms RTT and 10 Hz acks the queue holds ~6–13 moves
+        // (`000_…` §5.2: "5~10 at 60 fps and 10 Hz acks", plus the RTT).
+        if rtt == 100 {
+            assert!((6..=14).contains(&m.queue_len), "queue {}", m.queue_len);
+        }
+    }
+}
+
+#[test]
+fn loss_causes_adjustments_and_the_client_converges_within_one_rtt() {
+    let rtt = 200u16;
+    let mut s = LocalSession::new(7, settings(rtt, 30));
+    let mut bot = Bot::new();
+    run(&mut s, &mut bot, 30.0);
+    let lossy = s.endpoint.metrics(s.now());
+    assert!(lossy.adjustments > 5, "adjustments {}", lossy.adjustments);
+    assert!(
+        lossy.replayed_moves > lossy.adjustments,
+        "replayed {}",
+        lossy.replayed_moves
+    );
+
+    s.set_net_settings(settings(rtt, 0));
+    // One RTT for the last lossy moves to be judged and answered, plus one
+    // adjustment interval (0.10 s) for the rate limit.
+    run(&mut s, &mut bot, f64::from(rtt) / 1000.0 + 0.1 + FRAME);
+    let settled = s.endpoint.metrics(s.now()).adjustments;
+    for _ in 0..600 {
+        s.step_bot(&mut bot, FRAME);
+        // Converged: for whatever move the server simulated last, the
+        // client's prediction is within the 16 cm threshold (`002_…`). A
+        // smaller error is tolerated and persists, as in UE: only an error
+        // above the threshold is corrected.
+        let server = s.host.player();
+        let ts = server.current_time_stamp().unwrap();
+        if let Some(m) = s
+            .endpoint
+            .client()
+            .saved_moves()
+            .iter()
+            .find(|m| m.time_stamp == ts)
+        {
+            let err = (m.end.position - server.state().position).length();
+            assert!(err <= 16.0, "diverged by {err} cm at ts {}", ts.0);
+        }
+    }
+    assert_eq!(
+        s.endpoint.metrics(s.now()).adjustments,
+        settled,
+        "no adjustment once converged"
+    );
+}
+
+#[test]
+fn replay_after_adjustment_lands_where_the_server_lands_with_the_same_moves() {
+    // Heavy loss makes the server simulate different moves than the client;
+    // after each replay, the client's state for every move the server has
+    // simulated since equals the server's, bit for bit.
+    let mut s = LocalSession::new(11, settings(120, 25));
+    let mut bot = Bot::new();
+    let mut checked = 0;
+    for _ in 0..(20 * 60) {
+        let before = s.endpoint.client().counters().replayed_moves;
+        s.step_bot(&mut bot, FRAME);
+        if s.endpoint.client().counters().replayed_moves == before {
+            continue;
+        }
+        // A replay just ran from an Adjustment's state. Simulate the
+        // client's remaining inputs on a copy of that authoritative state
+        // and compare with the replayed SavedMoves.
+        let client = s.endpoint.client();
+        let rec = client.corrections().back().unwrap();
+        let mut state = sim::CharacterState {
+            position: rec.snap,
+            ..*client
+                .saved_moves()
+                .iter()
+                .next()
+                .map(|m| &m.start)
+                .unwrap()
+        };
+        for m in client.saved_moves().iter() {
+            assert_eq!(m.start, state);
+            sim::perform_movement(
+                &mut state,
+                &m.input,
+                m.dt_secs(),
+                client.params(),
+                s.endpoint.world(),
+            );
+            assert_eq!(m.end, state);
+        }
+        checked += 1;
+    }
+    assert!(checked > 3, "only {checked} replays checked");
+}
+
+#[test]
+fn same_seed_same_run_bit_for_bit() {
+    let hash = |seed| {
+        let mut s = LocalSession::new(seed, settings(150, 10));
+        let mut bot = Bot::new();
+        run(&mut s, &mut bot, 10.0);
+        let m = s.endpoint.metrics(s.now());
+        (m.state_hash, m.adjustments, m.acks)
+    };
+    assert_eq!(hash(3), hash(3));
+    assert_ne!(hash(3).0, hash(4).0);
+}
+
+#[test]
+fn measured_rtt_follows_the_configured_rtt() {
+    let mut s = LocalSession::new(5, settings(200, 0));
+    let mut bot = Bot::new();
+    run(&mut s, &mut bot, 5.0);
+    let rtt = s.endpoint.metrics(s.now()).rtt_ms.unwrap();
+    // The virtual clock only advances in 16.7 ms frames.
+    assert!((200.0..=220.0).contains(&rtt), "rtt {rtt}");
+    let _ = Vec2::ZERO;
+}
