@@ -1,0 +1,59 @@
+//! `relay-server` binary: parse flags, set up logs, serve.
+
+use anyhow::Context;
+use clap::Parser;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use tracing_subscriber::EnvFilter;
+
+/// Netcode Playground relay: serves the built page and a WebSocket
+/// endpoint (`/ws`) hosting the authoritative simulation per connection.
+#[derive(Debug, Parser)]
+#[command(version, about)]
+struct Args {
+    /// Address to listen on (use port 0 for any free port).
+    #[arg(long, default_value = "127.0.0.1:8080", env = "PLAYGROUND_ADDR")]
+    addr: SocketAddr,
+    /// Folder with the built page (trunk's output).
+    #[arg(long, default_value = "dist", env = "PLAYGROUND_DIST")]
+    dist: PathBuf,
+    /// Base seed of the per-connection link conditioners (default: from the
+    /// clock, so two runs differ; set it to reproduce packet fates).
+    #[arg(long)]
+    seed: Option<u64>,
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| EnvFilter::new("info,tower_http=warn")),
+        )
+        .init();
+    let args = Args::parse();
+    if !args.dist.join("index.html").is_file() {
+        tracing::warn!(dist = %args.dist.display(), "no index.html in the dist folder: build the page first (trunk build --release)");
+    }
+    let seed = args.seed.unwrap_or_else(|| {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos() as u64)
+            .unwrap_or(0)
+    });
+    let listener = tokio::net::TcpListener::bind(args.addr)
+        .await
+        .with_context(|| format!("binding {}", args.addr))?;
+    let local = listener.local_addr()?;
+    // The e2e test and scripts read this exact line to find the port.
+    println!("relay-server listening on http://{local}/");
+    tracing::info!(addr = %local, dist = %args.dist.display(), "serving");
+    let app = relay_server::app(relay_server::AppState::new(args.dist, seed));
+    axum::serve(listener, app)
+        .with_graceful_shutdown(async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
+        .await
+        .context("serving")?;
+    Ok(())
+}

@@ -1,0 +1,166 @@
+//! The relay over a real socket on port 0, with a tokio-tungstenite client.
+
+use futures_util::{SinkExt, StreamExt};
+use sim::net::codec;
+use sim::net::protocol::{
+    ClientMsg, MoveResponse, NetPosition, NetworkMove, ServerMove, ServerMsg,
+};
+use sim::{MoveInput, TimeStamp, Vec2};
+use std::time::Duration;
+use tokio_tungstenite::tungstenite::Message;
+
+async fn start() -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let app = relay_server::app(relay_server::AppState::new("/nonexistent", 1));
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    format!("ws://{addr}/ws")
+}
+
+fn server_move(ts: u32, at: Vec2) -> Vec<u8> {
+    codec::encode(&ClientMsg::ServerMove(ServerMove {
+        old_move: None,
+        pending_move: None,
+        new_move: NetworkMove {
+            time_stamp: TimeStamp(ts),
+            input: MoveInput::default(),
+        },
+        client_location: NetPosition::quantize(at),
+    }))
+}
+
+/// Reads frames for `ms` milliseconds and returns the decoded messages.
+async fn drain<S>(ws: &mut S, ms: u64) -> Vec<ServerMsg>
+where
+    S: StreamExt<Item = Result<Message, tokio_tungstenite::tungstenite::Error>> + Unpin,
+{
+    let mut out = Vec::new();
+    let deadline = tokio::time::Instant::now() + Duration::from_millis(ms);
+    while let Ok(Some(Ok(msg))) = tokio::time::timeout_at(deadline, ws.next()).await {
+        if let Message::Binary(b) = msg {
+            out.push(codec::decode::<ServerMsg>(&b).expect("server frames decode"));
+        }
+    }
+    out
+}
+
+#[tokio::test]
+async fn handshake_moves_acks_and_a_malformed_frame_does_not_end_the_session() {
+    let (mut ws, _) = tokio_tungstenite::connect_async(start().await)
+        .await
+        .unwrap();
+    ws.send(Message::Binary(codec::encode(&ClientMsg::Hello).into()))
+        .await
+        .unwrap();
+    let msgs = drain(&mut ws, 100).await;
+    let spawn = match msgs.iter().find(|m| matches!(m, ServerMsg::Welcome { .. })) {
+        Some(ServerMsg::Welcome { world, .. }) => world.spawn,
+        _ => panic!("no Welcome in {msgs:?}"),
+    };
+
+    // Standing still at spawn for 0.5 s of client time: every move is good.
+    let mut acks = Vec::new();
+    for i in 1..=30u32 {
+        ws.send(Message::Binary(server_move(i * 16, spawn).into()))
+            .await
+            .unwrap();
+        for m in drain(&mut ws, 16).await {
+            if let ServerMsg::MoveResponse(MoveResponse::Ack { time_stamp }) = m {
+                acks.push(time_stamp.0);
+            }
+        }
+    }
+    // Default RTT 100 ms: acks trail the moves by ~100 ms; at most one per
+    // 0.10 s.
+    acks.extend(
+        drain(&mut ws, 300)
+            .await
+            .into_iter()
+            .filter_map(|m| match m {
+                ServerMsg::MoveResponse(MoveResponse::Ack { time_stamp }) => Some(time_stamp.0),
+                _ => None,
+            }),
+    );
+    assert!(acks.len() >= 3 && acks.len() <= 6, "acks {acks:?}");
+    assert!(acks.windows(2).all(|w| w[1] > w[0]));
+
+    // Garbage: an Error with a reason, and the session goes on.
+    ws.send(Message::Binary(vec![1, 0xff, 0xff].into()))
+        .await
+        .unwrap();
+    ws.send(Message::Binary(vec![42].into())).await.unwrap();
+    ws.send(Message::Text("hello".into())).await.unwrap();
+    let errors: Vec<String> = drain(&mut ws, 100)
+        .await
+        .into_iter()
+        .filter_map(|m| match m {
+            ServerMsg::Error { reason } => Some(reason),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(errors.len(), 3, "{errors:?}");
+    assert!(errors[0].contains("malformed"), "{}", errors[0]);
+    assert!(errors[1].contains("version 42"), "{}", errors[1]);
+    assert!(errors[2].contains("text frames"), "{}", errors[2]);
+
+    for i in 31..=45u32 {
+        ws.send(Message::Binary(server_move(i * 16, spawn).into()))
+            .await
+            .unwrap();
+    }
+    let later = drain(&mut ws, 400).await;
+    assert!(
+        later.iter().any(|m| matches!(m, ServerMsg::MoveResponse(MoveResponse::Ack { time_stamp }) if time_stamp.0 > 480)),
+        "no ack after the bad frames: {later:?}"
+    );
+}
+
+#[tokio::test]
+async fn settings_change_reaches_the_conditioner_and_bad_settings_are_refused() {
+    use sim::NetSettings;
+    let (mut ws, _) = tokio_tungstenite::connect_async(start().await)
+        .await
+        .unwrap();
+    ws.send(Message::Binary(codec::encode(&ClientMsg::Hello).into()))
+        .await
+        .unwrap();
+    let bad = NetSettings {
+        loss_percent: 90,
+        ..NetSettings::default()
+    };
+    ws.send(Message::Binary(
+        codec::encode(&ClientMsg::SetNetSettings(bad)).into(),
+    ))
+    .await
+    .unwrap();
+    let zero = NetSettings {
+        rtt_ms: 0,
+        ..NetSettings::default()
+    };
+    ws.send(Message::Binary(
+        codec::encode(&ClientMsg::SetNetSettings(zero)).into(),
+    ))
+    .await
+    .unwrap();
+    let msgs = drain(&mut ws, 100).await;
+    assert!(msgs.iter().any(|m| matches!(m, ServerMsg::Error { reason } if reason.contains("loss_percent = 90 is outside 0..=50"))));
+    // RTT 0: a ping comes straight back.
+    let t = std::time::Instant::now();
+    ws.send(Message::Binary(
+        codec::encode(&ClientMsg::Ping { id: 9 }).into(),
+    ))
+    .await
+    .unwrap();
+    loop {
+        let m = drain(&mut ws, 50).await;
+        if m.contains(&ServerMsg::Pong { id: 9 }) {
+            break;
+        }
+        assert!(t.elapsed() < Duration::from_secs(2), "no pong");
+    }
+    assert!(
+        t.elapsed() < Duration::from_millis(60),
+        "pong took {:?}",
+        t.elapsed()
+    );
+}
