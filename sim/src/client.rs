@@ -290,6 +290,11 @@ impl Client {
         &self.corrections
     }
 
+    /// Forgets the correction records (the page's "clear trails").
+    pub fn clear_corrections(&mut self) {
+        self.corrections.clear();
+    }
+
     /// Counters so far.
     pub fn counters(&self) -> ClientCounters {
         self.counters

@@ -60,6 +60,7 @@ pub struct ClientEndpoint {
     server_corrections: VecDeque<(Vec2, Vec2)>,
     server_position: Option<Vec2>,
     others: Vec<Vec2>,
+    server_totals: [u32; 3],
     last_error: Option<String>,
 }
 
@@ -89,6 +90,7 @@ impl ClientEndpoint {
             server_corrections: VecDeque::new(),
             server_position: None,
             others: Vec::new(),
+            server_totals: [0; 3],
             last_error: None,
         }
     }
@@ -182,6 +184,7 @@ impl ClientEndpoint {
                 }
                 self.server_position = Some(s.player.position);
                 self.others = s.others;
+                self.server_totals = s.totals;
                 if let Some(ts) = s.last_time_stamp {
                     if let Some(&(_, p)) = self.history.iter().rev().find(|(t, _)| *t == ts) {
                         self.pos_error_cm = Some((p - s.player.position).length());
@@ -271,6 +274,11 @@ impl ClientEndpoint {
         &self.others
     }
 
+    /// The server's totals: moves simulated, acks sent, adjustments sent.
+    pub fn server_totals(&self) -> [u32; 3] {
+        self.server_totals
+    }
+
     /// The last error the server reported, if any.
     pub fn last_error(&self) -> Option<&str> {
         self.last_error.as_deref()
@@ -286,6 +294,7 @@ impl ClientEndpoint {
         self.predicted_trail.clear();
         self.server_trail.clear();
         self.server_corrections.clear();
+        self.client.clear_corrections();
     }
 }
 

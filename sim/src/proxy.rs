@@ -42,7 +42,7 @@ impl SimulatedProxy {
     /// Advances render time by `dt` s: extrapolate (at most
     /// [`MAX_EXTRAPOLATION`] past the update) and decay the mesh offset.
     pub fn advance(&mut self, dt: f32, mode: SmoothingMode, world: &World) {
-        if !(dt > 0.0) || !self.seen {
+        if dt.is_nan() || dt <= 0.0 || !self.seen {
             return;
         }
         let step = dt.min((MAX_EXTRAPOLATION - self.since_update).max(0.0));

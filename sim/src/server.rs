@@ -201,7 +201,7 @@ impl ServerCharacter {
     fn handle_client_error(&mut self, ts: TimeStamp, client_location: Vec2) -> bool {
         let err_sq = (self.state.position - client_location).length_squared();
         let limit = self.config.max_position_error;
-        let wrong = !(err_sq <= limit * limit);
+        let wrong = err_sq.is_nan() || err_sq > limit * limit;
         self.pending = Some(PendingAdjustment {
             time_stamp: ts,
             ack_good_move: !wrong,

@@ -6,6 +6,7 @@ use crate::bot::Bot;
 use crate::endpoint::ClientEndpoint;
 use crate::host::ServerHost;
 use crate::math::Vec2;
+use crate::metrics::Metrics;
 use crate::net::protocol::NetSettings;
 use crate::time::SimTime;
 
@@ -57,6 +58,19 @@ impl LocalSession {
     /// Changes the network settings mid-run (like dragging a slider).
     pub fn set_net_settings(&mut self, settings: NetSettings) {
         self.endpoint.set_net_settings(settings);
+    }
+
+    /// Runs a whole bot-driven session headless: `frames` frames of 1/60 s
+    /// with `settings`, and returns the final read-out. The same arguments
+    /// give the same [`Metrics::state_hash`] natively and in wasm — the
+    /// page exposes this as `headless_run` so the browser test can compare.
+    pub fn run_bot(seed: u64, settings: NetSettings, frames: u32) -> Metrics {
+        let mut s = LocalSession::new(seed, settings);
+        let mut bot = Bot::new();
+        for _ in 0..frames {
+            s.step_bot(&mut bot, 1.0 / 60.0);
+        }
+        s.endpoint.metrics(s.now)
     }
 
     /// The virtual clock.

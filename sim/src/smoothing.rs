@@ -78,7 +78,7 @@ impl MeshSmoother {
 
     /// Decays the offset by `dt` seconds of render time.
     pub fn advance(&mut self, dt: f32, mode: SmoothingMode) {
-        if !(dt > 0.0) {
+        if dt.is_nan() || dt <= 0.0 {
             return;
         }
         self.elapsed += dt;

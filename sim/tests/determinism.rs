@@ -1,0 +1,22 @@
+//! Golden run: a fixed scenario's final state hash, pinned. The browser
+//! end-to-end test runs the same scenario in wasm (`headless_run` exported
+//! by the page) and expects the same value, proving native and wasm32
+//! simulate bit for bit alike.
+
+use sim::{LocalSession, NetSettings};
+
+/// Seed 3, RTT 150 ms, jitter 20 ms, 10 % loss, 20 s of bot at 60 Hz.
+pub const GOLDEN_SETTINGS: NetSettings = NetSettings {
+    rtt_ms: 150,
+    jitter_ms: 20,
+    loss_percent: 10,
+    ack_interval_ms: 100,
+};
+
+#[test]
+fn golden_run_hash_is_pinned() {
+    let m = LocalSession::run_bot(3, GOLDEN_SETTINGS, 1200);
+    // Also pinned in e2e/playground.test.mjs (the wasm side).
+    assert_eq!(format!("{:016x}", m.state_hash), "7d25b1e40cefdeb6");
+    assert_eq!((m.adjustments, m.replayed_moves, m.acks), (7, 67, 165));
+}
