@@ -37,6 +37,9 @@ else
   say "wasm-bindgen-cli $WASM_BINDGEN_VERSION: present"
 fi
 
+say "fetching Rust dependencies (cargo fetch; trunk builds offline)"
+cargo fetch --quiet
+
 if [[ "${1:-}" == "--test" ]]; then
   if ! command -v chromium >/dev/null; then
     say "installing Debian chromium (browser tests)"

@@ -65,6 +65,30 @@ impl AppState {
     }
 }
 
+/// Serves [`app`] on `listener` until `shutdown` completes, with
+/// `TCP_NODELAY` on every connection: moves, acks and pongs are tiny and
+/// frequent, and Nagle's algorithm with the peer's delayed ACK would hold
+/// them back by up to 40 ms — adding to the very latency the playground
+/// measures.
+///
+/// # Errors
+/// The listener's I/O error, if serving stops on one.
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    state: AppState,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    use axum::serve::ListenerExt;
+    let listener = listener.tap_io(|tcp| {
+        if let Err(e) = tcp.set_nodelay(true) {
+            tracing::debug!(error = %e, "could not set TCP_NODELAY");
+        }
+    });
+    axum::serve(listener, app(state))
+        .with_graceful_shutdown(shutdown)
+        .await
+}
+
 /// The relay's router: `/ws` (WebSocket), `/healthz`, and the page from the
 /// dist folder for every other path (`index.html` for `/`).
 pub fn app(state: AppState) -> Router {

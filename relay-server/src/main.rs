@@ -48,12 +48,11 @@ async fn main() -> anyhow::Result<()> {
     // The e2e test and scripts read this exact line to find the port.
     println!("relay-server listening on http://{local}/");
     tracing::info!(addr = %local, dist = %args.dist.display(), "serving");
-    let app = relay_server::app(relay_server::AppState::new(args.dist, seed));
-    axum::serve(listener, app)
-        .with_graceful_shutdown(async {
-            let _ = tokio::signal::ctrl_c().await;
-        })
-        .await
-        .context("serving")?;
+    let state = relay_server::AppState::new(args.dist, seed);
+    relay_server::serve(listener, state, async {
+        let _ = tokio::signal::ctrl_c().await;
+    })
+    .await
+    .context("serving")?;
     Ok(())
 }

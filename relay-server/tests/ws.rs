@@ -12,8 +12,8 @@ use tokio_tungstenite::tungstenite::Message;
 async fn start() -> String {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    let app = relay_server::app(relay_server::AppState::new("/nonexistent", 1));
-    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    let state = relay_server::AppState::new("/nonexistent", 1);
+    tokio::spawn(relay_server::serve(listener, state, std::future::pending()));
     format!("ws://{addr}/ws")
 }
 
@@ -163,4 +163,34 @@ async fn settings_change_reaches_the_conditioner_and_bad_settings_are_refused() 
         "pong took {:?}",
         t.elapsed()
     );
+}
+
+#[tokio::test]
+async fn ping_rtt_matches_the_configured_rtt() {
+    let (mut ws, _) = tokio_tungstenite::connect_async(start().await)
+        .await
+        .unwrap();
+    ws.send(Message::Binary(codec::encode(&ClientMsg::Hello).into()))
+        .await
+        .unwrap();
+    drain(&mut ws, 50).await;
+    let mut rtts = Vec::new();
+    for id in 1..=5u32 {
+        let t = std::time::Instant::now();
+        ws.send(Message::Binary(
+            codec::encode(&ClientMsg::Ping { id }).into(),
+        ))
+        .await
+        .unwrap();
+        loop {
+            let m = drain(&mut ws, 5).await;
+            if m.contains(&ServerMsg::Pong { id }) {
+                break;
+            }
+            assert!(t.elapsed() < Duration::from_secs(2), "no pong");
+        }
+        rtts.push(t.elapsed().as_millis());
+    }
+    // Default RTT 100 ms: 50 ms each way through the conditioner.
+    assert!(rtts.iter().all(|&r| (100..=115).contains(&r)), "{rtts:?}");
 }

@@ -1,0 +1,102 @@
+// Shared helpers for the browser end-to-end tests: start the real relay on
+// a free port, launch Debian's headless Chromium through playwright-core,
+// read `data-metric` values and drive the DOM controls.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+export const ARTIFACTS = join(ROOT, 'e2e', 'artifacts');
+mkdirSync(ARTIFACTS, { recursive: true });
+
+/** Starts `relay-server --addr 127.0.0.1:0` and resolves with its URL. */
+export function startRelay() {
+  const bin = process.env.RELAY_BIN ?? join(ROOT, 'target', 'release', 'relay-server');
+  const dist = process.env.DIST_DIR ?? join(ROOT, 'dist');
+  const child = spawn(bin, ['--addr', '127.0.0.1:0', '--dist', dist, '--seed', '1'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, RUST_LOG: process.env.RUST_LOG ?? 'warn' },
+  });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('relay did not start within 20 s')), 20_000);
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+      const m = out.match(/listening on (http:\/\/\S+)/);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ url: m[1], stop: () => child.kill('SIGTERM') });
+      }
+    });
+    child.on('exit', (code) => reject(new Error(`relay exited with ${code}`)));
+  });
+}
+
+/** Launches headless Chromium with the flags TOOLCHAIN.md measured. */
+export async function launchBrowser() {
+  const userDataDir = mkdtempSync(join(tmpdir(), 'np-chromium-'));
+  const context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+    headless: true,
+    viewport: { width: Number(process.env.E2E_WIDTH ?? 1280), height: Number(process.env.E2E_HEIGHT ?? 800) },
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--enable-unsafe-swiftshader',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+      '--disable-quic',
+      // Keep rAF and timers running at full speed in a background tab.
+      '--disable-background-timer-throttling',
+      '--disable-renderer-backgrounding',
+      '--disable-backgrounding-occluded-windows',
+    ],
+  });
+  const close = async () => {
+    await context.close();
+    rmSync(userDataDir, { recursive: true, force: true });
+  };
+  return { context, close };
+}
+
+/** Reads a `data-metric` element as a number (NaN while it shows "–"). */
+export async function metric(page, name) {
+  const text = await page.locator(`[data-metric="${name}"]`).textContent();
+  return Number.parseFloat(text);
+}
+
+/** Reads a `data-metric` element's text. */
+export async function metricText(page, name) {
+  return (await page.locator(`[data-metric="${name}"]`).textContent()).trim();
+}
+
+/** Sets a range input or select like a user would (input + change events). */
+export async function setControl(page, id, value) {
+  await page.evaluate(
+    ([id, value]) => {
+      const el = document.getElementById(id);
+      el.value = String(value);
+      el.dispatchEvent(new Event('input', { bubbles: true }));
+      el.dispatchEvent(new Event('change', { bubbles: true }));
+    },
+    [id, value],
+  );
+}
+
+/** Polls `fn` every 100 ms until it returns truthy or `ms` pass. */
+export async function waitFor(fn, ms, what) {
+  const start = Date.now();
+  for (;;) {
+    const v = await fn();
+    if (v) return Date.now() - start;
+    if (Date.now() - start > ms) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));

@@ -1,0 +1,146 @@
+// The playground end to end: the real relay serves the real built page to
+// headless Chromium; the test drives the DOM controls and reads the
+// `data-metric` read-outs and the canvas pixels.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { writeFileSync } from 'node:fs';
+import { PNG } from 'pngjs';
+import { startRelay, launchBrowser, metric, metricText, setControl, waitFor, sleep, ARTIFACTS } from './harness.mjs';
+
+let relay;
+let browser;
+
+before(async () => {
+  relay = await startRelay();
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  relay?.stop();
+});
+
+/** Counts pixels of each panel third that match a colour predicate. */
+function panelPixels(png, predicate) {
+  const counts = [0, 0, 0];
+  const third = png.width / 3;
+  for (let y = 0; y < png.height; y++) {
+    for (let x = 0; x < png.width; x++) {
+      const i = (y * png.width + x) * 4;
+      if (predicate(png.data[i], png.data[i + 1], png.data[i + 2])) {
+        counts[Math.min(2, Math.floor(x / third))]++;
+      }
+    }
+  }
+  return counts;
+}
+
+const cyan = (r, g, b) => r < 140 && g > 170 && b > 200;
+const orange = (r, g, b) => r > 200 && g > 110 && g < 190 && b < 110;
+const green = (r, g, b) => r < 160 && g > 190 && b < 160;
+
+test('the playground predicts, corrects and follows its controls in a real browser', async (t) => {
+  const started = Date.now();
+  const page = await browser.context.newPage();
+  const console = [];
+  page.on('console', (m) => console.push(`${m.type()}: ${m.text()}`));
+  page.on('pageerror', (e) => console.push(`pageerror: ${e.message}`));
+  await page.goto(relay.url);
+
+  await t.test('connects to the relay', async () => {
+    await waitFor(
+      async () => (await page.locator('#conn-status').getAttribute('data-state')) === 'connected',
+      20_000,
+      `connection (console: ${console.join(' | ')})`,
+    );
+  });
+
+  await t.test('acks arrive within 3 s', async () => {
+    const ms = await waitFor(async () => (await metric(page, 'acks')) > 0, 3_000, 'acks > 0');
+    t.diagnostic(`first ack shown after ${ms} ms`);
+    assert.ok((await metric(page, 'moves-sent')) > 0);
+  });
+
+  await t.test('30 % loss makes adjustments and replays grow within 10 s', async () => {
+    const adj0 = await metric(page, 'adjustments');
+    const rep0 = await metric(page, 'replayed-moves');
+    await setControl(page, 'loss', 30);
+    const ms = await waitFor(
+      async () => (await metric(page, 'adjustments')) > adj0 && (await metric(page, 'replayed-moves')) > rep0,
+      10_000,
+      'adjustments and replayed-moves to grow',
+    );
+    t.diagnostic(`adjustments grew after ${ms} ms`);
+  });
+
+  await t.test('each panel draws its content', async () => {
+    // Let a few more corrections land so the Replayed panel has one.
+    await sleep(1500);
+    const shot = await page.locator('#glcanvas').screenshot();
+    writeFileSync(join(ARTIFACTS, 'panels-loss30.png'), shot);
+    await page.screenshot({ path: join(ARTIFACTS, 'page-loss30.png') });
+    const png = PNG.sync.read(shot);
+    const c = panelPixels(png, cyan);
+    const o = panelPixels(png, orange);
+    const g = panelPixels(png, green);
+    t.diagnostic(`cyan ${c} orange ${o} green ${g}`);
+    assert.ok(c[0] > 200, `Predicted panel has the cyan character and trail (${c[0]} px)`);
+    assert.ok(o[1] > 200, `Authoritative panel has the orange server character and trail (${o[1]} px)`);
+    assert.ok(g[2] > 50, `Replayed panel has a green replayed path (${g[2]} px)`);
+  });
+
+  await t.test('loss back to 0 stops adjustments', async () => {
+    await setControl(page, 'loss', 0);
+    // In-flight moves from the lossy period are judged within an RTT plus
+    // the 0.10 s adjustment interval.
+    await sleep(1500);
+    const adj = await metric(page, 'adjustments');
+    await sleep(4000);
+    assert.equal(await metric(page, 'adjustments'), adj);
+  });
+
+  await t.test('smoothing mode applies live', async () => {
+    await setControl(page, 'smoothing', 'linear');
+    await waitFor(async () => (await metricText(page, 'smoothing')) === 'linear', 2_000, 'smoothing = linear');
+    await setControl(page, 'smoothing', 'disabled');
+    await waitFor(async () => (await metricText(page, 'smoothing')) === 'disabled', 2_000, 'smoothing = disabled');
+  });
+
+  await t.test('measured RTT follows the slider to 200 ms ± 30', async () => {
+    await setControl(page, 'rtt', 200);
+    const ms = await waitFor(
+      async () => Math.abs((await metric(page, 'rtt-ms')) - 200) <= 30,
+      15_000,
+      'measured RTT within 200 ± 30 ms',
+    );
+    await sleep(2000);
+    const rtt = await metric(page, 'rtt-ms');
+    t.diagnostic(`measured RTT ${rtt} ms, settled after ${ms} ms`);
+    assert.ok(Math.abs(rtt - 200) <= 30, `measured ${rtt}`);
+  });
+
+  const errors = console.filter((l) => l.startsWith('error') || l.startsWith('pageerror'));
+  assert.deepEqual(errors, [], 'no console errors');
+  t.diagnostic(`e2e wall time ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  await page.close();
+});
+
+test('local mode runs the host inside the page', async () => {
+  const page = await browser.context.newPage();
+  await page.goto(`${relay.url}?mode=local&seed=7`);
+  await waitFor(async () => (await page.locator('#conn-status').getAttribute('data-state')) === 'local', 20_000, 'local mode');
+  await waitFor(async () => (await metric(page, 'acks')) > 0, 5_000, 'acks in local mode');
+  await page.close();
+});
+
+test('wasm simulates the golden run bit for bit like native', async () => {
+  // The same scenario as sim/tests/determinism.rs: seed 3, RTT 150 ms,
+  // jitter 20 ms, 10 % loss, 100 ms ack interval, 1200 frames of bot.
+  const page = await browser.context.newPage();
+  await page.goto(`${relay.url}?mode=local`);
+  await page.waitForFunction(() => window.wasmBindings && window.wasmBindings.headless_run, null, { timeout: 20_000 });
+  const result = await page.evaluate(() => window.wasmBindings.headless_run(3, 150, 20, 10, 100, 1200));
+  assert.equal(result, 'hash=7d25b1e40cefdeb6 adjustments=7 replayed=67 acks=165');
+  await page.close();
+});

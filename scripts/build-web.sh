@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Builds the browser client into dist/ with Trunk (release, offline) and
+# prints the wasm size. Needs the tools from scripts/setup.sh.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$HOME/.cargo/bin:$PATH"
+
+command -v trunk >/dev/null || { echo "build-web: trunk not found; run scripts/setup.sh" >&2; exit 1; }
+command -v wasm-bindgen >/dev/null || { echo "build-web: wasm-bindgen not found; run scripts/setup.sh" >&2; exit 1; }
+
+start=$(date +%s.%N)
+trunk build --release "$@"
+end=$(date +%s.%N)
+
+shopt -s nullglob
+wasm=(dist/*.wasm)
+[[ ${#wasm[@]} -eq 1 ]] || { echo "build-web: expected one .wasm in dist/, found ${#wasm[@]}" >&2; exit 1; }
+[[ -f dist/gl.js ]] || { echo "build-web: dist/gl.js missing (post_build hook did not run?)" >&2; exit 1; }
+raw=$(stat -c %s "${wasm[0]}")
+gz=$(gzip -9 -c "${wasm[0]}" | wc -c)
+awk -v f="${wasm[0]}" -v raw="$raw" -v gz="$gz" -v s="$start" -v e="$end" 'BEGIN {
+  printf "build-web: %s  %d bytes raw (%.1f KiB), %d bytes gzip -9 (%.1f KiB); trunk build took %.1f s\n",
+    f, raw, raw / 1024, gz, gz / 1024, e - s }'

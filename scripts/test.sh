@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Sets up (first run only) and runs every test: format and lint checks,
+# the Rust unit/integration/property tests, the wasm build of `sim`, and the
+# browser end-to-end tests in headless Chromium against the real relay
+# serving the real built page.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$HOME/.cargo/bin:$PATH"
+say() { printf '\033[1;36m[test]\033[0m %s\n' "$*"; }
+started=$(date +%s)
+
+bash scripts/setup.sh --test
+
+say "cargo fmt --check"
+cargo fmt --all --check
+say "cargo clippy (all targets, warnings are errors)"
+cargo clippy --workspace --all-targets --quiet -- -D warnings
+say "cargo clippy for wasm32 (web-client, sim)"
+cargo clippy --target wasm32-unknown-unknown -p web-client -p sim --quiet -- -D warnings
+
+say "Rust tests (sim, relay-server, web-client)"
+cargo test --workspace
+
+say "building the page and the relay (release)"
+bash scripts/build-web.sh
+cargo build --release -p relay-server --quiet
+
+say "browser end-to-end tests (headless Chromium)"
+(cd e2e && npm test)
+
+say "all tests passed in $(( $(date +%s) - started )) s"
