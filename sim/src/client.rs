@@ -35,9 +35,14 @@ pub const CORRECTION_HISTORY: usize = 8;
 pub struct CorrectionRecord {
     /// The adjusted move's time stamp.
     pub time_stamp: TimeStamp,
-    /// Distance between the client's predicted position at that time stamp
-    /// and the server's, cm.
+    /// Distance between the location the client reported for that move and
+    /// the server's: the error the server judged, cm.
     pub error_cm: f32,
+    /// Distance between the client's prediction for that move *as it stood
+    /// when the Adjustment arrived* and the server's, cm. Smaller than
+    /// `error_cm` when an earlier replay already fixed the prediction: the
+    /// server judged a move sent before its previous correction arrived.
+    pub residual_cm: f32,
     /// The authoritative position snapped to, cm.
     pub snap: Vec2,
     /// The client's predicted path from the adjusted move to the present,
@@ -47,6 +52,17 @@ pub struct CorrectionRecord {
     pub replayed: Vec<Vec2>,
     /// Moves replayed (0 until the replay ran).
     pub moves_replayed: u32,
+}
+
+impl CorrectionRecord {
+    /// `true` when the prediction was already within the server's
+    /// threshold (16 cm by default) on arrival: a correction of a move the
+    /// client had already replayed from an earlier correction. UE sends
+    /// these too — every move in flight when a correction leaves the
+    /// server is judged against the old prediction.
+    pub fn is_redundant(&self, threshold_cm: f32) -> bool {
+        self.residual_cm <= threshold_cm
+    }
 }
 
 /// Counters the client keeps (UE has them scattered; here in one place).
@@ -142,19 +158,21 @@ impl Client {
             self.counters.dash_events += 1;
         }
         self.counters.moves += 1;
+        let reported = NetPosition::quantize(self.state.position);
         let saved = SavedMove {
             time_stamp: self.time_stamp,
             dt_ms,
             input,
             start,
             end: self.state,
+            reported: reported.to_vec2(),
         };
         self.saved_moves.push(saved);
-        Some(self.build_server_move(&saved))
+        Some(self.build_server_move(&saved, reported))
     }
 
     /// The packet for a new move (UE `CallServerMovePacked`).
-    fn build_server_move(&self, new_move: &SavedMove) -> ServerMove {
+    fn build_server_move(&self, new_move: &SavedMove, location: NetPosition) -> ServerMove {
         ServerMove {
             old_move: None,
             pending_move: None,
@@ -162,7 +180,7 @@ impl Client {
                 time_stamp: new_move.time_stamp,
                 input: new_move.input,
             },
-            client_location: NetPosition::quantize(new_move.end.position),
+            client_location: location,
         }
     }
 
@@ -191,18 +209,19 @@ impl Client {
                     self.counters.unmatched_responses += 1;
                     return;
                 };
-                let predicted = self
+                let (predicted, reported) = self
                     .saved_moves
                     .iter()
                     .nth(i)
-                    .map(|m| m.end.position)
+                    .map(|m| (m.end.position, m.reported))
                     .unwrap_or_default();
                 self.saved_moves.ack_through(i);
                 let mut discarded = vec![predicted];
                 discarded.extend(self.saved_moves.iter().map(|m| m.end.position));
                 self.corrections.push_back(CorrectionRecord {
                     time_stamp,
-                    error_cm: (predicted - state.position).length(),
+                    error_cm: (reported - state.position).length(),
+                    residual_cm: (predicted - state.position).length(),
                     snap: state.position,
                     discarded,
                     replayed: vec![state.position],
@@ -411,7 +430,11 @@ mod tests {
         assert_eq!(replayed_end.position.x, before.position.x);
         assert_eq!(replayed_end.position.y, before.position.y + 50.0);
         let rec = c.corrections().back().unwrap();
-        assert_eq!((rec.error_cm, rec.moves_replayed), (50.0, 4));
+        assert_eq!(
+            (rec.error_cm, rec.residual_cm, rec.moves_replayed),
+            (50.0, 50.0, 4)
+        );
+        assert!(!rec.is_redundant(16.0));
         assert_eq!(rec.discarded.len(), 5);
         assert_eq!(rec.replayed.len(), 5);
     }

@@ -1,6 +1,7 @@
 //! `SavedMove`: one predicted move, kept until the server acknowledges it
 //! (UE `FSavedMove_Character`, reference `000_…` §3.1–§3.2).
 
+use crate::math::Vec2;
 use crate::movement::{CharacterState, MoveInput};
 use crate::time::TimeStamp;
 use std::collections::VecDeque;
@@ -24,6 +25,10 @@ pub struct SavedMove {
     pub start: CharacterState,
     /// State after the move (rewritten by a replay).
     pub end: CharacterState,
+    /// The location reported to the server for this move (the end position
+    /// as first predicted, at wire precision). Replays do not rewrite it:
+    /// it is what the server judges.
+    pub reported: Vec2,
 }
 
 impl SavedMove {
@@ -123,7 +128,6 @@ impl SavedMoveQueue {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::math::Vec2;
 
     fn mv(ts: u32) -> SavedMove {
         SavedMove {
@@ -132,6 +136,7 @@ mod tests {
             input: MoveInput::default(),
             start: CharacterState::default(),
             end: CharacterState::at(Vec2::new(ts as f32, 0.0)),
+            reported: Vec2::new(ts as f32, 0.0),
         }
     }
 

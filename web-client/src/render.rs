@@ -196,23 +196,28 @@ pub fn draw(f: &Frame) {
     replayed_panel(f, panel(2), u);
 }
 
-/// Panel chrome; returns the drawing area below the header and above the
-/// footer.
-fn chrome(
-    r: RectF,
-    u: f32,
-    title: &str,
+/// Text of a panel's header, subtitle strip and footer.
+struct Labels<'a> {
+    title: &'a str,
     accent: Color,
-    legend: &[(&str, Color)],
-    footer: &str,
-) -> RectF {
-    draw_rectangle(r.x, r.y, r.w, 3.0 * u, accent);
+    legend: &'a [(&'a str, Color)],
+    /// Left and (optional) right text of the strip under the title.
+    subtitle: (&'a str, Color),
+    subtitle_right: &'a str,
+    footer: &'a str,
+}
+
+/// Panel chrome; returns the drawing area between the subtitle strip and
+/// the footer, so nothing drawn in the arena overlaps the text.
+fn chrome(r: RectF, u: f32, l: &Labels) -> RectF {
+    draw_rectangle(r.x, r.y, r.w, 3.0 * u, l.accent);
     let header = 30.0 * u;
+    let strip = 20.0 * u;
     let footer_h = 20.0 * u;
-    text(title, r.x + 10.0 * u, r.y + 21.0 * u, 20.0 * u, TEXT);
+    text(l.title, r.x + 10.0 * u, r.y + 21.0 * u, 20.0 * u, TEXT);
     // Legend, right-aligned.
     let mut right = r.x + r.w - 10.0 * u;
-    for (label, color) in legend.iter().rev() {
+    for (label, color) in l.legend.iter().rev() {
         let size = 14.0 * u;
         let w = measure_text(label, None, size as u16, 1.0).width;
         text(label, right - w, r.y + 20.0 * u, size, MUTED);
@@ -220,12 +225,34 @@ fn chrome(
         draw_circle(right, r.y + 16.0 * u, 4.0 * u, *color);
         right -= 12.0 * u;
     }
-    text(footer, r.x + 10.0 * u, r.y + r.h - 6.0 * u, 15.0 * u, MUTED);
+    text(
+        l.subtitle.0,
+        r.x + 10.0 * u,
+        r.y + header + 12.0 * u,
+        14.0 * u,
+        l.subtitle.1,
+    );
+    if !l.subtitle_right.is_empty() {
+        text_right(
+            l.subtitle_right,
+            r.x + r.w - 10.0 * u,
+            r.y + header + 12.0 * u,
+            14.0 * u,
+            MUTED,
+        );
+    }
+    text(
+        l.footer,
+        r.x + 10.0 * u,
+        r.y + r.h - 6.0 * u,
+        15.0 * u,
+        MUTED,
+    );
     RectF {
         x: r.x + 6.0 * u,
-        y: r.y + header,
+        y: r.y + header + strip,
         w: r.w - 12.0 * u,
-        h: r.h - header - footer_h,
+        h: r.h - header - strip - footer_h,
     }
 }
 
@@ -289,13 +316,22 @@ fn predicted_panel(f: &Frame, r: RectF, u: f32) {
         st.velocity.length(),
         client.saved_moves().len()
     );
+    let who = if f.bot_driving {
+        ("BOT driving · WASD/arrows take over", MUTED)
+    } else {
+        ("YOU driving · Space dash · B bot", YELLOW)
+    };
     let area = chrome(
         r,
         u,
-        "Predicted",
-        CYAN,
-        &[("you", CYAN), ("unacked", WHITE), ("proxy", PURPLE)],
-        &footer,
+        &Labels {
+            title: "Predicted",
+            accent: CYAN,
+            legend: &[("you", CYAN), ("unacked", WHITE), ("proxy", PURPLE)],
+            subtitle: who,
+            subtitle_right: f.banner,
+            footer: &footer,
+        },
     );
     let world = ep.world();
     let v = View::fit(area, SimVec2::ZERO, world.size);
@@ -330,27 +366,6 @@ fn predicted_panel(f: &Frame, r: RectF, u: f32) {
         let tip = drawn + f.input * 90.0;
         v.line(drawn, tip, 2.0 * u, YELLOW);
     }
-    let who = if f.bot_driving {
-        "BOT driving · press WASD/arrows to take over"
-    } else {
-        "YOU driving · B = bot · Space = dash"
-    };
-    text(
-        who,
-        area.x + 6.0 * u,
-        area.y + 16.0 * u,
-        15.0 * u,
-        if f.bot_driving { MUTED } else { YELLOW },
-    );
-    if !f.banner.is_empty() {
-        text_right(
-            f.banner,
-            area.x + area.w - 6.0 * u,
-            area.y + 16.0 * u,
-            15.0 * u,
-            MUTED,
-        );
-    }
 }
 
 fn authoritative_panel(f: &Frame, r: RectF, u: f32) {
@@ -360,14 +375,18 @@ fn authoritative_panel(f: &Frame, r: RectF, u: f32) {
     let area = chrome(
         r,
         u,
-        "Authoritative",
-        ORANGE,
-        &[
-            ("server", ORANGE),
-            ("move", with_alpha(ORANGE, 0.6)),
-            ("correction", RED),
-        ],
-        &footer,
+        &Labels {
+            title: "Authoritative",
+            accent: ORANGE,
+            legend: &[
+                ("server", ORANGE),
+                ("move", with_alpha(ORANGE, 0.6)),
+                ("correction", RED),
+            ],
+            subtitle: ("observer view of the server, not delayed", MUTED),
+            subtitle_right: "",
+            footer: &footer,
+        },
     );
     let world = ep.world();
     let v = View::fit(area, SimVec2::ZERO, world.size);
@@ -397,45 +416,46 @@ fn authoritative_panel(f: &Frame, r: RectF, u: f32) {
     );
     if let Some(p) = ep.server_position() {
         character(&v, p, 34.0, ORANGE, u);
-    } else {
-        text(
-            "waiting for the server…",
-            area.x + 6.0 * u,
-            area.y + 16.0 * u,
-            15.0 * u,
-            MUTED,
-        );
     }
-    text(
-        "observer view: the server's true state, unconditioned",
-        area.x + 6.0 * u,
-        area.y + 16.0 * u,
-        13.0 * u,
-        MUTED,
-    );
 }
 
 fn replayed_panel(f: &Frame, r: RectF, u: f32) {
     let ep = f.endpoint;
     let corrections = ep.client().corrections();
     let counters = ep.client().counters();
-    let footer = match corrections.back() {
-        Some(c) => format!(
-            "#{} · ts {:.3} s · error {:.1} cm · {} moves replayed",
-            counters.adjustments,
-            f64::from(c.time_stamp.0) / 1000.0,
-            c.error_cm,
-            c.moves_replayed
+    let threshold = sim::ServerConfig::default().max_position_error;
+    let (subtitle, footer) = match corrections.back() {
+        Some(c) => (
+            format!(
+                "adjustment #{} · ts {:.3} s · {} moves replayed",
+                counters.adjustments,
+                f64::from(c.time_stamp.0) / 1000.0,
+                c.moves_replayed
+            ),
+            format!(
+                "server saw {:.1} cm · {:.1} cm on arrival{}",
+                c.error_cm,
+                c.residual_cm,
+                if c.is_redundant(threshold) {
+                    " · redundant (already replayed)"
+                } else {
+                    ""
+                }
+            ),
         ),
-        None => "no adjustment yet".to_string(),
+        None => ("no adjustment yet".to_string(), String::new()),
     };
     let area = chrome(
         r,
         u,
-        "Replayed",
-        GREEN,
-        &[("discarded", RED), ("snap", WHITE), ("replayed", GREEN)],
-        &footer,
+        &Labels {
+            title: "Replayed",
+            accent: GREEN,
+            legend: &[("discarded", RED), ("snap", WHITE), ("replayed", GREEN)],
+            subtitle: (&subtitle, MUTED),
+            subtitle_right: if corrections.is_empty() { "" } else { "zoomed" },
+            footer: &footer,
+        },
     );
     let world = ep.world();
     let Some(last) = corrections.back() else {
@@ -460,22 +480,15 @@ fn replayed_panel(f: &Frame, r: RectF, u: f32) {
     };
     let v = zoomed_view(area, last);
     draw_floor(&v, world);
-    // Older corrections, faded, when they fall in view.
-    for c in corrections.iter().rev().skip(1).take(3) {
-        draw_correction(&v, c, 0.25, u);
+    // The two before it, faint, when they fall in view.
+    for c in corrections.iter().rev().skip(1).take(2) {
+        draw_correction(&v, c, 0.2, u);
     }
     draw_correction(&v, last, 1.0, u);
     let (px, py) = v.pt(last.snap);
     let label = format!("{:.1} cm", last.error_cm);
     text(&label, px + 10.0 * u, py - 10.0 * u, 16.0 * u, YELLOW);
     scale_bar(&v, area, u);
-    text(
-        "zoomed on the latest correction",
-        area.x + 6.0 * u,
-        area.y + 16.0 * u,
-        13.0 * u,
-        MUTED,
-    );
 }
 
 /// A view fitted around one correction, at least 4 m across.
