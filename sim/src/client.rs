@@ -195,10 +195,20 @@ impl Client {
     ///
     /// A time stamp that matches no SavedMove (already acknowledged, or
     /// emptied by an overflow) is ignored, as in UE, and counted.
-    pub fn handle_move_response(&mut self, response: &MoveResponse) {
+    ///
+    /// An Ack that arrives after an Adjustment but before its replay (both
+    /// in one frame's packets) acknowledges moves the replay has not re-run
+    /// yet. UE's `AckMove` simply drops them, so the replay then starts from
+    /// the adjusted state *without* their motion — one more correction
+    /// later. Here they are re-simulated from the adjusted state first (as
+    /// part of the replay), then dropped.
+    pub fn handle_move_response(&mut self, response: &MoveResponse, world: &World) {
         match *response {
             MoveResponse::Ack { time_stamp } => match self.saved_moves.index_of(time_stamp) {
                 Some(i) => {
+                    if self.needs_replay {
+                        self.fold_acked_moves_into_replay(i, world);
+                    }
                     self.saved_moves.ack_through(i);
                     self.counters.acks += 1;
                 }
@@ -242,6 +252,25 @@ impl Client {
         }
     }
 
+    /// Advances the snapped state through the moves up to `index` (which an
+    /// Ack is about to drop) with replay semantics.
+    fn fold_acked_moves_into_replay(&mut self, index: usize, world: &World) {
+        self.is_replaying = true;
+        let mut path = Vec::new();
+        for m in self.saved_moves.iter_mut().take(index + 1) {
+            m.start = self.state;
+            let _ = perform_movement(&mut self.state, &m.input, m.dt_secs(), &self.params, world);
+            m.end = self.state;
+            path.push(self.state.position);
+        }
+        self.is_replaying = false;
+        self.counters.replayed_moves += path.len() as u64;
+        if let Some(rec) = self.corrections.back_mut() {
+            rec.moves_replayed += path.len() as u32;
+            rec.replayed.extend(path);
+        }
+    }
+
     /// Re-simulates every remaining SavedMove from the snapped state, in
     /// order, rewriting their start and end states (UE
     /// `ClientUpdatePositionAfterServerUpdate`, `000_…` §6.4). While it runs
@@ -264,7 +293,7 @@ impl Client {
         self.counters.replayed_moves += u64::from(replayed);
         if let Some(rec) = self.corrections.back_mut() {
             rec.replayed.extend(path);
-            rec.moves_replayed = replayed;
+            rec.moves_replayed += replayed;
         }
         if let Some(before) = self.drawn_before_snap.take() {
             self.smoother
@@ -370,16 +399,22 @@ mod tests {
                 &w,
             );
         }
-        c.handle_move_response(&MoveResponse::Ack {
-            time_stamp: TimeStamp(50),
-        });
+        c.handle_move_response(
+            &MoveResponse::Ack {
+                time_stamp: TimeStamp(50),
+            },
+            &w,
+        );
         let left: Vec<u32> = c.saved_moves().iter().map(|m| m.time_stamp.0).collect();
         assert_eq!(left, vec![66, 83, 100]);
         assert_eq!(c.counters().acks, 1);
         // Unknown time stamp: ignored, nothing dropped.
-        c.handle_move_response(&MoveResponse::Ack {
-            time_stamp: TimeStamp(51),
-        });
+        c.handle_move_response(
+            &MoveResponse::Ack {
+                time_stamp: TimeStamp(51),
+            },
+            &w,
+        );
         assert_eq!(c.saved_moves().len(), 3);
         assert_eq!(c.counters().unmatched_responses, 1);
     }
@@ -408,10 +443,13 @@ mod tests {
         // The server says: at ts 33 you were 50 cm lower.
         let mut server = c.saved_moves().iter().nth(1).unwrap().end;
         server.position.y += 50.0;
-        c.handle_move_response(&MoveResponse::Adjustment {
-            time_stamp: TimeStamp(33),
-            state: server,
-        });
+        c.handle_move_response(
+            &MoveResponse::Adjustment {
+                time_stamp: TimeStamp(33),
+                state: server,
+            },
+            &w,
+        );
         assert!(c.needs_replay());
         assert_eq!(c.state().position, server.position);
         assert_eq!(c.saved_moves().len(), 4);
@@ -440,6 +478,45 @@ mod tests {
     }
 
     #[test]
+    fn an_ack_before_the_replay_folds_its_moves_into_the_replay() {
+        let (mut c, w) = client();
+        for _ in 0..6 {
+            c.tick(
+                1.0 / 60.0,
+                Vec2::new(1.0, 0.0),
+                false,
+                SmoothingMode::Exponential,
+                &w,
+            );
+        }
+        let predicted_end = c.saved_moves().last().unwrap().end;
+        let mut server = c.saved_moves().iter().nth(1).unwrap().end;
+        server.position.y += 30.0;
+        c.handle_move_response(
+            &MoveResponse::Adjustment {
+                time_stamp: TimeStamp(33),
+                state: server,
+            },
+            &w,
+        );
+        // Same frame: an Ack for ts 66 (two moves later).
+        c.handle_move_response(
+            &MoveResponse::Ack {
+                time_stamp: TimeStamp(66),
+            },
+            &w,
+        );
+        assert_eq!(c.saved_moves().len(), 2);
+        c.tick(0.0, Vec2::ZERO, false, SmoothingMode::Disabled, &w);
+        // All 4 moves after the adjusted one were re-run: 30 cm lower, same x.
+        let end = c.saved_moves().last().unwrap().end;
+        assert_eq!(end.position.x, predicted_end.position.x);
+        assert_eq!(end.position.y, predicted_end.position.y + 30.0);
+        assert_eq!(c.counters().replayed_moves, 4);
+        assert_eq!(c.corrections().back().unwrap().moves_replayed, 4);
+    }
+
+    #[test]
     fn smoothing_hides_the_snap_then_decays() {
         let (mut c, w) = client();
         for _ in 0..3 {
@@ -453,10 +530,13 @@ mod tests {
         }
         let mut server = *c.state();
         server.position.x += 20.0;
-        c.handle_move_response(&MoveResponse::Adjustment {
-            time_stamp: TimeStamp(16),
-            state: server,
-        });
+        c.handle_move_response(
+            &MoveResponse::Adjustment {
+                time_stamp: TimeStamp(16),
+                state: server,
+            },
+            &w,
+        );
         c.tick(0.0, Vec2::ZERO, false, SmoothingMode::Exponential, &w);
         // Drawn where it was, collision 20 cm further.
         assert_eq!(c.drawn_position(), w.spawn);

@@ -164,7 +164,7 @@ impl ClientEndpoint {
                 ClientEvent::Welcomed
             }
             ServerMsg::MoveResponse(r) => {
-                self.client.handle_move_response(&r);
+                self.client.handle_move_response(&r, &self.world);
                 ClientEvent::Applied
             }
             ServerMsg::Proxy(u) => {

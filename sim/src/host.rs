@@ -76,8 +76,9 @@ impl ServerHost {
         let params = MovementParams::default();
         let settings = NetSettings::default();
         let player = ServerCharacter::new(params, ServerConfig::default(), world.spawn);
-        let npc_bot = Bot::new().starting_at(4);
-        let npc_start = Vec2::new(1950.0, 1250.0);
+        // The proxy runs the same tour half a lap ahead of the player.
+        let npc_bot = Bot::new().starting_at(6);
+        let npc_start = Vec2::new(1450.0, 1300.0);
         let mut host = ServerHost {
             uplink: LinkConditioner::new(LinkConditions::PERFECT, seed ^ 0x5550_4c49_4e4b),
             downlink: LinkConditioner::new(LinkConditions::PERFECT, seed ^ 0x444f_574e_4c4e),

@@ -104,24 +104,29 @@ fn replay_after_adjustment_lands_where_the_server_lands_with_the_same_moves() {
     for _ in 0..(20 * 60) {
         let before = s.endpoint.client().counters().replayed_moves;
         s.step_bot(&mut bot, FRAME);
-        if s.endpoint.client().counters().replayed_moves == before {
+        // Only frames whose replay is the newest thing that happened: a
+        // second Adjustment arriving later in the same frame re-snaps.
+        if s.endpoint.client().counters().replayed_moves == before
+            || s.endpoint.client().needs_replay()
+        {
             continue;
         }
-        // A replay just ran from an Adjustment's state. Simulate the
-        // client's remaining inputs on a copy of that authoritative state
-        // and compare with the replayed SavedMoves.
+        // A replay just ran from an Adjustment's state. Its path starts at
+        // the snap point; the remaining SavedMoves must be exactly the
+        // same inputs re-simulated from there, move after move (moves an
+        // Ack dropped meanwhile were folded into the replay first).
         let client = s.endpoint.client();
         let rec = client.corrections().back().unwrap();
-        let mut state = sim::CharacterState {
-            position: rec.snap,
-            ..*client
-                .saved_moves()
-                .iter()
-                .next()
-                .map(|m| &m.start)
-                .unwrap()
-        };
-        for m in client.saved_moves().iter() {
+        let moves: Vec<_> = client.saved_moves().iter().copied().collect();
+        let path = &rec.replayed;
+        assert_eq!(path[0], rec.snap);
+        // The newest move was performed live after the replay.
+        let replayed = &moves[..moves.len() - 1];
+        assert!(path.len() > replayed.len());
+        let first_start = path[path.len() - replayed.len() - 1];
+        assert_eq!(moves[0].start.position, first_start);
+        let mut state = moves[0].start;
+        for (k, m) in moves.iter().enumerate() {
             assert_eq!(m.start, state);
             sim::perform_movement(
                 &mut state,
@@ -131,6 +136,9 @@ fn replay_after_adjustment_lands_where_the_server_lands_with_the_same_moves() {
                 s.endpoint.world(),
             );
             assert_eq!(m.end, state);
+            if k < replayed.len() {
+                assert_eq!(path[path.len() - replayed.len() + k], state.position);
+            }
         }
         checked += 1;
     }
@@ -159,4 +167,85 @@ fn measured_rtt_follows_the_configured_rtt() {
     // The virtual clock only advances in 16.7 ms frames.
     assert!((200.0..=220.0).contains(&rtt), "rtt {rtt}");
     let _ = Vec2::ZERO;
+}
+
+#[test]
+fn after_loss_returns_to_zero_adjustments_stop_across_seeds_and_frame_rates() {
+    // 10 seeds × 30 and 60 Hz: 12 s at 30 % loss, loss to 0, 1.5 s for the
+    // last lossy moves to be judged (RTT 0.1 s + 0.1 s interval, with
+    // margin), then 25 s with not a single adjustment. The bot's tour keeps
+    // clear of pillar corners, where a leftover sub-threshold error would
+    // legitimately grow into a correction.
+    for fps in [30.0, 60.0] {
+        for seed in 0..10u64 {
+            let mut s = LocalSession::new(seed, settings(100, 30));
+            let mut bot = Bot::new();
+            let dt = 1.0 / fps;
+            let frames = |secs: f64| (secs * fps) as u32;
+            for _ in 0..frames(12.0) {
+                s.step_bot(&mut bot, dt);
+            }
+            assert!(
+                s.endpoint.metrics(s.now()).adjustments > 0,
+                "seed {seed} had no adjustment"
+            );
+            s.set_net_settings(settings(100, 0));
+            for _ in 0..frames(1.5) {
+                s.step_bot(&mut bot, dt);
+            }
+            let settled = s.endpoint.metrics(s.now()).adjustments;
+            for _ in 0..frames(25.0) {
+                s.step_bot(&mut bot, dt);
+            }
+            assert_eq!(
+                s.endpoint.metrics(s.now()).adjustments,
+                settled,
+                "seed {seed} at {fps} Hz"
+            );
+        }
+    }
+}
+
+#[test]
+fn after_an_adjustment_and_replay_client_and_server_agree_bit_for_bit() {
+    use sim::{
+        Client, MovementParams, ServerCharacter, ServerConfig, SimTime, SmoothingMode, World,
+    };
+    let world = World::arena();
+    let params = MovementParams::default();
+    let mut client = Client::new(params, world.spawn);
+    let mut server = ServerCharacter::new(params, ServerConfig::default(), world.spawn);
+    let fwd = Vec2::new(1.0, 0.0);
+    let mut packets = Vec::new();
+    for i in 0..12 {
+        // Move 3 carries the dash; it is lost, so the server never dashes.
+        let m = client
+            .tick(FRAME, fwd, i == 3, SmoothingMode::Disabled, &world)
+            .unwrap();
+        packets.push(m);
+    }
+    for (i, p) in packets.iter().enumerate().take(6) {
+        if i != 3 {
+            server.receive_server_move(p, &world);
+        }
+    }
+    let response = server.flush(SimTime::ZERO).unwrap();
+    let sim::MoveResponse::Adjustment { time_stamp, .. } = response else {
+        panic!("expected an adjustment, got {response:?}");
+    };
+    assert_eq!(time_stamp, packets[5].new_move.time_stamp);
+    client.handle_move_response(&response, &world);
+    let last = client
+        .tick(FRAME, fwd, false, SmoothingMode::Disabled, &world)
+        .unwrap();
+    assert_eq!(client.counters().replayed_moves, 6);
+    // The server now gets the moves the client replayed, plus the new one.
+    for p in packets.iter().skip(6).chain([&last]) {
+        server.receive_server_move(p, &world);
+    }
+    assert_eq!(client.state(), server.state());
+    assert!(matches!(
+        server.flush(SimTime::from_millis(200)),
+        Some(sim::MoveResponse::Ack { .. })
+    ));
 }
