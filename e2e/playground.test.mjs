@@ -114,9 +114,14 @@ test('the playground predicts, corrects and follows its controls in a real brows
       15_000,
       'measured RTT within 200 ± 30 ms',
     );
-    await sleep(2000);
-    const rtt = await metric(page, 'rtt-ms');
-    t.diagnostic(`measured RTT ${rtt} ms, settled after ${ms} ms`);
+    // Then it stays there: median of five readings over 2.5 s.
+    const readings = [];
+    for (let i = 0; i < 5; i++) {
+      await sleep(500);
+      readings.push(await metric(page, 'rtt-ms'));
+    }
+    const rtt = readings.sort((a, b) => a - b)[2];
+    t.diagnostic(`measured RTT ${rtt} ms (readings ${readings.join(', ')}), settled after ${ms} ms`);
     assert.ok(Math.abs(rtt - 200) <= 30, `measured ${rtt}`);
   });
 
@@ -136,11 +141,11 @@ test('local mode runs the host inside the page', async () => {
 
 test('wasm simulates the golden run bit for bit like native', async () => {
   // The same scenario as sim/tests/determinism.rs: seed 3, RTT 150 ms,
-  // jitter 20 ms, 10 % loss, 100 ms ack interval, 1200 frames of bot.
+  // jitter 20 ms, 10 % loss, default server rules, 1200 frames of bot.
   const page = await browser.context.newPage();
   await page.goto(`${relay.url}?mode=local`);
   await page.waitForFunction(() => window.wasmBindings && window.wasmBindings.headless_run, null, { timeout: 20_000 });
-  const result = await page.evaluate(() => window.wasmBindings.headless_run(3, 150, 20, 10, 100, 1200));
-  assert.equal(result, 'hash=c188142359efab29 adjustments=8 replayed=80 acks=161');
+  const result = await page.evaluate(() => window.wasmBindings.headless_run(3, 150, 20, 10, 1200));
+  assert.equal(result, 'hash=b7d479f94d51ad79 adjustments=2 replayed=20 acks=160');
   await page.close();
 });

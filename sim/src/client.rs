@@ -12,8 +12,8 @@
 //! plug in where `build_server_move` fills `pending_move` / `old_move`.
 
 use crate::math::Vec2;
-use crate::movement::{perform_movement, CharacterState, MoveInput, MovementParams};
-use crate::net::protocol::{MoveResponse, NetPosition, NetworkMove, ServerMove};
+use crate::movement::{perform_movement, CharacterState, MoveFlags, MoveInput, MovementParams};
+use crate::net::protocol::{AdjustmentReason, MoveResponse, NetPosition, NetworkMove, ServerMove};
 use crate::saved_move::{dt_secs, SavedMove, SavedMoveQueue, MAX_SAVED_MOVE_COUNT};
 use crate::smoothing::{MeshSmoother, SmoothingMode};
 use crate::time::TimeStamp;
@@ -24,6 +24,61 @@ use std::collections::VecDeque;
 /// debugger pause) loses the excess rather than sending a move the server
 /// would clamp to UE's `MaxMoveDeltaTime` (0.125 s, `000_…` §9.3).
 pub const MAX_FRAME_DT: f64 = 0.1;
+
+/// UE `ClientNetSendMoveDeltaTime` default (`AGameNetworkManager`):
+/// 0.0111 s, i.e. at most ~90 ServerMoves a second.
+pub const CLIENT_NET_SEND_MOVE_DELTA_TIME: f32 = 0.0111;
+/// UE `ClientNetSendMoveDeltaTimeStationary`: 1/12 s between moves while
+/// standing still with no input.
+pub const CLIENT_NET_SEND_MOVE_DELTA_TIME_STATIONARY: f32 = 1.0 / 12.0;
+/// UE `MinTimeBetweenTimeStampResets` (CMC.cpp:675, `000_…` §9.2): the
+/// client time stamp restarts from 0 after 240 s, before `float` precision
+/// would suffer. Kept here though our stamps are integers, so the server's
+/// reset detection is exercised exactly like UE's.
+pub const MIN_TIME_BETWEEN_TIME_STAMP_RESETS_MS: u32 = 240_000;
+
+/// Switches and rates of the client's network mechanisms, each mirroring a
+/// UE setting (named in its doc).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ClientConfig {
+    /// Hold a move as *pending* while less than `send_interval` has passed
+    /// since the last send, and merge alike moves (UE
+    /// `p.NetEnableMoveCombining` = 1, `000_…` §8.1–§8.2).
+    pub combine_moves: bool,
+    /// Minimum time between ServerMoves while moving, s (UE
+    /// `ClientNetSendMoveDeltaTime`, 0.0111). Clamped to 1/120..=1/5 as UE
+    /// does.
+    pub send_interval: f32,
+    /// Resend the oldest unacknowledged important move with every
+    /// ServerMove (`000_…` §8.3).
+    pub old_move_redundancy: bool,
+    /// Percent of ServerMoves the client drops before sending (UE
+    /// `p.NetForceClientServerMoveLossPercent`), `0.0..=100.0`.
+    pub forced_move_loss_percent: f32,
+    /// Client-only speed buff: the client predicts with 1.5× max speed, the
+    /// server does not (the systematic error of `000_…` §3.3 / §4.2).
+    pub speed_buff: bool,
+    /// The bug reference `004_…` fixes: the dash is added to the velocity
+    /// directly instead of travelling as input of the move. The server never
+    /// hears of it, and a replay loses it.
+    pub dash_outside_saved_move: bool,
+}
+
+impl Default for ClientConfig {
+    fn default() -> Self {
+        ClientConfig {
+            combine_moves: true,
+            send_interval: CLIENT_NET_SEND_MOVE_DELTA_TIME,
+            old_move_redundancy: true,
+            forced_move_loss_percent: 0.0,
+            speed_buff: false,
+            dash_outside_saved_move: false,
+        }
+    }
+}
+
+/// Max-speed multiplier of the client-only speed buff.
+pub const SPEED_BUFF: f32 = 1.5;
 
 /// How many past corrections are kept for the Replayed panel.
 pub const CORRECTION_HISTORY: usize = 8;
@@ -52,6 +107,8 @@ pub struct CorrectionRecord {
     pub replayed: Vec<Vec2>,
     /// Moves replayed (0 until the replay ran).
     pub moves_replayed: u32,
+    /// Why the server corrected.
+    pub reason: AdjustmentReason,
 }
 
 impl CorrectionRecord {
@@ -80,12 +137,30 @@ pub struct ClientCounters {
     pub replayed_moves: u64,
     /// Dash effects fired (counted once per dash, never by a replay).
     pub dash_events: u64,
+    /// ServerMoves sent.
+    pub server_moves_sent: u64,
+    /// Moves merged into a pending move (UE combining).
+    pub combined_moves: u64,
+    /// ServerMoves that carried a pending move that could not combine.
+    pub dual_moves: u64,
+    /// ServerMoves that carried an old important move again.
+    pub old_moves_resent: u64,
+    /// ServerMoves dropped by the forced-loss switch.
+    pub forced_move_drops: u64,
+    /// Client time stamp resets (every 240 s).
+    pub time_stamp_resets: u64,
 }
 
 /// The local player's predicting client.
 #[derive(Debug, Clone)]
 pub struct Client {
+    config: ClientConfig,
+    base_params: MovementParams,
     params: MovementParams,
+    rng: rand_pcg::Pcg32,
+    pending: bool,
+    since_send_ms: u32,
+    last_acked: Option<SavedMove>,
     state: CharacterState,
     time_stamp: TimeStamp,
     dt_carry_ms: f64,
@@ -100,10 +175,28 @@ pub struct Client {
 }
 
 impl Client {
-    /// A client standing at `spawn` (cm) with client time 0.
+    /// A client standing at `spawn` (cm) with client time 0 and the
+    /// default [`ClientConfig`]; `seed` drives the forced-loss switch.
     pub fn new(params: MovementParams, spawn: Vec2) -> Client {
-        Client {
+        Client::with_config(params, spawn, ClientConfig::default(), 0)
+    }
+
+    /// A client with explicit switches; `seed` drives the forced-loss roll.
+    pub fn with_config(
+        params: MovementParams,
+        spawn: Vec2,
+        config: ClientConfig,
+        seed: u64,
+    ) -> Client {
+        use rand_core::SeedableRng;
+        let mut c = Client {
+            config,
+            base_params: params,
             params,
+            rng: rand_pcg::Pcg32::seed_from_u64(seed ^ 0x434c_4945_4e54),
+            pending: false,
+            since_send_ms: u32::MAX,
+            last_acked: None,
             state: CharacterState::at(spawn),
             time_stamp: TimeStamp(0),
             dt_carry_ms: 0.0,
@@ -115,7 +208,23 @@ impl Client {
             drawn_before_snap: None,
             corrections: VecDeque::new(),
             counters: ClientCounters::default(),
+        };
+        c.set_config(config);
+        c
+    }
+
+    /// Changes the switches live (the page's controls).
+    pub fn set_config(&mut self, config: ClientConfig) {
+        self.config = config;
+        self.params = self.base_params;
+        if config.speed_buff {
+            self.params.max_speed *= SPEED_BUFF;
         }
+    }
+
+    /// The switches in force.
+    pub fn config(&self) -> ClientConfig {
+        self.config
     }
 
     /// Runs one render frame of `frame_dt` seconds with the player's
@@ -149,9 +258,46 @@ impl Client {
         if dt_ms == 0 {
             return None;
         }
-        let input = MoveInput::from_direction(direction, std::mem::take(&mut self.pending_dash));
-        self.time_stamp = self.time_stamp.plus_ms(u32::from(dt_ms));
-        let start = self.state;
+        let dash = std::mem::take(&mut self.pending_dash);
+        let mut input = MoveInput::from_direction(direction, dash);
+        if dash && self.config.dash_outside_saved_move {
+            // The bug of reference `004_…`: an impulse straight into the
+            // velocity, not part of the move's input.
+            input.flags = MoveFlags::default();
+            if self.state.dash_cooldown <= 0.0 {
+                let dir = input.direction().safe_normal();
+                let dir = if dir.is_zero() {
+                    Vec2::new(1.0, 0.0)
+                } else {
+                    dir
+                };
+                self.state.velocity += dir * self.params.dash_impulse;
+                self.state.dash_cooldown = self.params.dash_cooldown;
+                self.counters.dash_events += 1;
+            }
+        }
+        self.advance_time_stamp(dt_ms);
+        let mut start = self.state;
+        let mut dt_ms = dt_ms;
+        // [3] Merge into the pending move when alike (`000_…` §8.1): back to
+        // its start state, summed dt, simulated again as one move.
+        if self.pending {
+            let combinable = self.saved_moves.last().is_some_and(|p| {
+                p.can_combine_with(&input, self.params.max_speed, &self.params)
+                    && p.time_stamp.diff(self.time_stamp) < 0
+                    && u32::from(p.dt_ms) + u32::from(dt_ms) <= u32::from(u16::MAX)
+            });
+            if combinable {
+                if let Some(p) = self.saved_moves.pop_last() {
+                    start = p.start;
+                    self.state = p.start;
+                    dt_ms += p.dt_ms;
+                    self.pending = false;
+                    self.counters.combined_moves += 1;
+                }
+            }
+        }
+        // [4] Predict now.
         let events = perform_movement(&mut self.state, &input, dt_secs(dt_ms), &self.params, world);
         if events.dashed {
             // A side effect: fired by live moves only, never by a replay.
@@ -166,20 +312,110 @@ impl Client {
             start,
             end: self.state,
             reported: reported.to_vec2(),
+            max_speed: self.params.max_speed,
         };
         self.saved_moves.push(saved);
-        Some(self.build_server_move(&saved, reported))
+        // [5] Hold it back if the last send was too recent (`000_…` §8.2). A
+        // move with a flag (a dash) goes out at once.
+        self.since_send_ms = self.since_send_ms.saturating_add(u32::from(dt_ms));
+        if self.config.combine_moves
+            && !self.pending
+            && input.flags.0 == 0
+            && self.since_send_ms < self.send_interval_ms()
+        {
+            self.pending = true;
+            return None;
+        }
+        self.since_send_ms = 0;
+        let pending_move = if std::mem::take(&mut self.pending) {
+            let n = self.saved_moves.len();
+            n.checked_sub(2)
+                .and_then(|i| self.saved_moves.get(i))
+                .copied()
+        } else {
+            None
+        };
+        let packet = self.build_server_move(&saved, pending_move.as_ref(), reported);
+        self.counters.dual_moves += u64::from(packet.pending_move.is_some());
+        self.counters.old_moves_resent += u64::from(packet.old_move.is_some());
+        if self.config.forced_move_loss_percent > 0.0 {
+            let roll =
+                f64::from(rand_core::RngCore::next_u32(&mut self.rng)) / 4_294_967_296.0 * 100.0;
+            if roll < f64::from(self.config.forced_move_loss_percent) {
+                self.counters.forced_move_drops += 1;
+                return None;
+            }
+        }
+        self.counters.server_moves_sent += 1;
+        Some(packet)
+    }
+
+    /// Advances the client time stamp by `dt_ms`, restarting from 0 once it
+    /// has passed [`MIN_TIME_BETWEEN_TIME_STAMP_RESETS_MS`] (UE
+    /// `CurrentTimeStamp` reset, `000_…` §9.2).
+    fn advance_time_stamp(&mut self, dt_ms: u16) {
+        if self.time_stamp.0 >= MIN_TIME_BETWEEN_TIME_STAMP_RESETS_MS {
+            self.time_stamp = TimeStamp(0);
+            self.counters.time_stamp_resets += 1;
+        }
+        self.time_stamp = self.time_stamp.plus_ms(u32::from(dt_ms));
+    }
+
+    /// UE `GetClientNetSendDeltaTime`: the send interval, or the stationary
+    /// one when the last move had no input and no velocity; clamped to
+    /// 1/120..=1/5 s. In ms.
+    fn send_interval_ms(&self) -> u32 {
+        let mut interval = self.config.send_interval;
+        if let Some(m) = self.saved_moves.last() {
+            if m.input.accel_x == 0 && m.input.accel_y == 0 && m.end.velocity.is_zero() {
+                interval = interval.max(CLIENT_NET_SEND_MOVE_DELTA_TIME_STATIONARY);
+            }
+        }
+        (interval.clamp(1.0 / 120.0, 1.0 / 5.0) * 1000.0) as u32
+    }
+
+    /// The move to resend in the old-move slot, not counting the newest one
+    /// or two (the new and a pending move) (UE `ReplicateMoveToServer` step
+    /// [1], `000_…` §8.3): the oldest unacknowledged important move.
+    ///
+    /// One deviation, on purpose: an unacknowledged move carrying a flag (a
+    /// dash) takes the slot first. UE resends only the *oldest* important
+    /// move, and needs a `LastAckedMove` to compare with, so a lost dash is
+    /// not resent while an older turn is unacknowledged (or before the first
+    /// Ack); the server then moves past its time stamp and the dash is lost
+    /// for good — exactly what reference `004_…` warns about impulses. Here
+    /// the dash rides in the very next packet.
+    fn old_important_move(&self, exclude_newest: usize) -> Option<&SavedMove> {
+        let n = self.saved_moves.len().saturating_sub(exclude_newest);
+        let candidates = || self.saved_moves.iter().take(n);
+        if let Some(flagged) = candidates().find(|m| m.input.flags.0 != 0) {
+            return Some(flagged);
+        }
+        let last_acked = self.last_acked.as_ref()?;
+        candidates().find(|m| m.is_important(last_acked, &self.params))
     }
 
     /// The packet for a new move (UE `CallServerMovePacked`).
-    fn build_server_move(&self, new_move: &SavedMove, location: NetPosition) -> ServerMove {
+    fn build_server_move(
+        &self,
+        new_move: &SavedMove,
+        pending: Option<&SavedMove>,
+        location: NetPosition,
+    ) -> ServerMove {
+        let net = |m: &SavedMove| NetworkMove {
+            time_stamp: m.time_stamp,
+            input: m.input,
+        };
+        let old_move = if self.config.old_move_redundancy {
+            self.old_important_move(1 + usize::from(pending.is_some()))
+                .map(net)
+        } else {
+            None
+        };
         ServerMove {
-            old_move: None,
-            pending_move: None,
-            new_move: NetworkMove {
-                time_stamp: new_move.time_stamp,
-                input: new_move.input,
-            },
+            old_move,
+            pending_move: pending.map(net),
+            new_move: net(new_move),
             client_location: location,
         }
     }
@@ -209,12 +445,17 @@ impl Client {
                     if self.needs_replay {
                         self.fold_acked_moves_into_replay(i, world);
                     }
+                    self.last_acked = self.saved_moves.get(i).copied();
                     self.saved_moves.ack_through(i);
                     self.counters.acks += 1;
                 }
                 None => self.counters.unmatched_responses += 1,
             },
-            MoveResponse::Adjustment { time_stamp, state } => {
+            MoveResponse::Adjustment {
+                time_stamp,
+                state,
+                reason,
+            } => {
                 let Some(i) = self.saved_moves.index_of(time_stamp) else {
                     self.counters.unmatched_responses += 1;
                     return;
@@ -225,6 +466,7 @@ impl Client {
                     .nth(i)
                     .map(|m| (m.end.position, m.reported))
                     .unwrap_or_default();
+                self.last_acked = self.saved_moves.get(i).copied();
                 self.saved_moves.ack_through(i);
                 let mut discarded = vec![predicted];
                 discarded.extend(self.saved_moves.iter().map(|m| m.end.position));
@@ -232,6 +474,7 @@ impl Client {
                     time_stamp,
                     error_cm: (reported - state.position).length(),
                     residual_cm: (predicted - state.position).length(),
+                    reason,
                     snap: state.position,
                     discarded,
                     replayed: vec![state.position],
@@ -447,6 +690,7 @@ mod tests {
             &MoveResponse::Adjustment {
                 time_stamp: TimeStamp(33),
                 state: server,
+                reason: AdjustmentReason::PositionError,
             },
             &w,
         );
@@ -496,6 +740,7 @@ mod tests {
             &MoveResponse::Adjustment {
                 time_stamp: TimeStamp(33),
                 state: server,
+                reason: AdjustmentReason::PositionError,
             },
             &w,
         );
@@ -534,6 +779,7 @@ mod tests {
             &MoveResponse::Adjustment {
                 time_stamp: TimeStamp(16),
                 state: server,
+                reason: AdjustmentReason::PositionError,
             },
             &w,
         );

@@ -3,12 +3,12 @@
 //! panels draw. The page (remote or local mode) and the tests feed it
 //! frames and time; it returns frames to send.
 
-use crate::client::Client;
+use crate::client::{Client, ClientConfig};
 use crate::math::Vec2;
 use crate::metrics::{Metrics, RateMeter};
 use crate::movement::MovementParams;
 use crate::net::codec::{self, DecodeError};
-use crate::net::protocol::{ClientMsg, NetSettings, ServerMsg};
+use crate::net::protocol::{ClientMsg, NetSettings, ServerMsg, ServerRules, ServerTotals};
 use crate::proxy::SimulatedProxy;
 use crate::smoothing::SmoothingMode;
 use crate::time::{SimTime, TimeStamp};
@@ -42,6 +42,8 @@ pub enum ClientEvent {
 pub struct ClientEndpoint {
     world: World,
     client: Client,
+    client_config: ClientConfig,
+    seed: u64,
     proxy: SimulatedProxy,
     smoothing: SmoothingMode,
     welcomed: bool,
@@ -60,18 +62,25 @@ pub struct ClientEndpoint {
     server_corrections: VecDeque<(Vec2, Vec2)>,
     server_position: Option<Vec2>,
     others: Vec<Vec2>,
-    server_totals: [u32; 3],
+    server_totals: ServerTotals,
     last_error: Option<String>,
 }
 
 impl ClientEndpoint {
     /// A new endpoint; its first outgoing frame is Hello.
     pub fn new() -> ClientEndpoint {
+        ClientEndpoint::with_seed(0)
+    }
+
+    /// A new endpoint whose client draws its forced-loss rolls from `seed`.
+    pub fn with_seed(seed: u64) -> ClientEndpoint {
         let world = World::arena();
         let client = Client::new(MovementParams::default(), world.spawn);
         ClientEndpoint {
             world,
             client,
+            client_config: ClientConfig::default(),
+            seed,
             proxy: SimulatedProxy::default(),
             smoothing: SmoothingMode::default(),
             welcomed: false,
@@ -90,7 +99,7 @@ impl ClientEndpoint {
             server_corrections: VecDeque::new(),
             server_position: None,
             others: Vec::new(),
-            server_totals: [0; 3],
+            server_totals: ServerTotals::default(),
             last_error: None,
         }
     }
@@ -138,6 +147,18 @@ impl ClientEndpoint {
             .push(codec::encode(&ClientMsg::SetNetSettings(settings)));
     }
 
+    /// Queues new server rules for the host (sent with the next frame).
+    pub fn set_server_rules(&mut self, rules: ServerRules) {
+        self.outbox
+            .push(codec::encode(&ClientMsg::SetServerRules(rules)));
+    }
+
+    /// Changes the client's switches live.
+    pub fn set_client_config(&mut self, config: ClientConfig) {
+        self.client_config = config;
+        self.client.set_config(config);
+    }
+
     /// Sets the smoothing mode for corrections and the simulated proxy.
     pub fn set_smoothing(&mut self, mode: SmoothingMode) {
         self.smoothing = mode;
@@ -158,7 +179,8 @@ impl ClientEndpoint {
         }
         Ok(match msg {
             ServerMsg::Welcome { world, params, .. } => {
-                self.client = Client::new(params, world.spawn);
+                self.client =
+                    Client::with_config(params, world.spawn, self.client_config, self.seed);
                 self.world = world;
                 self.welcomed = true;
                 ClientEvent::Welcomed
@@ -225,6 +247,10 @@ impl ClientEndpoint {
             pos_error_cm: self.pos_error_cm,
             state_hash: self.client.state().state_hash(),
             dash_events: c.dash_events,
+            combined_moves: c.combined_moves,
+            dual_moves: c.dual_moves,
+            old_moves_resent: c.old_moves_resent,
+            time_discrepancy_events: u64::from(self.server_totals.time_discrepancy_events),
         }
     }
 
@@ -274,8 +300,8 @@ impl ClientEndpoint {
         &self.others
     }
 
-    /// The server's totals: moves simulated, acks sent, adjustments sent.
-    pub fn server_totals(&self) -> [u32; 3] {
+    /// The server's counters, as last observed.
+    pub fn server_totals(&self) -> ServerTotals {
         self.server_totals
     }
 

@@ -17,7 +17,8 @@ use crate::movement::{perform_movement, CharacterState, MoveInput, MovementParam
 use crate::net::codec::{self, DecodeError};
 use crate::net::conditioner::{LinkConditioner, LinkConditions};
 use crate::net::protocol::{
-    ClientMsg, NetSettings, ObservedMove, ObserverSnapshot, ProxyUpdate, ServerMsg, SettingsError,
+    ClientMsg, NetSettings, ObservedMove, ObserverSnapshot, ProxyUpdate, ServerMsg, ServerRules,
+    ServerTotals, SettingsError,
 };
 use crate::server::{ServerCharacter, ServerConfig};
 use crate::time::SimTime;
@@ -59,6 +60,7 @@ pub struct ServerHost {
     world: World,
     params: MovementParams,
     settings: NetSettings,
+    rules: ServerRules,
     uplink: LinkConditioner<ClientMsg>,
     downlink: LinkConditioner<ServerMsg>,
     player: ServerCharacter,
@@ -75,7 +77,7 @@ impl ServerHost {
         let world = World::arena();
         let params = MovementParams::default();
         let settings = NetSettings::default();
-        let player = ServerCharacter::new(params, ServerConfig::default(), world.spawn);
+        let player = ServerCharacter::with_seed(params, ServerConfig::default(), world.spawn, seed);
         // The proxy runs the same tour half a lap ahead of the player.
         let npc_bot = Bot::new().starting_at(6);
         let npc_start = Vec2::new(1450.0, 1300.0);
@@ -95,6 +97,7 @@ impl ServerHost {
             world,
             params,
             settings,
+            rules: ServerRules::default(),
         };
         host.apply_settings(settings);
         host
@@ -125,10 +128,16 @@ impl ServerHost {
                 world: self.world.clone(),
                 params: self.params,
                 settings: self.settings,
+                rules: self.rules,
             }),
             ClientMsg::SetNetSettings(s) => {
                 s.validate()?;
                 self.apply_settings(s);
+            }
+            ClientMsg::SetServerRules(r) => {
+                r.validate()?;
+                self.rules = r;
+                self.player.set_config(r.apply_to(self.player.config()));
             }
             msg @ (ClientMsg::ServerMove(_) | ClientMsg::Ping { .. }) => {
                 self.uplink.send(now, msg);
@@ -146,12 +155,6 @@ impl ServerHost {
         };
         self.uplink.set_conditions(one_way);
         self.downlink.set_conditions(one_way);
-        let interval = f32::from(s.ack_interval_ms) / 1000.0;
-        self.player.set_config(ServerConfig {
-            ack_interval: interval,
-            adjustment_interval: interval,
-            ..self.player.config()
-        });
     }
 
     /// Advances the host to `now` and returns the frames to send, in order:
@@ -162,7 +165,7 @@ impl ServerHost {
         while let Some(msg) = self.uplink.poll(now) {
             match msg {
                 ClientMsg::ServerMove(m) => {
-                    for p in self.player.receive_server_move(&m, &self.world) {
+                    for p in self.player.receive_server_move(&m, now, &self.world) {
                         if self.observed.len() < ObserverSnapshot::MAX_MOVES {
                             self.observed.push(ObservedMove {
                                 position: p.position,
@@ -174,8 +177,16 @@ impl ServerHost {
                 ClientMsg::Ping { id } => {
                     self.downlink.send(now, ServerMsg::Pong { id });
                 }
-                ClientMsg::Hello | ClientMsg::SetNetSettings(_) => {}
+                ClientMsg::Hello | ClientMsg::SetNetSettings(_) | ClientMsg::SetServerRules(_) => {}
             }
+        }
+        if self.player.force_position_update(now, &self.world)
+            && self.observed.len() < ObserverSnapshot::MAX_MOVES
+        {
+            self.observed.push(ObservedMove {
+                position: self.player.state().position,
+                corrected_from: None,
+            });
         }
         if let Some(r) = self.player.flush(now) {
             self.downlink.send(now, ServerMsg::MoveResponse(r));
@@ -226,11 +237,16 @@ impl ServerHost {
             last_time_stamp: self.player.current_time_stamp(),
             moves: std::mem::take(&mut self.observed),
             others: vec![self.npc.state.position],
-            totals: [
-                clip(c.moves_simulated),
-                clip(c.acks_sent),
-                clip(c.adjustments_sent),
-            ],
+            totals: ServerTotals {
+                moves: clip(c.moves_simulated),
+                acks: clip(c.acks_sent),
+                adjustments: clip(c.adjustments_sent),
+                ignored: clip(c.moves_ignored),
+                rejected: clip(c.time_stamps_rejected),
+                clamped: clip(c.moves_clamped),
+                time_discrepancy_events: clip(c.time_discrepancy_events),
+                forced_updates: clip(c.forced_updates),
+            },
         }
     }
 
@@ -251,6 +267,11 @@ impl ServerHost {
     /// The authoritative player character.
     pub fn player(&self) -> &ServerCharacter {
         &self.player
+    }
+
+    /// Server rules in force.
+    pub fn rules(&self) -> ServerRules {
+        self.rules
     }
 
     /// Settings in force.

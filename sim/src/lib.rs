@@ -53,13 +53,13 @@ mod time;
 pub mod world;
 
 pub use bot::Bot;
-pub use client::{Client, CorrectionRecord};
+pub use client::{Client, ClientConfig, CorrectionRecord};
 pub use endpoint::{ClientEndpoint, ClientEvent};
 pub use host::ServerHost;
 pub use math::Vec2;
 pub use metrics::Metrics;
 pub use movement::{perform_movement, CharacterState, MoveInput, MovementParams};
-pub use net::protocol::{MoveResponse, NetSettings, ServerMove};
+pub use net::protocol::{AdjustmentReason, MoveResponse, NetSettings, ServerMove, ServerRules};
 pub use proxy::SimulatedProxy;
 pub use saved_move::SavedMove;
 pub use server::{PendingAdjustment, ServerCharacter, ServerConfig};

@@ -75,6 +75,14 @@ pub struct Metrics {
     pub state_hash: u64,
     /// Dashes felt (side effects, never repeated by replays).
     pub dash_events: u64,
+    /// Moves merged into a pending move (`combined-moves`).
+    pub combined_moves: u64,
+    /// ServerMoves carrying a pending move too (`dual-moves`).
+    pub dual_moves: u64,
+    /// ServerMoves carrying an old important move again (`old-moves`).
+    pub old_moves_resent: u64,
+    /// Server time-discrepancy events (`time-discrepancy`).
+    pub time_discrepancy_events: u64,
 }
 
 #[cfg(test)]

@@ -1,24 +1,26 @@
 //! The authority for one client's character (UE's server side of
 //! `UCharacterMovementComponent` plus `FNetworkPredictionData_Server_Character`,
-//! reference `000_…` §4–§5).
+//! reference `000_…` §4–§5 and §9).
 //!
-//! [`ServerCharacter::receive_server_move`] verifies each move's time stamp,
-//! derives and clamps its `dt`, re-simulates it with the same
-//! [`perform_movement`] the client ran (`MoveAutonomous`), and for the newest
-//! move compares the client's reported location with its own, filling the
-//! [`PendingAdjustment`]. [`ServerCharacter::flush`], called once per server
-//! frame (UE `TickFlush` → `SendClientAdjustment`, §5.1), sends at most one
-//! response per interval and clears the slot either way (§5.2).
-//!
-//! Time-discrepancy accounting and forced updates for a silent client
-//! (`000_…` §9.4–§9.5) attach to `receive_server_move` and `flush`.
+//! [`ServerCharacter::receive_server_move`] verifies each move's time stamp
+//! (§9.1–§9.2), derives and clamps its `dt` (§9.3), keeps the
+//! time-discrepancy account (§9.4), re-simulates the move with the same
+//! [`perform_movement`] the client ran (`MoveAutonomous`) plus any
+//! server-only effect, and for the newest move compares the client's
+//! reported location with its own, filling the [`PendingAdjustment`] (§4.3).
+//! [`ServerCharacter::flush`], called once per server frame (UE `TickFlush`
+//! → `SendClientAdjustment`, §5.1), sends at most one response per interval
+//! and clears the slot either way (§5.2).
+//! [`ServerCharacter::force_position_update`] moves a silent client on
+//! (§9.5).
 
 use crate::math::Vec2;
 use crate::movement::{perform_movement, CharacterState, MoveInput, MovementParams};
-use crate::net::protocol::{MoveResponse, NetworkMove, ServerMove};
+use crate::net::protocol::{AdjustmentReason, MoveResponse, NetworkMove, ServerMove};
 use crate::saved_move::dt_secs;
 use crate::time::{SimTime, TimeStamp};
 use crate::world::World;
+use rand_core::{RngCore, SeedableRng};
 
 /// Server rules. Defaults are the reference values.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -37,6 +39,33 @@ pub struct ServerConfig {
     /// `GameNetworkManager` default `MAXPOSITIONERRORSQUARED` is 3.0 cm²
     /// (≈ 1.73 cm): see [`ServerConfig::UE_ENGINE_POSITION_ERROR_CM`].
     pub max_position_error: f32,
+    /// Percent of checked moves corrected regardless of error (UE
+    /// `p.NetForceClientAdjustmentPercent`), `0.0..=100.0`.
+    pub forced_adjustment_percent: f32,
+    /// Track client time against server time (`000_…` §9.4; UE
+    /// `bMovementTimeDiscrepancyDetection`, off by default in UE, on here
+    /// because it only reports).
+    pub time_discrepancy_detection: bool,
+    /// When the client runs ahead of real time beyond the margin, shorten
+    /// its moves by the excess (UE `bMovementTimeDiscrepancyResolution`,
+    /// resolution rate 1.0).
+    pub time_discrepancy_resolution: bool,
+    /// UE `MovementTimeDiscrepancyMaxTimeMargin` = 0.25 s.
+    pub time_discrepancy_max_margin: f32,
+    /// UE `MovementTimeDiscrepancyMinTimeMargin` = −0.25 s.
+    pub time_discrepancy_min_margin: f32,
+    /// UE `MovementTimeDiscrepancyDriftAllowance` = 0.05 (5 % clock drift
+    /// tolerated).
+    pub time_discrepancy_drift_allowance: f32,
+    /// Silence after which the server moves the client on by itself, s (UE
+    /// `MAXCLIENTUPDATEINTERVAL` = 0.25, `000_…` §9.5).
+    pub max_client_update_interval: f32,
+    /// Longest total forced simulation per silence, s (UE
+    /// `MaxClientForcedUpdateDuration` = 1.0).
+    pub max_client_forced_update_duration: f32,
+    /// Apply the world's server-only push zones (the client cannot predict
+    /// them).
+    pub server_effects: bool,
 }
 
 impl ServerConfig {
@@ -53,9 +82,24 @@ impl Default for ServerConfig {
             adjustment_interval: 0.10,
             max_move_delta: 0.125,
             max_position_error: 16.0,
+            forced_adjustment_percent: 0.0,
+            time_discrepancy_detection: true,
+            time_discrepancy_resolution: false,
+            time_discrepancy_max_margin: 0.25,
+            time_discrepancy_min_margin: -0.25,
+            time_discrepancy_drift_allowance: 0.05,
+            max_client_update_interval: 0.25,
+            max_client_forced_update_duration: 1.0,
+            server_effects: false,
         }
     }
 }
+
+/// Half of UE's `MinTimeBetweenTimeStampResets` (240 s, `000_…` §9.2), ms:
+/// a time stamp this far *behind* the current one is a legitimate reset; this
+/// far *ahead* it is rejected (too far in the future, or a move from before
+/// a reset arriving late).
+pub const TIME_STAMP_RESET_WINDOW_MS: u32 = 120_000;
 
 /// The server's answer-in-waiting (UE `ServerData->PendingAdjustment`):
 /// overwritten by every checked move, read once at flush time.
@@ -67,6 +111,8 @@ pub struct PendingAdjustment {
     pub ack_good_move: bool,
     /// The server state after that move (used when correcting).
     pub state: CharacterState,
+    /// Why the client is corrected (meaningless for an Ack).
+    pub reason: AdjustmentReason,
 }
 
 /// Counters for the observer view and metrics.
@@ -74,10 +120,22 @@ pub struct PendingAdjustment {
 pub struct ServerCounters {
     /// Moves simulated.
     pub moves_simulated: u64,
-    /// Moves rejected by time stamp verification (duplicate or stale).
-    pub moves_rejected: u64,
+    /// Moves already processed (duplicates, stale, the resent old move).
+    pub moves_ignored: u64,
+    /// Moves rejected for a time stamp too far ahead.
+    pub time_stamps_rejected: u64,
+    /// Legitimate client time stamp resets recognised.
+    pub time_stamp_resets: u64,
     /// Moves whose `dt` was clamped to `max_move_delta`.
     pub moves_clamped: u64,
+    /// Moves on which the client was found ahead of real time beyond the
+    /// margin.
+    pub time_discrepancy_events: u64,
+    /// Forced position updates of a silent client.
+    pub forced_updates: u64,
+    /// Dash impulses the server applied (each must match one the client
+    /// felt: reference `004_…`).
+    pub dashes: u64,
     /// Acks sent.
     pub acks_sent: u64,
     /// Adjustments sent.
@@ -107,12 +165,30 @@ pub struct ServerCharacter {
     pending: Option<PendingAdjustment>,
     last_ack_sent: Option<SimTime>,
     last_adjustment_sent: Option<SimTime>,
+    rng: rand_pcg::Pcg32,
+    /// Server time of the last ServerMove, for time discrepancy and
+    /// forced updates.
+    last_move_at: Option<SimTime>,
+    /// Server time up to which a silent client has been moved on.
+    forced_until: Option<SimTime>,
+    /// Forced simulation done during the current silence, s.
+    forced_total: f32,
+    /// Client time ahead (+) or behind (−) server time, s (`000_…` §9.4).
+    time_discrepancy: f32,
+    /// Something since the last response explains the next correction.
+    reason_hint: Option<AdjustmentReason>,
     counters: ServerCounters,
 }
 
 impl ServerCharacter {
-    /// A character standing at `spawn` (cm) that has seen no move yet.
+    /// A character standing at `spawn` (cm) that has seen no move yet; the
+    /// forced-adjustment roll draws from seed 0.
     pub fn new(params: MovementParams, config: ServerConfig, spawn: Vec2) -> Self {
+        Self::with_seed(params, config, spawn, 0)
+    }
+
+    /// As [`ServerCharacter::new`], with the forced-adjustment PRNG seeded.
+    pub fn with_seed(params: MovementParams, config: ServerConfig, spawn: Vec2, seed: u64) -> Self {
         ServerCharacter {
             params,
             config,
@@ -122,29 +198,49 @@ impl ServerCharacter {
             pending: None,
             last_ack_sent: None,
             last_adjustment_sent: None,
+            rng: rand_pcg::Pcg32::seed_from_u64(seed ^ 0x5345_5256_4552),
+            last_move_at: None,
+            forced_until: None,
+            forced_total: 0.0,
+            time_discrepancy: 0.0,
+            reason_hint: None,
             counters: ServerCounters::default(),
         }
     }
 
-    /// Handles one packed move: old → pending → new, in time-stamp order
-    /// (`000_…` §4.1), checking the client's location only on the new one
-    /// (§4.2 step 3). Moves already processed are skipped. Returns what
-    /// each accepted move did, oldest first (for the observer view).
+    /// Handles one packed move received at server time `now`: old →
+    /// pending → new, in time-stamp order (`000_…` §4.1), checking the
+    /// client's location only on the new one (§4.2 step 3). Moves already
+    /// processed are skipped. Returns what each accepted move did, oldest
+    /// first (for the observer view).
     pub fn receive_server_move(
         &mut self,
         packet: &ServerMove,
+        now: SimTime,
         world: &World,
     ) -> Vec<ProcessedMove> {
+        let mut elapsed = match self.last_move_at {
+            Some(t) => now.secs_since(t) as f32,
+            None => 0.0,
+        };
+        self.last_move_at = Some(now);
+        if self.forced_until.take().is_some() {
+            // The client is back after a silence: whatever it says, it gets
+            // the server's state (UE `bForceClientUpdate`).
+            self.reason_hint = Some(AdjustmentReason::ForcedPositionUpdate);
+            self.forced_total = 0.0;
+            elapsed = 0.0;
+        }
         let mut out = Vec::with_capacity(3);
         for m in [packet.old_move, packet.pending_move].into_iter().flatten() {
-            if self.perform_network_move(&m, world) {
+            if self.perform_network_move(&m, &mut elapsed, world) {
                 out.push(ProcessedMove {
                     position: self.state.position,
                     client_error_from: None,
                 });
             }
         }
-        if self.perform_network_move(&packet.new_move, world) {
+        if self.perform_network_move(&packet.new_move, &mut elapsed, world) {
             let client = packet.client_location.to_vec2();
             let wrong = self.handle_client_error(packet.new_move.time_stamp, client);
             out.push(ProcessedMove {
@@ -156,65 +252,162 @@ impl ServerCharacter {
     }
 
     /// Verifies the time stamp and simulates one move (UE
-    /// `ServerMove_PerformMovement` → `MoveAutonomous`). Returns `false` if
-    /// the move was rejected.
-    fn perform_network_move(&mut self, m: &NetworkMove, world: &World) -> bool {
+    /// `ServerMove_PerformMovement` → `MoveAutonomous`). `server_elapsed` is
+    /// the server time since the previous packet (s); the first accepted
+    /// move of a packet takes it for the time-discrepancy account (an
+    /// ignored duplicate must not swallow it). Returns `false` if the move
+    /// was not simulated.
+    fn perform_network_move(
+        &mut self,
+        m: &NetworkMove,
+        server_elapsed: &mut f32,
+        world: &World,
+    ) -> bool {
         let Some(dt_ms) = self.verify_client_time_stamp(m.time_stamp) else {
-            self.counters.moves_rejected += 1;
             return false;
         };
-        let max_ms = (self.config.max_move_delta * 1000.0) as u32;
-        let clamped = dt_ms.min(max_ms);
-        if clamped < dt_ms {
+        let server_elapsed = std::mem::take(server_elapsed);
+        let max_ms = (self.config.max_move_delta * 1000.0).round() as u32;
+        let mut dt = dt_secs(u16::try_from(dt_ms.min(max_ms)).unwrap_or(u16::MAX));
+        if dt_ms > max_ms {
             self.counters.moves_clamped += 1;
+            self.reason_hint
+                .get_or_insert(AdjustmentReason::DeltaClamped);
+        }
+        if self.config.time_discrepancy_detection {
+            dt = self.account_time_discrepancy(dt, server_elapsed);
         }
         self.current_time_stamp = Some(m.time_stamp);
         self.last_input = m.input;
-        let dt_ms = u16::try_from(clamped).unwrap_or(u16::MAX);
-        perform_movement(
-            &mut self.state,
-            &m.input,
-            dt_secs(dt_ms),
-            &self.params,
-            world,
-        );
+        self.simulate(&m.input, dt, world);
         self.counters.moves_simulated += 1;
         true
     }
 
-    /// UE `VerifyClientTimeStamp` + `GetServerMoveDeltaTime`: a move is
-    /// accepted only if its time stamp is later than the last one processed
-    /// (wrapping comparison); its `dt` is the difference, in ms. The first
-    /// move's `dt` is its time stamp (client time starts at 0).
-    fn verify_client_time_stamp(&self, ts: TimeStamp) -> Option<u32> {
-        match self.current_time_stamp {
-            None => Some(ts.0),
-            Some(current) if ts.is_after(current) => Some(ts.diff(current) as u32),
-            Some(_) => None,
+    /// `perform_movement` plus the server-only effects the client cannot
+    /// predict.
+    fn simulate(&mut self, input: &MoveInput, dt: f32, world: &World) {
+        let events = perform_movement(&mut self.state, input, dt, &self.params, world);
+        self.counters.dashes += u64::from(events.dashed);
+        if self.config.server_effects {
+            world.apply_push_zones(&mut self.state, dt);
         }
+    }
+
+    /// UE `VerifyClientTimeStamp` + `GetServerMoveDeltaTime` (`000_…` §9.1–
+    /// §9.2): a move is accepted if its time stamp is later than the last one
+    /// processed (wrapping comparison) by at most
+    /// [`TIME_STAMP_RESET_WINDOW_MS`]; its `dt` is the difference, in ms. A
+    /// time stamp more than that window *behind* is the client's 240 s reset:
+    /// accepted, `dt` = the new time stamp. The first move's `dt` is its time
+    /// stamp (client time starts at 0).
+    fn verify_client_time_stamp(&mut self, ts: TimeStamp) -> Option<u32> {
+        let Some(current) = self.current_time_stamp else {
+            return Some(ts.0);
+        };
+        let diff = ts.diff(current);
+        if diff > 0 && diff.unsigned_abs() <= TIME_STAMP_RESET_WINDOW_MS {
+            Some(diff.unsigned_abs())
+        } else if diff < 0 && diff.unsigned_abs() > TIME_STAMP_RESET_WINDOW_MS {
+            self.counters.time_stamp_resets += 1;
+            Some(ts.0)
+        } else if diff > 0 {
+            self.counters.time_stamps_rejected += 1;
+            self.reason_hint
+                .get_or_insert(AdjustmentReason::TimeStampRejected);
+            None
+        } else {
+            self.counters.moves_ignored += 1;
+            None
+        }
+    }
+
+    /// `000_…` §9.4: accumulates client time minus server time (with UE's
+    /// drift allowance), floors it at the min margin, and when it exceeds
+    /// the max margin reports an event and — with resolution on — takes the
+    /// excess out of this move. Returns the `dt` to simulate, s.
+    fn account_time_discrepancy(&mut self, dt: f32, server_elapsed: f32) -> f32 {
+        let c = self.config;
+        let allowed = server_elapsed * (1.0 + c.time_discrepancy_drift_allowance);
+        self.time_discrepancy =
+            (self.time_discrepancy + dt - allowed).max(c.time_discrepancy_min_margin);
+        let excess = self.time_discrepancy - c.time_discrepancy_max_margin;
+        if excess <= 0.0 {
+            return dt;
+        }
+        self.counters.time_discrepancy_events += 1;
+        if !c.time_discrepancy_resolution {
+            return dt;
+        }
+        self.reason_hint
+            .get_or_insert(AdjustmentReason::TimeDiscrepancy);
+        self.time_discrepancy = c.time_discrepancy_max_margin;
+        (dt - excess).max(0.0)
     }
 
     /// UE `ServerMoveHandleClientError` (`000_…` §4.3): fills the pending
     /// slot with an Ack, or with an Adjustment when the client's location
-    /// is off by more than `max_position_error`. Returns `true` for an
-    /// Adjustment.
+    /// is off by more than `max_position_error`, when the forced-adjustment
+    /// roll says so, or after a forced position update. Returns `true` for
+    /// an Adjustment.
     fn handle_client_error(&mut self, ts: TimeStamp, client_location: Vec2) -> bool {
         let err_sq = (self.state.position - client_location).length_squared();
         let limit = self.config.max_position_error;
-        let wrong = err_sq.is_nan() || err_sq > limit * limit;
+        let forced = self.config.forced_adjustment_percent > 0.0
+            && f64::from(self.rng.next_u32()) / 4_294_967_296.0 * 100.0
+                < f64::from(self.config.forced_adjustment_percent);
+        let hint = self.reason_hint.take();
+        let reason = if hint == Some(AdjustmentReason::ForcedPositionUpdate) {
+            Some(AdjustmentReason::ForcedPositionUpdate)
+        } else if err_sq.is_nan() || err_sq > limit * limit {
+            Some(hint.unwrap_or(AdjustmentReason::PositionError))
+        } else if forced {
+            Some(AdjustmentReason::Forced)
+        } else {
+            None
+        };
         self.pending = Some(PendingAdjustment {
             time_stamp: ts,
-            ack_good_move: !wrong,
+            ack_good_move: reason.is_none(),
             state: self.state,
+            reason: reason.unwrap_or(AdjustmentReason::PositionError),
         });
-        wrong
+        reason.is_some()
+    }
+
+    /// UE `ForcePositionUpdate` (`000_…` §9.5): if no ServerMove has arrived
+    /// for `max_client_update_interval`, simulate the client's last input up
+    /// to `now` — at most `max_client_forced_update_duration` in total per
+    /// silence — and make its next checked move an Adjustment. Returns
+    /// `true` if it moved the character.
+    pub fn force_position_update(&mut self, now: SimTime, world: &World) -> bool {
+        let Some(last) = self.last_move_at else {
+            return false;
+        };
+        if now.secs_since(last) < f64::from(self.config.max_client_update_interval) {
+            return false;
+        }
+        let from = self.forced_until.unwrap_or(last);
+        let budget = self.config.max_client_forced_update_duration - self.forced_total;
+        let dt = (now.secs_since(from) as f32)
+            .min(budget)
+            .min(self.config.max_move_delta);
+        self.forced_until = Some(now);
+        if dt <= 0.0 {
+            return false;
+        }
+        self.forced_total += dt;
+        let input = self.last_input;
+        self.simulate(&input, dt, world);
+        self.counters.forced_updates += 1;
+        true
     }
 
     /// UE `SendClientAdjustment` (`000_…` §5.2): at most one response per
     /// flush; an Ack only if more than `ack_interval` has passed since the
-    /// last Ack, an Adjustment only if more than `adjustment_interval` since the
-    /// last Adjustment. The pending slot is cleared whether or not anything
-    /// was sent: the next move is judged afresh.
+    /// last Ack, an Adjustment only if more than `adjustment_interval` since
+    /// the last Adjustment. The pending slot is cleared whether or not
+    /// anything was sent: the next move is judged afresh.
     pub fn flush(&mut self, now: SimTime) -> Option<MoveResponse> {
         let pending = self.pending.take()?;
         let (last, interval) = if pending.ack_good_move {
@@ -241,11 +434,12 @@ impl ServerCharacter {
             Some(MoveResponse::Adjustment {
                 time_stamp: pending.time_stamp,
                 state: pending.state,
+                reason: pending.reason,
             })
         }
     }
 
-    /// Changes the rules (ack interval slider) without touching state.
+    /// Changes the rules (the page's server controls) without touching state.
     pub fn set_config(&mut self, config: ServerConfig) {
         self.config = config;
     }
@@ -265,10 +459,15 @@ impl ServerCharacter {
         self.current_time_stamp
     }
 
-    /// The input of the last move simulated (what a forced update would
-    /// continue with).
+    /// The input of the last move simulated (what a forced update
+    /// continues with).
     pub fn last_input(&self) -> MoveInput {
         self.last_input
+    }
+
+    /// Client time minus server time so far, s (`000_…` §9.4).
+    pub fn time_discrepancy(&self) -> f32 {
+        self.time_discrepancy
     }
 
     /// Counters so far.
@@ -294,6 +493,13 @@ mod tests {
         }
     }
 
+    /// Delivers a packet at server time = its time stamp (a client running
+    /// exactly in real time).
+    fn recv(s: &mut ServerCharacter, p: &ServerMove, w: &World) -> Vec<ProcessedMove> {
+        let now = SimTime::from_millis(u64::from(p.new_move.time_stamp.0));
+        s.receive_server_move(p, now, w)
+    }
+
     fn server() -> (ServerCharacter, World) {
         let w = World::arena();
         (
@@ -305,14 +511,22 @@ mod tests {
     #[test]
     fn error_threshold_is_16_cm() {
         let (mut s, w) = server();
-        s.receive_server_move(&packet(16, Vec2::ZERO, w.spawn + Vec2::new(15.99, 0.0)), &w);
+        recv(
+            &mut s,
+            &packet(16, Vec2::ZERO, w.spawn + Vec2::new(15.99, 0.0)),
+            &w,
+        );
         assert_eq!(
             s.flush(SimTime::ZERO),
             Some(MoveResponse::Ack {
                 time_stamp: TimeStamp(16)
             })
         );
-        s.receive_server_move(&packet(33, Vec2::ZERO, w.spawn + Vec2::new(16.01, 0.0)), &w);
+        recv(
+            &mut s,
+            &packet(33, Vec2::ZERO, w.spawn + Vec2::new(16.01, 0.0)),
+            &w,
+        );
         assert!(matches!(
             s.flush(SimTime::from_millis(1)),
             Some(MoveResponse::Adjustment {
@@ -327,7 +541,7 @@ mod tests {
         let (mut s, w) = server();
         let mut sent = Vec::new();
         for i in 1..=30u32 {
-            s.receive_server_move(&packet(i * 10, Vec2::ZERO, w.spawn), &w);
+            recv(&mut s, &packet(i * 10, Vec2::ZERO, w.spawn), &w);
             if let Some(r) = s.flush(SimTime::from_millis(u64::from(i) * 10)) {
                 sent.push(r);
             }
@@ -349,21 +563,18 @@ mod tests {
     fn duplicates_and_stale_moves_are_ignored_and_dt_is_clamped_to_125_ms() {
         let (mut s, w) = server();
         let fwd = Vec2::new(1.0, 0.0);
-        assert_eq!(
-            s.receive_server_move(&packet(16, fwd, w.spawn), &w).len(),
-            1
-        );
+        assert_eq!(recv(&mut s, &packet(16, fwd, w.spawn), &w).len(), 1);
         let after_first = *s.state();
         assert!(s
-            .receive_server_move(&packet(16, fwd, w.spawn), &w)
+            .receive_server_move(&packet(16, fwd, w.spawn), SimTime::ZERO, &w)
             .is_empty());
         assert!(s
-            .receive_server_move(&packet(10, fwd, w.spawn), &w)
+            .receive_server_move(&packet(10, fwd, w.spawn), SimTime::ZERO, &w)
             .is_empty());
         assert_eq!(*s.state(), after_first);
-        assert_eq!(s.counters().moves_rejected, 2);
+        assert_eq!(s.counters().moves_ignored, 2);
         // A 10 s "move" simulates 0.125 s.
-        s.receive_server_move(&packet(10_016, fwd, w.spawn), &w);
+        recv(&mut s, &packet(10_016, fwd, w.spawn), &w);
         assert_eq!(s.counters().moves_clamped, 1);
         let mut expect = after_first;
         perform_movement(

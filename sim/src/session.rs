@@ -25,7 +25,7 @@ impl LocalSession {
     /// applied before the first move.
     pub fn new(seed: u64, settings: NetSettings) -> LocalSession {
         let mut s = LocalSession {
-            endpoint: ClientEndpoint::new(),
+            endpoint: ClientEndpoint::with_seed(seed),
             host: ServerHost::new(seed, SimTime::ZERO),
             now: SimTime::ZERO,
         };
@@ -53,6 +53,16 @@ impl LocalSession {
     pub fn step_bot(&mut self, bot: &mut Bot, dt: f64) {
         let (dir, dash) = bot.input(self.endpoint.client().state().position, dt as f32);
         self.step(dt, dir, dash);
+    }
+
+    /// Changes the server rules mid-run.
+    pub fn set_server_rules(&mut self, rules: crate::net::protocol::ServerRules) {
+        self.endpoint.set_server_rules(rules);
+    }
+
+    /// Changes the client's switches mid-run.
+    pub fn set_client_config(&mut self, config: crate::client::ClientConfig) {
+        self.endpoint.set_client_config(config);
     }
 
     /// Changes the network settings mid-run (like dragging a slider).

@@ -34,6 +34,26 @@ impl Wall {
     }
 }
 
+/// A server-only effect: inside the box, a constant acceleration (a
+/// conveyor, wind, a knockback field). The client draws it but cannot
+/// predict it — an honest source of corrections (issue #3).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct PushZone {
+    /// Top-left corner, cm.
+    pub min: Vec2,
+    /// Bottom-right corner, cm.
+    pub max: Vec2,
+    /// Acceleration applied to a character whose centre is inside, cm/s².
+    pub acceleration: Vec2,
+}
+
+impl PushZone {
+    /// `true` when `p` lies inside the zone.
+    pub fn contains(&self, p: Vec2) -> bool {
+        p.x >= self.min.x && p.x <= self.max.x && p.y >= self.min.y && p.y <= self.max.y
+    }
+}
+
 /// The static world both sides simulate against.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct World {
@@ -43,6 +63,9 @@ pub struct World {
     pub walls: Vec<Wall>,
     /// Where characters spawn, cm.
     pub spawn: Vec2,
+    /// Server-only push zones (applied only when the server's
+    /// `server_effects` rule is on).
+    pub push_zones: Vec<PushZone>,
 }
 
 /// Thickness of the boundary walls, cm.
@@ -79,6 +102,29 @@ impl World {
             size,
             walls,
             spawn: Vec2::new(400.0, 750.0),
+            // Across the bot's path down the right-hand corridor: a wind
+            // pushing left at 1500 cm/s² (¾ of the walk acceleration).
+            push_zones: vec![PushZone {
+                min: Vec2::new(1950.0, 420.0),
+                max: Vec2::new(2360.0, 620.0),
+                acceleration: Vec2::new(-1500.0, 0.0),
+            }],
+        }
+    }
+
+    /// Applies every push zone containing the character for `dt` s, then
+    /// resolves walls again. Server side only.
+    pub fn apply_push_zones(&self, state: &mut crate::CharacterState, dt: f32) {
+        let mut pushed = false;
+        for z in &self.push_zones {
+            if z.contains(state.position) {
+                state.velocity += z.acceleration * dt;
+                state.position += z.acceleration * (dt * dt);
+                pushed = true;
+            }
+        }
+        if pushed {
+            self.resolve_collisions(&mut state.position, &mut state.velocity, 34.0);
         }
     }
 

@@ -5,18 +5,18 @@
 
 use sim::{LocalSession, NetSettings};
 
-/// Seed 3, RTT 150 ms, jitter 20 ms, 10 % loss, 20 s of bot at 60 Hz.
+/// Seed 3, RTT 150 ms, jitter 20 ms, 10 % loss, default rules, 20 s of bot
+/// at 60 Hz.
 pub const GOLDEN_SETTINGS: NetSettings = NetSettings {
     rtt_ms: 150,
     jitter_ms: 20,
     loss_percent: 10,
-    ack_interval_ms: 100,
 };
 
 #[test]
 fn golden_run_hash_is_pinned() {
     let m = LocalSession::run_bot(3, GOLDEN_SETTINGS, 1200);
     // Also pinned in e2e/playground.test.mjs (the wasm side).
-    assert_eq!(format!("{:016x}", m.state_hash), "c188142359efab29");
-    assert_eq!((m.adjustments, m.replayed_moves, m.acks), (8, 80, 161));
+    assert_eq!(format!("{:016x}", m.state_hash), "b7d479f94d51ad79");
+    assert_eq!((m.adjustments, m.replayed_moves, m.acks), (2, 20, 160));
 }

@@ -9,7 +9,10 @@ use crate::dom::Dom;
 use crate::net::{LinkState, Transport};
 use crate::render::{self, Frame};
 use macroquad::prelude::*;
-use sim::{Bot, ClientEndpoint, NetSettings, SimTime, SmoothingMode, Vec2 as SimVec2};
+use sim::{
+    Bot, ClientConfig, ClientEndpoint, NetSettings, ServerRules, SimTime, SmoothingMode,
+    Vec2 as SimVec2,
+};
 
 /// How often the DOM metrics are rewritten, ms.
 const METRICS_EVERY_MS: u64 = 100;
@@ -39,6 +42,8 @@ struct App {
     bot: Bot,
     bot_driving: bool,
     settings: NetSettings,
+    rules: ServerRules,
+    client_config: ClientConfig,
     smoothing: SmoothingMode,
     banner: String,
     next_metrics: SimTime,
@@ -56,6 +61,8 @@ impl App {
             bot: Bot::new(),
             bot_driving: true,
             settings: dom.net_settings(),
+            rules: dom.server_rules(),
+            client_config: dom.client_config(),
             smoothing: dom.smoothing(),
             banner: String::new(),
             next_metrics: SimTime::ZERO,
@@ -69,8 +76,10 @@ impl App {
 
     /// A fresh client end with the current controls applied.
     fn start_endpoint(&mut self) {
-        self.endpoint = ClientEndpoint::new();
+        self.endpoint = ClientEndpoint::with_seed(local_seed());
         self.endpoint.set_net_settings(self.settings);
+        self.endpoint.set_server_rules(self.rules);
+        self.endpoint.set_client_config(self.client_config);
         self.endpoint.set_smoothing(self.smoothing);
         self.bot = Bot::new();
     }
@@ -119,6 +128,8 @@ impl App {
             bot_driving: self.bot_driving,
             input: dir,
             banner: &self.banner,
+            push_zones: self.rules.server_effects,
+            threshold_cm: f32::from(self.rules.max_position_error_tenth_cm) / 10.0,
         });
         if t >= self.next_metrics {
             self.next_metrics = t.plus_millis(METRICS_EVERY_MS);
@@ -159,6 +170,16 @@ impl App {
         if s != self.settings {
             self.settings = s;
             self.endpoint.set_net_settings(s);
+        }
+        let r = self.dom.server_rules();
+        if r != self.rules {
+            self.rules = r;
+            self.endpoint.set_server_rules(r);
+        }
+        let c = self.dom.client_config();
+        if c != self.client_config {
+            self.client_config = c;
+            self.endpoint.set_client_config(c);
         }
         let m = self.dom.smoothing();
         if m != self.smoothing {

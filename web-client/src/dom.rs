@@ -3,7 +3,7 @@
 //! slider drag applies live without event plumbing; buttons count clicks.
 
 use sim::metrics::Metrics;
-use sim::{NetSettings, SmoothingMode};
+use sim::{ClientConfig, NetSettings, ServerRules, SmoothingMode};
 use std::cell::Cell;
 use std::rc::Rc;
 use wasm_bindgen::closure::Closure;
@@ -18,13 +18,24 @@ pub struct Dom {
     jitter: Option<HtmlInputElement>,
     ack_interval: Option<HtmlInputElement>,
     smoothing: Option<HtmlSelectElement>,
+    adjustment_interval: Option<HtmlInputElement>,
+    error_threshold: Option<HtmlInputElement>,
+    send_rate: Option<HtmlInputElement>,
+    forced_adjustment: Option<HtmlInputElement>,
+    forced_move_loss: Option<HtmlInputElement>,
+    combining: Option<HtmlInputElement>,
+    old_moves: Option<HtmlInputElement>,
+    push_zones: Option<HtmlInputElement>,
+    speed_buff: Option<HtmlInputElement>,
+    dash_bug: Option<HtmlInputElement>,
+    td_resolution: Option<HtmlInputElement>,
     bot_clicks: Rc<Cell<u32>>,
     clear_clicks: Rc<Cell<u32>>,
     metrics: Vec<(&'static str, Option<Element>)>,
 }
 
 /// Names of the `data-metric` read-outs, as tests read them.
-const METRIC_NAMES: [&str; 11] = [
+const METRIC_NAMES: [&str; 15] = [
     "rtt-ms",
     "moves-sent",
     "acks",
@@ -36,6 +47,10 @@ const METRIC_NAMES: [&str; 11] = [
     "pos-error-cm",
     "state-hash",
     "smoothing",
+    "combined-moves",
+    "dual-moves",
+    "old-moves",
+    "time-discrepancy",
 ];
 
 impl Dom {
@@ -67,6 +82,17 @@ impl Dom {
             loss: input("loss"),
             jitter: input("jitter"),
             ack_interval: input("ack-interval"),
+            adjustment_interval: input("adjustment-interval"),
+            error_threshold: input("error-threshold"),
+            send_rate: input("send-rate"),
+            forced_adjustment: input("forced-adjustment"),
+            forced_move_loss: input("forced-move-loss"),
+            combining: input("combining"),
+            old_moves: input("old-moves"),
+            push_zones: input("push-zones"),
+            speed_buff: input("speed-buff"),
+            dash_bug: input("dash-bug"),
+            td_resolution: input("td-resolution"),
             smoothing: doc
                 .get_element_by_id("smoothing")
                 .and_then(|e| e.dyn_into::<HtmlSelectElement>().ok()),
@@ -80,19 +106,48 @@ impl Dom {
     /// The network settings the sliders show now. Values are clamped to
     /// the slider ranges, whatever the DOM says.
     pub fn net_settings(&self) -> NetSettings {
-        let read = |e: &Option<HtmlInputElement>, default: f64, max: f64| {
-            e.as_ref()
-                .map(|e| e.value_as_number())
-                .filter(|v| v.is_finite())
-                .unwrap_or(default)
-                .clamp(0.0, max)
-        };
         let d = NetSettings::default();
         NetSettings {
-            rtt_ms: read(&self.rtt, d.rtt_ms.into(), 1000.0) as u16,
-            jitter_ms: read(&self.jitter, d.jitter_ms.into(), 100.0) as u16,
-            loss_percent: read(&self.loss, d.loss_percent.into(), 50.0) as u8,
-            ack_interval_ms: read(&self.ack_interval, d.ack_interval_ms.into(), 1000.0) as u16,
+            rtt_ms: number(&self.rtt, d.rtt_ms.into(), 0.0, 1000.0) as u16,
+            jitter_ms: number(&self.jitter, d.jitter_ms.into(), 0.0, 100.0) as u16,
+            loss_percent: number(&self.loss, d.loss_percent.into(), 0.0, 50.0) as u8,
+        }
+    }
+
+    /// The server rules the controls show now (clamped to their ranges).
+    pub fn server_rules(&self) -> ServerRules {
+        let d = ServerRules::default();
+        ServerRules {
+            ack_interval_ms: number(&self.ack_interval, d.ack_interval_ms.into(), 0.0, 1000.0)
+                as u16,
+            adjustment_interval_ms: number(
+                &self.adjustment_interval,
+                d.adjustment_interval_ms.into(),
+                0.0,
+                1000.0,
+            ) as u16,
+            max_position_error_tenth_cm: (number(&self.error_threshold, 16.0, 0.1, 100.0) * 10.0)
+                .round() as u16,
+            forced_adjustment_percent: number(&self.forced_adjustment, 0.0, 0.0, 100.0) as u8,
+            server_effects: checked(&self.push_zones, d.server_effects),
+            time_discrepancy_resolution: checked(
+                &self.td_resolution,
+                d.time_discrepancy_resolution,
+            ),
+        }
+    }
+
+    /// The client switches the controls show now.
+    pub fn client_config(&self) -> ClientConfig {
+        let d = ClientConfig::default();
+        let hz = number(&self.send_rate, (1.0 / d.send_interval).into(), 5.0, 120.0);
+        ClientConfig {
+            combine_moves: checked(&self.combining, d.combine_moves),
+            send_interval: (1.0 / hz) as f32,
+            old_move_redundancy: checked(&self.old_moves, d.old_move_redundancy),
+            forced_move_loss_percent: number(&self.forced_move_loss, 0.0, 0.0, 100.0) as f32,
+            speed_buff: checked(&self.speed_buff, d.speed_buff),
+            dash_outside_saved_move: checked(&self.dash_bug, d.dash_outside_saved_move),
         }
     }
 
@@ -130,6 +185,10 @@ impl Dom {
                 "pos-error-cm" => m.pos_error_cm.map_or("–".into(), |e| format!("{e:.1}")),
                 "state-hash" => format!("{:016x}", m.state_hash),
                 "smoothing" => smoothing.name().to_string(),
+                "combined-moves" => m.combined_moves.to_string(),
+                "dual-moves" => m.dual_moves.to_string(),
+                "old-moves" => m.old_moves_resent.to_string(),
+                "time-discrepancy" => m.time_discrepancy_events.to_string(),
                 _ => continue,
             };
             if el.text_content().as_deref() != Some(text.as_str()) {
@@ -165,6 +224,21 @@ impl Dom {
             }));
         }
     }
+}
+
+/// A number input's value clamped to `min..=max` (`default` if absent or
+/// not a number).
+fn number(e: &Option<HtmlInputElement>, default: f64, min: f64, max: f64) -> f64 {
+    e.as_ref()
+        .map(|e| e.value_as_number())
+        .filter(|v| v.is_finite())
+        .unwrap_or(default)
+        .clamp(min, max)
+}
+
+/// A checkbox's state (`default` if absent).
+fn checked(e: &Option<HtmlInputElement>, default: bool) -> bool {
+    e.as_ref().map_or(default, |e| e.checked())
 }
 
 fn count_clicks(doc: &Document, id: &str, counter: &Rc<Cell<u32>>) {

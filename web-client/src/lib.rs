@@ -67,14 +67,12 @@ pub fn headless_run(
     rtt_ms: u16,
     jitter_ms: u16,
     loss_percent: u8,
-    ack_interval_ms: u16,
     frames: u32,
 ) -> String {
     let settings = sim::NetSettings {
         rtt_ms: rtt_ms.min(1000),
         jitter_ms: jitter_ms.min(100),
         loss_percent: loss_percent.min(50),
-        ack_interval_ms: ack_interval_ms.min(1000),
     };
     let m = sim::LocalSession::run_bot(u64::from(seed), settings, frames);
     format!(

@@ -33,6 +33,10 @@ pub struct Frame<'a> {
     pub input: SimVec2,
     /// A line for the Predicted panel's corner (connection / mode).
     pub banner: &'a str,
+    /// Server-only push zones are on (drawn in every panel).
+    pub push_zones: bool,
+    /// The server's error threshold, cm (labels redundant corrections).
+    pub threshold_cm: f32,
 }
 
 #[derive(Clone, Copy)]
@@ -256,6 +260,23 @@ fn chrome(r: RectF, u: f32, l: &Labels) -> RectF {
     }
 }
 
+/// Server-only push zones, translucent, with their direction.
+fn draw_push_zones(v: &View, world: &World, on: bool, u: f32) {
+    if !on {
+        return;
+    }
+    for z in &world.push_zones {
+        v.rect(z.min, z.max, Color::new(0.55, 0.35, 1.0, 0.14));
+        let c = (z.min + z.max) * 0.5;
+        v.line(
+            c,
+            c + z.acceleration.safe_normal() * 80.0,
+            2.0 * u,
+            Color::new(0.75, 0.6, 1.0, 0.8),
+        );
+    }
+}
+
 fn draw_floor(v: &View, world: &World) {
     // 1 m grid.
     let step = 100.0;
@@ -336,6 +357,7 @@ fn predicted_panel(f: &Frame, r: RectF, u: f32) {
     let world = ep.world();
     let v = View::fit(area, SimVec2::ZERO, world.size);
     draw_floor(&v, world);
+    draw_push_zones(&v, world, f.push_zones, u);
     let trail = ep.predicted_trail();
     draw_trail(&v, trail.iter(), trail.len(), CYAN, 2.0 * u);
     // Unacknowledged SavedMoves: a tick at each move's end position.
@@ -370,8 +392,11 @@ fn predicted_panel(f: &Frame, r: RectF, u: f32) {
 
 fn authoritative_panel(f: &Frame, r: RectF, u: f32) {
     let ep = f.endpoint;
-    let [moves, acks, adjustments] = ep.server_totals();
-    let footer = format!("server: moves {moves} · acks {acks} · adjustments {adjustments}");
+    let t = ep.server_totals();
+    let footer = format!(
+        "moves {} · acks {} · adj {} · ignored {} · forced upd {}",
+        t.moves, t.acks, t.adjustments, t.ignored, t.forced_updates
+    );
     let area = chrome(
         r,
         u,
@@ -391,6 +416,7 @@ fn authoritative_panel(f: &Frame, r: RectF, u: f32) {
     let world = ep.world();
     let v = View::fit(area, SimVec2::ZERO, world.size);
     draw_floor(&v, world);
+    draw_push_zones(&v, world, f.push_zones, u);
     let trail = ep.server_trail();
     draw_trail(&v, trail.iter(), trail.len(), ORANGE, 2.0 * u);
     // Every simulated move leaves a dot: gaps are lost moves.
@@ -423,13 +449,13 @@ fn replayed_panel(f: &Frame, r: RectF, u: f32) {
     let ep = f.endpoint;
     let corrections = ep.client().corrections();
     let counters = ep.client().counters();
-    let threshold = sim::ServerConfig::default().max_position_error;
+    let threshold = f.threshold_cm;
     let (subtitle, footer) = match corrections.back() {
         Some(c) => (
             format!(
-                "adjustment #{} · ts {:.3} s · {} moves replayed",
+                "#{} · {} · {} moves replayed",
                 counters.adjustments,
-                f64::from(c.time_stamp.0) / 1000.0,
+                c.reason.label(),
                 c.moves_replayed
             ),
             format!(

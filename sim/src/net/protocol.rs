@@ -70,6 +70,37 @@ pub struct ServerMove {
     pub client_location: NetPosition,
 }
 
+/// Why the server corrected the client, shown by the Replayed panel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum AdjustmentReason {
+    /// The reported location was off by more than the threshold (16 cm).
+    PositionError,
+    /// `p.NetForceClientAdjustmentPercent` picked this move.
+    Forced,
+    /// The client went silent and the server moved it on (`000_…` §9.5).
+    ForcedPositionUpdate,
+    /// A move was rejected for its time stamp (too far ahead).
+    TimeStampRejected,
+    /// A move's `dt` was clamped to 0.125 s (`000_…` §9.3).
+    DeltaClamped,
+    /// The client ran ahead of real time and the excess was cut (§9.4).
+    TimeDiscrepancy,
+}
+
+impl AdjustmentReason {
+    /// A short label for people.
+    pub fn label(self) -> &'static str {
+        match self {
+            AdjustmentReason::PositionError => "error above threshold",
+            AdjustmentReason::Forced => "forced (NetForceClientAdjustmentPercent)",
+            AdjustmentReason::ForcedPositionUpdate => "forced position update",
+            AdjustmentReason::TimeStampRejected => "time stamp rejected",
+            AdjustmentReason::DeltaClamped => "delta clamped to 0.125 s",
+            AdjustmentReason::TimeDiscrepancy => "time discrepancy",
+        }
+    }
+}
+
 /// The server's verdict on the newest move it checked (UE
 /// `FClientAdjustment` sent by `ServerSendMoveResponse`, `000_…` §5.3).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -87,11 +118,13 @@ pub enum MoveResponse {
         /// The authoritative state, full precision so a replay from it is
         /// bit-identical to the server's own simulation.
         state: CharacterState,
+        /// Why.
+        reason: AdjustmentReason,
     },
 }
 
-/// Network settings the page's sliders control, applied by the host to its
-/// link conditioner and server.
+/// Link settings the page's sliders control, applied by the host to its
+/// link conditioner.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct NetSettings {
     /// Round-trip latency added, ms, `0..=1000`; each direction gets half.
@@ -100,20 +133,48 @@ pub struct NetSettings {
     pub jitter_ms: u16,
     /// Packet loss in each direction, percent, `0..=50`.
     pub loss_percent: u8,
-    /// Minimum time between two Acks and between two Adjustments, ms,
-    /// `0..=1000` (UE `NetworkMinTimeBetweenClientAckGoodMoves` /
-    /// `NetworkMinTimeBetweenClientAdjustments`, 0.10 s, `000_…` §5.2).
-    pub ack_interval_ms: u16,
 }
 
 impl Default for NetSettings {
-    /// RTT 100 ms, no jitter, no loss, 100 ms ack interval (issue #2).
+    /// RTT 100 ms, no jitter, no loss (issue #2).
     fn default() -> Self {
         NetSettings {
             rtt_ms: 100,
             jitter_ms: 0,
             loss_percent: 0,
+        }
+    }
+}
+
+/// The server's rules the page's controls change (see
+/// [`crate::ServerConfig`] for each rule's source).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ServerRules {
+    /// Minimum time between two Acks, ms, `0..=1000` (UE
+    /// `NetworkMinTimeBetweenClientAckGoodMoves`, 100).
+    pub ack_interval_ms: u16,
+    /// Minimum time between two Adjustments, ms, `0..=1000` (UE
+    /// `NetworkMinTimeBetweenClientAdjustments`, 100).
+    pub adjustment_interval_ms: u16,
+    /// Position error threshold, tenths of a cm, `1..=1000` (160 = 16 cm).
+    pub max_position_error_tenth_cm: u16,
+    /// Percent of checked moves corrected anyway, `0..=100`.
+    pub forced_adjustment_percent: u8,
+    /// Server-only push zones on.
+    pub server_effects: bool,
+    /// Cut the excess when the client runs ahead of real time.
+    pub time_discrepancy_resolution: bool,
+}
+
+impl Default for ServerRules {
+    fn default() -> Self {
+        ServerRules {
             ack_interval_ms: 100,
+            adjustment_interval_ms: 100,
+            max_position_error_tenth_cm: 160,
+            forced_adjustment_percent: 0,
+            server_effects: false,
+            time_discrepancy_resolution: false,
         }
     }
 }
@@ -132,28 +193,69 @@ pub struct SettingsError {
     pub max: u32,
 }
 
+fn check(name: &'static str, value: u32, min: u32, max: u32) -> Result<(), SettingsError> {
+    if (min..=max).contains(&value) {
+        Ok(())
+    } else {
+        Err(SettingsError {
+            name,
+            value,
+            min,
+            max,
+        })
+    }
+}
+
 impl NetSettings {
     /// Checks every field against its slider range.
     ///
     /// # Errors
     /// [`SettingsError`] naming the first field out of range.
     pub fn validate(&self) -> Result<(), SettingsError> {
-        let check = |name, value: u32, max| {
-            if value > max {
-                Err(SettingsError {
-                    name,
-                    value,
-                    min: 0,
-                    max,
-                })
-            } else {
-                Ok(())
-            }
-        };
-        check("rtt_ms", self.rtt_ms.into(), 1000)?;
-        check("jitter_ms", self.jitter_ms.into(), 100)?;
-        check("loss_percent", self.loss_percent.into(), 50)?;
-        check("ack_interval_ms", self.ack_interval_ms.into(), 1000)
+        check("rtt_ms", self.rtt_ms.into(), 0, 1000)?;
+        check("jitter_ms", self.jitter_ms.into(), 0, 100)?;
+        check("loss_percent", self.loss_percent.into(), 0, 50)
+    }
+}
+
+impl ServerRules {
+    /// Checks every field against its control's range.
+    ///
+    /// # Errors
+    /// [`SettingsError`] naming the first field out of range.
+    pub fn validate(&self) -> Result<(), SettingsError> {
+        check("ack_interval_ms", self.ack_interval_ms.into(), 0, 1000)?;
+        check(
+            "adjustment_interval_ms",
+            self.adjustment_interval_ms.into(),
+            0,
+            1000,
+        )?;
+        check(
+            "max_position_error_tenth_cm",
+            self.max_position_error_tenth_cm.into(),
+            1,
+            1000,
+        )?;
+        check(
+            "forced_adjustment_percent",
+            self.forced_adjustment_percent.into(),
+            0,
+            100,
+        )
+    }
+
+    /// These rules applied over `base`.
+    pub fn apply_to(&self, base: crate::ServerConfig) -> crate::ServerConfig {
+        crate::ServerConfig {
+            ack_interval: f32::from(self.ack_interval_ms) / 1000.0,
+            adjustment_interval: f32::from(self.adjustment_interval_ms) / 1000.0,
+            max_position_error: f32::from(self.max_position_error_tenth_cm) / 10.0,
+            forced_adjustment_percent: f32::from(self.forced_adjustment_percent),
+            server_effects: self.server_effects,
+            time_discrepancy_resolution: self.time_discrepancy_resolution,
+            ..base
+        }
     }
 }
 
@@ -164,8 +266,11 @@ pub enum ClientMsg {
     Hello,
     /// Moves to re-simulate.
     ServerMove(ServerMove),
-    /// New slider values; applied at once (control channel, not delayed).
+    /// New link slider values; applied at once (control channel, not
+    /// delayed).
     SetNetSettings(NetSettings),
+    /// New server rules; applied at once.
+    SetServerRules(ServerRules),
     /// RTT probe; answered with a [`ServerMsg::Pong`] carrying the same id.
     /// Travels through the link conditioner like moves do.
     Ping {
@@ -210,8 +315,29 @@ pub struct ObserverSnapshot {
     pub moves: Vec<ObservedMove>,
     /// The other characters' authoritative positions, cm.
     pub others: Vec<Vec2>,
-    /// Totals so far: moves received, acks sent, adjustments sent.
-    pub totals: [u32; 3],
+    /// The server's counters so far.
+    pub totals: ServerTotals,
+}
+
+/// Server counters streamed to the page (saturating at `u32::MAX`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct ServerTotals {
+    /// Moves simulated.
+    pub moves: u32,
+    /// Acks sent.
+    pub acks: u32,
+    /// Adjustments sent.
+    pub adjustments: u32,
+    /// Moves ignored as already processed (duplicates, resent old moves).
+    pub ignored: u32,
+    /// Moves rejected for their time stamp.
+    pub rejected: u32,
+    /// Moves whose dt was clamped to 0.125 s.
+    pub clamped: u32,
+    /// Time-discrepancy events (client ahead of real time).
+    pub time_discrepancy_events: u32,
+    /// Forced position updates.
+    pub forced_updates: u32,
 }
 
 impl ObserverSnapshot {
@@ -230,6 +356,8 @@ pub enum ServerMsg {
         params: MovementParams,
         /// Current network settings.
         settings: NetSettings,
+        /// Current server rules.
+        rules: ServerRules,
     },
     /// Ack or Adjustment.
     MoveResponse(MoveResponse),

@@ -1,0 +1,364 @@
+//! One test per UE CharacterMovementComponent rule the model implements
+//! (issue #3), each with the reference number in it.
+
+use sim::net::protocol::{AdjustmentReason, ServerRules};
+use sim::{
+    Bot, Client, ClientConfig, LocalSession, MoveResponse, NetSettings, ServerCharacter,
+    ServerConfig, SimTime, SmoothingMode, Vec2, World,
+};
+
+const FRAME: f64 = 1.0 / 60.0;
+
+fn net(rtt_ms: u16, loss_percent: u8) -> NetSettings {
+    NetSettings {
+        rtt_ms,
+        loss_percent,
+        jitter_ms: 0,
+    }
+}
+
+fn run_bot(s: &mut LocalSession, bot: &mut Bot, seconds: f64) {
+    for _ in 0..(seconds / FRAME).round() as u32 {
+        s.step_bot(bot, FRAME);
+    }
+}
+
+#[test]
+fn send_throttling_at_30_hz_combines_every_other_frame_without_adjustments() {
+    let mut s = LocalSession::new(1, net(100, 0));
+    s.set_client_config(ClientConfig {
+        send_interval: 1.0 / 30.0,
+        ..ClientConfig::default()
+    });
+    let mut bot = Bot::new();
+    run_bot(&mut s, &mut bot, 30.0);
+    let c = s.endpoint.client().counters();
+    assert_eq!(s.endpoint.metrics(s.now()).adjustments, 0);
+    // 1800 frames, ~half merged into the pending move.
+    assert!(c.combined_moves > 700, "{c:?}");
+    assert!(c.server_moves_sent < 1100, "{c:?}");
+}
+
+#[test]
+fn a_pending_move_that_cannot_combine_goes_out_as_a_dual_move() {
+    let w = World::arena();
+    let mut c = Client::with_config(
+        sim::MovementParams::default(),
+        w.spawn,
+        ClientConfig {
+            send_interval: 1.0 / 30.0,
+            ..ClientConfig::default()
+        },
+        0,
+    );
+    // Moving east: first frame is sent (nothing sent yet), then held.
+    assert!(c
+        .tick(
+            FRAME,
+            Vec2::new(1.0, 0.0),
+            false,
+            SmoothingMode::Disabled,
+            &w
+        )
+        .is_some());
+    assert!(c
+        .tick(
+            FRAME,
+            Vec2::new(1.0, 0.0),
+            false,
+            SmoothingMode::Disabled,
+            &w
+        )
+        .is_none());
+    // Turning north 90° (cos 0 < 0.996): cannot combine → dual move.
+    let m = c
+        .tick(
+            FRAME,
+            Vec2::new(0.0, -1.0),
+            false,
+            SmoothingMode::Disabled,
+            &w,
+        )
+        .unwrap();
+    assert_eq!(m.pending_move.map(|p| p.time_stamp.0), Some(33));
+    assert_eq!(m.new_move.time_stamp.0, 50);
+    assert_eq!(c.counters().dual_moves, 1);
+}
+
+#[test]
+fn old_important_move_redundancy_cuts_adjustments_at_10_percent_loss() {
+    let adjustments = |redundancy: bool| {
+        let mut total = 0;
+        for seed in 0..4 {
+            let mut s = LocalSession::new(seed, net(150, 10));
+            s.set_client_config(ClientConfig {
+                old_move_redundancy: redundancy,
+                ..ClientConfig::default()
+            });
+            let mut bot = Bot::new();
+            run_bot(&mut s, &mut bot, 30.0);
+            total += s.endpoint.metrics(s.now()).adjustments;
+        }
+        total
+    };
+    let (with, without) = (adjustments(true), adjustments(false));
+    println!("10 % loss, RTT 150 ms, 4 × 30 s: adjustments with old-move redundancy {with}, without {without}");
+    assert!(with < without, "with {with} without {without}");
+}
+
+#[test]
+fn time_stamps_reset_every_240_s_and_the_server_accepts_the_reset() {
+    let mut s = LocalSession::new(2, net(100, 0));
+    let mut bot = Bot::new();
+    run_bot(&mut s, &mut bot, 250.0);
+    assert_eq!(s.endpoint.client().counters().time_stamp_resets, 1);
+    assert_eq!(s.host.player().counters().time_stamp_resets, 1);
+    assert!(s.endpoint.client().time_stamp().0 < 11_000);
+    assert_eq!(s.endpoint.metrics(s.now()).adjustments, 0);
+}
+
+/// A speed hacker: its time stamps advance `speedup` times faster than
+/// real time, each move ≤ 0.125 s so the delta clamp alone does not stop it.
+fn speed_hack_distance(speedup: u32, resolution: bool) -> (f32, u64) {
+    let w = World::arena();
+    let config = ServerConfig {
+        time_discrepancy_resolution: resolution,
+        ..ServerConfig::default()
+    };
+    let mut server = ServerCharacter::new(sim::MovementParams::default(), config, w.spawn);
+    let input = sim::MoveInput::from_direction(Vec2::new(1.0, 0.0), false);
+    for i in 1..=36u32 {
+        let real_ms = i * 17; // 0.6 s of real time
+        let packet = sim::ServerMove {
+            old_move: None,
+            pending_move: None,
+            new_move: sim::net::protocol::NetworkMove {
+                time_stamp: sim::TimeStamp(real_ms * speedup),
+                input,
+            },
+            client_location: sim::net::protocol::NetPosition::quantize(w.spawn),
+        };
+        server.receive_server_move(&packet, SimTime::from_millis(u64::from(real_ms)), &w);
+    }
+    (
+        server.state().position.x - w.spawn.x,
+        server.counters().time_discrepancy_events,
+    )
+}
+
+#[test]
+fn speed_hack_gains_nothing_beyond_the_0_25_s_margin_with_resolution() {
+    let (honest, events) = speed_hack_distance(1, true);
+    assert_eq!(events, 0);
+    let (hacked, hacked_events) = speed_hack_distance(2, false);
+    let (resolved, _) = speed_hack_distance(2, true);
+    assert!(hacked_events > 0, "detected");
+    assert!(
+        hacked > honest + 250.0,
+        "unresolved hack gains: {honest} vs {hacked}"
+    );
+    // Tolerance: the 0.25 s max margin plus the 5 % drift allowance over
+    // 0.6 s, at 600 cm/s: 150 + 18 = 168 cm.
+    assert!(
+        resolved <= honest + 168.0,
+        "resolved {resolved} vs honest {honest}"
+    );
+}
+
+#[test]
+fn max_move_delta_clamps_a_10_s_move_to_0_125_s() {
+    let w = World::arena();
+    let mut server = ServerCharacter::new(
+        sim::MovementParams::default(),
+        ServerConfig::default(),
+        w.spawn,
+    );
+    let packet = |ts: u32| sim::ServerMove {
+        old_move: None,
+        pending_move: None,
+        new_move: sim::net::protocol::NetworkMove {
+            time_stamp: sim::TimeStamp(ts),
+            input: sim::MoveInput::from_direction(Vec2::new(1.0, 0.0), false),
+        },
+        client_location: sim::net::protocol::NetPosition::quantize(w.spawn),
+    };
+    server.receive_server_move(&packet(16), SimTime::ZERO, &w);
+    server.receive_server_move(&packet(10_016), SimTime::from_millis(10_000), &w);
+    assert_eq!(server.counters().moves_clamped, 1);
+    let _ = server.flush(SimTime::ZERO);
+    // Moved at most 0.125 s more: far below 10 s × 600 cm/s.
+    assert!(server.state().position.x - w.spawn.x < 100.0);
+}
+
+#[test]
+fn a_silent_client_is_moved_on_after_0_25_s_and_corrected_when_it_returns() {
+    let mut s = LocalSession::new(4, net(100, 0));
+    let mut bot = Bot::new();
+    run_bot(&mut s, &mut bot, 3.0);
+    s.set_client_config(ClientConfig {
+        forced_move_loss_percent: 100.0,
+        ..ClientConfig::default()
+    });
+    run_bot(&mut s, &mut bot, 1.0);
+    let forced = s.host.player().counters().forced_updates;
+    assert!(forced > 0, "forced updates {forced}");
+    s.set_client_config(ClientConfig::default());
+    run_bot(&mut s, &mut bot, 1.0);
+    let reasons: Vec<_> = s
+        .endpoint
+        .client()
+        .corrections()
+        .iter()
+        .map(|c| c.reason)
+        .collect();
+    assert!(
+        reasons.contains(&AdjustmentReason::ForcedPositionUpdate),
+        "{reasons:?}"
+    );
+}
+
+#[test]
+fn forced_adjustment_100_percent_corrects_every_checked_move() {
+    let mut s = LocalSession::new(5, net(100, 0));
+    s.set_server_rules(ServerRules {
+        forced_adjustment_percent: 100,
+        adjustment_interval_ms: 0,
+        ..ServerRules::default()
+    });
+    let mut bot = Bot::new();
+    run_bot(&mut s, &mut bot, 2.0);
+    let m = s.endpoint.metrics(s.now());
+    assert_eq!(m.acks, 0);
+    assert!(m.adjustments > 100, "{}", m.adjustments);
+    assert!(s
+        .endpoint
+        .client()
+        .corrections()
+        .iter()
+        .all(|c| c.reason == AdjustmentReason::Forced));
+}
+
+#[test]
+fn server_only_push_zone_causes_corrections_the_client_cannot_avoid() {
+    let count = |on: bool| {
+        let mut s = LocalSession::new(6, net(100, 0));
+        s.set_server_rules(ServerRules {
+            server_effects: on,
+            ..ServerRules::default()
+        });
+        let mut bot = Bot::new();
+        run_bot(&mut s, &mut bot, 20.0);
+        s.endpoint.metrics(s.now()).adjustments
+    };
+    assert_eq!(count(false), 0);
+    assert!(count(true) > 0);
+}
+
+#[test]
+fn client_only_speed_buff_is_a_systematic_error() {
+    let mut s = LocalSession::new(7, net(100, 0));
+    s.set_client_config(ClientConfig {
+        speed_buff: true,
+        ..ClientConfig::default()
+    });
+    let mut bot = Bot::new();
+    run_bot(&mut s, &mut bot, 10.0);
+    assert!(s.endpoint.metrics(s.now()).adjustments > 10);
+}
+
+#[test]
+fn dash_outside_the_saved_move_is_lost_by_the_server_and_the_replay() {
+    let run = |bug: bool| {
+        let mut s = LocalSession::new(8, net(100, 0));
+        s.set_client_config(ClientConfig {
+            dash_outside_saved_move: bug,
+            ..ClientConfig::default()
+        });
+        let mut bot = Bot::new();
+        run_bot(&mut s, &mut bot, 20.0);
+        (
+            s.endpoint.metrics(s.now()),
+            s.host.player().counters().dashes,
+        )
+    };
+    let (ok, ok_server_dashes) = run(false);
+    assert_eq!(ok.adjustments, 0);
+    assert_eq!(ok.dash_events, ok_server_dashes);
+    let (bug, bug_server_dashes) = run(true);
+    assert_eq!(bug_server_dashes, 0, "the server never hears of the dash");
+    assert!(bug.dash_events > 0 && bug.adjustments > 0);
+}
+
+#[test]
+fn the_dash_applies_exactly_once_under_loss_combining_and_forced_loss() {
+    // 1000 seeded cases: random loss, send rate and forced move loss. After
+    // the link heals, the server applied exactly as many dashes as the
+    // client felt: never doubled by a replay, never lost for good (the
+    // dash move is important, so it is resent until acknowledged).
+    for case in 0..1000u64 {
+        let loss = (case % 31) as u8;
+        let mut s = LocalSession::new(case, net(60 + (case % 5) as u16 * 40, loss));
+        s.set_client_config(ClientConfig {
+            send_interval: 1.0 / (20 + (case % 70)) as f32,
+            forced_move_loss_percent: (case % 4) as f32 * 5.0,
+            ..ClientConfig::default()
+        });
+        let mut bot = Bot::new().starting_at((case % 10) as usize);
+        run_bot(&mut s, &mut bot, 1.5);
+        s.set_net_settings(net(60, 0));
+        s.set_client_config(ClientConfig::default());
+        // Stand still until every move is acknowledged.
+        for _ in 0..60 {
+            s.step(FRAME, Vec2::ZERO, false);
+        }
+        let client = s.endpoint.client().counters().dash_events;
+        let server = s.host.player().counters().dashes;
+        assert_eq!(
+            client, server,
+            "case {case}: client felt {client} dashes, server applied {server}"
+        );
+    }
+}
+
+#[test]
+fn the_engine_threshold_of_1_73_cm_corrects_more_than_16_cm() {
+    let count = |tenth_cm: u16| {
+        let mut s = LocalSession::new(9, net(150, 10));
+        s.set_server_rules(ServerRules {
+            max_position_error_tenth_cm: tenth_cm,
+            ..ServerRules::default()
+        });
+        s.set_client_config(ClientConfig {
+            old_move_redundancy: false,
+            ..ClientConfig::default()
+        });
+        let mut bot = Bot::new();
+        run_bot(&mut s, &mut bot, 20.0);
+        s.endpoint.metrics(s.now()).adjustments
+    };
+    let (engine, reference) = (count(17), count(160));
+    assert!(engine > reference, "1.7 cm: {engine}, 16 cm: {reference}");
+    let _ = MoveResponse::Ack {
+        time_stamp: sim::TimeStamp(0),
+    };
+}
+
+#[test]
+fn an_honest_client_never_trips_the_0_25_s_time_discrepancy_margin() {
+    let mut s = LocalSession::new(
+        10,
+        NetSettings {
+            rtt_ms: 150,
+            jitter_ms: 40,
+            loss_percent: 5,
+        },
+    );
+    s.set_server_rules(ServerRules {
+        time_discrepancy_resolution: true,
+        ..ServerRules::default()
+    });
+    let mut bot = Bot::new();
+    run_bot(&mut s, &mut bot, 60.0);
+    assert_eq!(s.host.player().counters().time_discrepancy_events, 0);
+    assert!(s.host.player().time_discrepancy().abs() < 0.25);
+}
