@@ -219,6 +219,8 @@ impl ServerCharacter {
         now: SimTime,
         world: &World,
     ) -> Vec<ProcessedMove> {
+        // Server time since the previous packet, silences included: the
+        // client's moves cover the same span.
         let mut elapsed = match self.last_move_at {
             Some(t) => now.secs_since(t) as f32,
             None => 0.0,
@@ -229,7 +231,6 @@ impl ServerCharacter {
             // the server's state (UE `bForceClientUpdate`).
             self.reason_hint = Some(AdjustmentReason::ForcedPositionUpdate);
             self.forced_total = 0.0;
-            elapsed = 0.0;
         }
         let mut out = Vec::with_capacity(3);
         for m in [packet.old_move, packet.pending_move].into_iter().flatten() {

@@ -394,8 +394,8 @@ fn authoritative_panel(f: &Frame, r: RectF, u: f32) {
     let ep = f.endpoint;
     let t = ep.server_totals();
     let footer = format!(
-        "moves {} · acks {} · adj {} · ignored {} · forced upd {}",
-        t.moves, t.acks, t.adjustments, t.ignored, t.forced_updates
+        "moves {} · acks {} · adj {} · forced upd {}",
+        t.moves, t.acks, t.adjustments, t.forced_updates
     );
     let area = chrome(
         r,
@@ -463,7 +463,7 @@ fn replayed_panel(f: &Frame, r: RectF, u: f32) {
                 c.error_cm,
                 c.residual_cm,
                 if c.is_redundant(threshold) {
-                    " · redundant (already replayed)"
+                    " · redundant"
                 } else {
                     ""
                 }
@@ -479,7 +479,7 @@ fn replayed_panel(f: &Frame, r: RectF, u: f32) {
             accent: GREEN,
             legend: &[("discarded", RED), ("snap", WHITE), ("replayed", GREEN)],
             subtitle: (&subtitle, MUTED),
-            subtitle_right: if corrections.is_empty() { "" } else { "zoomed" },
+            subtitle_right: "",
             footer: &footer,
         },
     );
