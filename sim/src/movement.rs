@@ -190,7 +190,8 @@ pub struct MoveEvents {
 
 /// Advances `state` by one move of `dt` seconds (UE `PerformMovement`).
 ///
-/// Order, as in UE: the dash impulse (an accumulated force, applied first),
+/// Order, as in UE: the dash cooldown ticks down, the dash impulse (an
+/// accumulated force, applied first),
 /// `CalcVelocity` (braking or friction-limited turning, then acceleration
 /// and the max-speed clamp), then the move itself with collision.
 /// `dt <= 0` or non-finite leaves the state unchanged.
@@ -206,6 +207,10 @@ pub fn perform_movement(
         return events;
     }
     let accel = input.acceleration(params);
+    // Time passes first: a move that covers lost moves (the server merges
+    // their time into the next one) sees the cooldown the client saw at the
+    // end of the last of them, so both sides agree on whether a dash fires.
+    state.dash_cooldown = (state.dash_cooldown - dt).max(0.0);
     if input.flags.dash() && state.dash_cooldown <= 0.0 {
         let dir = if !accel.is_zero() {
             accel.safe_normal()
@@ -220,7 +225,6 @@ pub fn perform_movement(
     }
     calc_velocity(state, accel, dt, params);
     move_with_collision(state, dt, params, world);
-    state.dash_cooldown = (state.dash_cooldown - dt).max(0.0);
     events
 }
 
@@ -369,7 +373,7 @@ mod tests {
         assert!(ev.dashed);
         // 600 + 34.13 (one frame of acceleration is clamped away) + 1200.
         assert_eq!(s.velocity.x, 1800.0);
-        assert!((s.dash_cooldown - (0.6 - 1.0 / 60.0)).abs() < 1e-6);
+        assert_eq!(s.dash_cooldown, 0.6);
         // Held dash does not fire again while cooling down.
         let ev = perform_movement(&mut s, &dash, 1.0 / 60.0, &p, &w);
         assert!(!ev.dashed);
