@@ -25,7 +25,9 @@ struct Args {
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
+    use std::io::IsTerminal;
     tracing_subscriber::fmt()
+        .with_ansi(std::io::stderr().is_terminal())
         .with_env_filter(
             EnvFilter::try_from_default_env()
                 .unwrap_or_else(|_| EnvFilter::new("info,tower_http=warn")),
@@ -51,6 +53,7 @@ async fn main() -> anyhow::Result<()> {
     let state = relay_server::AppState::new(args.dist, seed);
     relay_server::serve(listener, state, async {
         let _ = tokio::signal::ctrl_c().await;
+        tracing::info!("shutting down (Ctrl-C)");
     })
     .await
     .context("serving")?;

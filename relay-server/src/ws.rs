@@ -11,7 +11,7 @@ use sim::net::protocol::ServerMsg;
 use sim::ServerHost;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
-use tracing::{debug, info, warn};
+use tracing::{debug, info};
 
 /// Largest WebSocket message accepted by the socket layer, bytes: room for
 /// one over-long frame so that [`codec::decode`] can reject it with a
@@ -33,21 +33,37 @@ async fn run(mut socket: WebSocket, state: AppState) {
     let seed = state.inner.seed_base ^ n.wrapping_mul(0x9e37_79b9_7f4a_7c15);
     let mut host = ServerHost::new(seed, state.now());
     info!(connection = n, seed, "client connected");
-    loop {
+    let mut rejected = 0u64;
+    'session: loop {
         let wake = host.next_wakeup();
         let now = state.now();
         let sleep = Duration::from_micros(wake.micros_since(now)).min(MAX_IDLE);
         tokio::select! {
             msg = socket.recv() => {
-                let Some(Ok(msg)) = msg else { break };
+                let msg = match msg {
+                    Some(Ok(msg)) => msg,
+                    Some(Err(e)) => {
+                        info!(connection = n, error = %e, "socket error");
+                        break;
+                    }
+                    None => break,
+                };
                 let now = state.now();
                 match msg {
                     Message::Binary(bytes) => {
                         if let Err(e) = host.receive_frame(now, &bytes) {
-                            debug!(connection = n, error = %e, "frame rejected");
+                            rejected += 1;
+                            // The first one per connection at info, the rest
+                            // at debug: a hostile client cannot flood the log.
+                            if rejected == 1 {
+                                info!(connection = n, error = %e, "frame rejected (further rejections logged at debug)");
+                            } else {
+                                debug!(connection = n, error = %e, "frame rejected");
+                            }
                         }
                     }
                     Message::Text(_) => {
+                        rejected += 1;
                         let reason = "text frames are not supported: send binary postcard frames".to_string();
                         if socket.send(Message::Binary(codec::encode(&ServerMsg::Error { reason }).into())).await.is_err() {
                             break;
@@ -61,8 +77,8 @@ async fn run(mut socket: WebSocket, state: AppState) {
         }
         for frame in host.poll(state.now()) {
             if let Err(e) = socket.send(Message::Binary(frame.into())).await {
-                warn!(connection = n, error = %e, "send failed");
-                return;
+                debug!(connection = n, error = %e, "send failed");
+                break 'session;
             }
         }
     }
@@ -72,6 +88,7 @@ async fn run(mut socket: WebSocket, state: AppState) {
         moves = c.moves_simulated,
         acks = c.acks_sent,
         adjustments = c.adjustments_sent,
+        rejected,
         "client disconnected"
     );
 }

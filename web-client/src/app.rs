@@ -45,7 +45,6 @@ struct App {
     rules: ServerRules,
     client_config: ClientConfig,
     smoothing: SmoothingMode,
-    banner: String,
     next_metrics: SimTime,
     font_scale: f32,
 }
@@ -64,7 +63,6 @@ impl App {
             rules: dom.server_rules(),
             client_config: dom.client_config(),
             smoothing: dom.smoothing(),
-            banner: String::new(),
             next_metrics: SimTime::ZERO,
             font_scale: 0.0,
             dom,
@@ -114,8 +112,18 @@ impl App {
         let out = self.endpoint.frame(t, dt, dir, dash);
         self.transport.send(t, out);
         for (arrived, f) in self.transport.receive(t) {
-            if let Err(e) = self.endpoint.receive_frame(arrived, &f) {
-                web_sys::console::warn_1(&format!("bad frame from server: {e}").into());
+            match self.endpoint.receive_frame(arrived, &f) {
+                Ok(sim::ClientEvent::ServerError(reason)) => {
+                    web_sys::console::warn_1(&format!("server rejected a frame: {reason}").into());
+                    self.dom
+                        .set_status("error", &format!("server error: {reason}"));
+                }
+                Ok(_) => {}
+                Err(e) => {
+                    web_sys::console::warn_1(&format!("bad frame from server: {e}").into());
+                    self.dom
+                        .set_status("error", &format!("bad frame from server: {e}"));
+                }
             }
         }
         let u = render::ui();
@@ -127,7 +135,6 @@ impl App {
             endpoint: &self.endpoint,
             bot_driving: self.bot_driving,
             input: dir,
-            banner: &self.banner,
             push_zones: self.rules.server_effects,
             threshold_cm: f32::from(self.rules.max_position_error_tenth_cm) / 10.0,
         });
@@ -141,16 +148,12 @@ impl App {
     /// Tracks the socket; falls back to local mode if the relay is gone.
     fn watch_link(&mut self, t: SimTime) {
         let state = self.transport.state();
-        if state == LinkState::Open && !self.ever_open {
+        let remote = matches!(self.transport, Transport::Remote { .. });
+        if remote && state == LinkState::Open && !self.ever_open {
             self.ever_open = true;
             self.show_mode();
         }
         if state == LinkState::Closed {
-            self.banner = if self.ever_open {
-                "relay connection lost — running locally".into()
-            } else {
-                "no relay — running locally".into()
-            };
             self.transport = Transport::local(local_seed(), t);
             self.start_endpoint();
             self.show_mode();

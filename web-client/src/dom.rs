@@ -218,7 +218,7 @@ impl Dom {
         if let Some(el) = self.doc.get_element_by_id("bot-toggle") {
             let _ = el.set_attribute("aria-pressed", if driving { "true" } else { "false" });
             el.set_text_content(Some(if driving {
-                "Bot driving — press a move key to take over"
+                "Take control (bot is driving)"
             } else {
                 "Give control to bot (B)"
             }));

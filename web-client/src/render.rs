@@ -31,8 +31,6 @@ pub struct Frame<'a> {
     pub bot_driving: bool,
     /// The input direction this frame (for the arrow).
     pub input: SimVec2,
-    /// A line for the Predicted panel's corner (connection / mode).
-    pub banner: &'a str,
     /// Server-only push zones are on (drawn in every panel).
     pub push_zones: bool,
     /// The server's error threshold, cm (labels redundant corrections).
@@ -350,7 +348,7 @@ fn predicted_panel(f: &Frame, r: RectF, u: f32) {
             accent: CYAN,
             legend: &[("you", CYAN), ("unacked", WHITE), ("proxy", PURPLE)],
             subtitle: who,
-            subtitle_right: f.banner,
+            subtitle_right: "",
             footer: &footer,
         },
     );
@@ -512,7 +510,11 @@ fn replayed_panel(f: &Frame, r: RectF, u: f32) {
     }
     draw_correction(&v, last, 1.0, u);
     let (px, py) = v.pt(last.snap);
-    let label = format!("{:.1} cm", last.error_cm);
+    let label = if last.is_redundant(f.threshold_cm) {
+        format!("redundant: {:.1} cm now", last.residual_cm)
+    } else {
+        format!("{:.1} cm", last.error_cm)
+    };
     text(&label, px + 10.0 * u, py - 10.0 * u, 16.0 * u, YELLOW);
     scale_bar(&v, area, u);
 }
