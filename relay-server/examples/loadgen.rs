@@ -1,0 +1,674 @@
+//! Relay load generator (issue #6): starts the release relay as a child
+//! process on a loopback port, opens N WebSocket sessions that behave like
+//! the page (Hello, link settings at 0 ms / 0 % loss, then a bot-driven
+//! `sim::Client` sending one ServerMove per 60 Hz frame and a Ping every
+//! 250 ms), and records for each N:
+//!
+//! * acks per second received, moves per second sent;
+//! * the relay's CPU (% of one core, from `/proc/<pid>/stat`) and resident
+//!   memory (`VmRSS`), idle and under load, and memory per idle session;
+//! * the latency the relay adds: time from sending a ServerMove to
+//!   receiving the Ack for it (and Ping → Pong), p50 / p99 / p99.9 / max.
+//!   With the conditioner at 0 ms every microsecond of it is the relay's
+//!   (plus loopback and this generator's own scheduling on the same
+//!   2 cores: an upper bound).
+//!
+//! A fresh relay per N. Bounded: at most 5000 sessions, 60 s of
+//! measurement per N, and a hard deadline for the whole run after which
+//! everything stops; the relay child is killed on exit.
+//!
+//! ```sh
+//! cargo build --release -p relay-server
+//! cargo run --release -p relay-server --example loadgen -- \
+//!     --sessions 250,500,1000,1500 --duration 10 --out bench-results/loadgen.json
+//! ```
+
+use anyhow::{bail, Context};
+use clap::Parser;
+use futures_util::{SinkExt, StreamExt};
+use sim::net::codec;
+use sim::net::protocol::{ClientMsg, MoveResponse, ServerMsg};
+use sim::{Bot, Client, NetSettings, SmoothingMode, TimeStamp};
+use std::collections::VecDeque;
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::sync::watch;
+use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
+use tokio_tungstenite::tungstenite::Message;
+
+/// Hard caps, whatever the flags say.
+const MAX_SESSIONS: usize = 5000;
+const MAX_MEASURE_SECS: u64 = 60;
+/// One client frame.
+const FRAME: Duration = Duration::from_micros(16_667);
+/// Ping every this many frames (250 ms, as the page).
+const PING_EVERY: u32 = 15;
+/// WebSocket read buffer per session, bytes.
+const READ_BUFFER: usize = 4096;
+
+#[derive(Debug, Parser)]
+#[command(about = "Load generator for relay-server (loopback only, bounded, stops by itself)")]
+struct Args {
+    /// The relay binary to start (release build).
+    #[arg(long, default_value = "target/release/relay-server")]
+    relay: PathBuf,
+    /// Session counts to run, each against a fresh relay, in order.
+    #[arg(long, value_delimiter = ',', default_value = "100,250,500,1000")]
+    sessions: Vec<usize>,
+    /// Seconds of measurement per N (after the warm-up).
+    #[arg(long, default_value_t = 10)]
+    duration: u64,
+    /// Seconds of load before measuring.
+    #[arg(long, default_value_t = 3)]
+    warmup: u64,
+    /// Seconds the sessions sit idle (connected, no moves) before the idle
+    /// memory is read.
+    #[arg(long, default_value_t = 2)]
+    idle: u64,
+    /// Budget for the p99 latency the relay adds, ms.
+    #[arg(long, default_value_t = 2.0)]
+    p99_budget_ms: f64,
+    /// After the list, bisect between the largest N within budget and the
+    /// smallest N over it this many times (0 = no bisection).
+    #[arg(long, default_value_t = 0)]
+    bisect: u32,
+    /// Stop the list at the first N over budget.
+    #[arg(long)]
+    stop_over_budget: bool,
+    /// Worker threads of this generator's runtime.
+    #[arg(long, default_value_t = 2)]
+    threads: usize,
+    /// Hard deadline for the whole run, s.
+    #[arg(long, default_value_t = 600)]
+    deadline: u64,
+    /// Write the results as JSON here.
+    #[arg(long)]
+    out: Option<PathBuf>,
+}
+
+fn main() -> anyhow::Result<()> {
+    let args = Args::parse();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(args.threads.clamp(1, 8))
+        .enable_all()
+        .build()?;
+    let deadline = Duration::from_secs(args.deadline);
+    let results = rt.block_on(async {
+        match tokio::time::timeout(deadline, run_all(&args)).await {
+            Ok(r) => r,
+            Err(_) => bail!(
+                "loadgen: hard deadline of {} s reached, stopping",
+                args.deadline
+            ),
+        }
+    })?;
+    let json = format!(
+        "{{\"machine_cores\":{},\"generator_threads\":{},\"p99_budget_ms\":{},\"largest_n_within_budget\":{},\"runs\":[{}]}}",
+        std::thread::available_parallelism().map_or(0, |n| n.get()),
+        args.threads,
+        args.p99_budget_ms,
+        largest_within(&results, args.p99_budget_ms).map_or("null".into(), |n| n.to_string()),
+        results.iter().map(RunResult::json).collect::<Vec<_>>().join(",")
+    );
+    if let Some(out) = &args.out {
+        if let Some(dir) = out.parent() {
+            std::fs::create_dir_all(dir).ok();
+        }
+        std::fs::write(out, format!("{json}\n"))
+            .with_context(|| format!("writing {}", out.display()))?;
+        eprintln!("loadgen: wrote {}", out.display());
+    }
+    println!("{json}");
+    Ok(())
+}
+
+fn largest_within(results: &[RunResult], budget: f64) -> Option<usize> {
+    results
+        .iter()
+        .filter(|r| r.ok() && r.ack_p99_ms <= budget)
+        .map(|r| r.sessions)
+        .max()
+}
+
+async fn run_all(args: &Args) -> anyhow::Result<Vec<RunResult>> {
+    let mut results: Vec<RunResult> = Vec::new();
+    for &n in &args.sessions {
+        let r = run_one(args, n).await?;
+        eprintln!("{}", r.summary());
+        let over = !r.ok() || r.ack_p99_ms > args.p99_budget_ms;
+        results.push(r);
+        if over && args.stop_over_budget {
+            break;
+        }
+    }
+    for _ in 0..args.bisect {
+        let Some(lo) = largest_within(&results, args.p99_budget_ms) else {
+            break;
+        };
+        let Some(hi) = results
+            .iter()
+            .filter(|r| r.sessions > lo && (!r.ok() || r.ack_p99_ms > args.p99_budget_ms))
+            .map(|r| r.sessions)
+            .min()
+        else {
+            break;
+        };
+        let mid = (lo + hi) / 2;
+        if hi - lo < 50 || results.iter().any(|r| r.sessions == mid) {
+            break;
+        }
+        let r = run_one(args, mid).await?;
+        eprintln!("{}", r.summary());
+        results.push(r);
+    }
+    results.sort_by_key(|r| r.sessions);
+    Ok(results)
+}
+
+/// The relay child: killed when dropped.
+struct Relay {
+    child: Child,
+    url: String,
+}
+
+impl Relay {
+    fn start(bin: &PathBuf) -> anyhow::Result<Relay> {
+        let mut child = Command::new(bin)
+            .args([
+                "--addr",
+                "127.0.0.1:0",
+                "--dist",
+                "/nonexistent",
+                "--seed",
+                "1",
+            ])
+            .env("RUST_LOG", "error")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .with_context(|| {
+                format!(
+                    "starting {} (build it: cargo build --release -p relay-server)",
+                    bin.display()
+                )
+            })?;
+        let stdout = child.stdout.take().context("relay stdout")?;
+        let mut lines = BufReader::new(stdout).lines();
+        let mut addr = None;
+        for line in lines.by_ref().take(50) {
+            let line = line?;
+            if let Some(a) = line.split("listening on http://").nth(1) {
+                addr = Some(a.trim().trim_end_matches('/').to_string());
+                break;
+            }
+        }
+        let Some(addr) = addr else {
+            let _ = child.kill();
+            bail!("relay did not print its address");
+        };
+        // Keep draining its stdout so a log line never blocks it.
+        std::thread::spawn(move || lines.for_each(drop));
+        Ok(Relay {
+            child,
+            url: format!("ws://{addr}/ws"),
+        })
+    }
+
+    fn pid(&self) -> u32 {
+        self.child.id()
+    }
+}
+
+impl Drop for Relay {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// CPU time (user + system) of a process, s.
+fn cpu_secs(pid: &str) -> f64 {
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return 0.0;
+    };
+    // Fields after the command name (which may hold spaces): state is #3.
+    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks = |i: usize| f.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
+    // utime = field 14, stime = 15 (1-based); here index 11, 12. USER_HZ = 100.
+    (ticks(11) + ticks(12)) / 100.0
+}
+
+/// Resident memory of a process, bytes.
+fn rss_bytes(pid: &str) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmRSS:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|kb| kb.parse::<u64>().ok())
+        })
+        .map_or(0, |kb| kb * 1024)
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    Idle,
+    Warmup,
+    Measure,
+    Stop,
+}
+
+/// What one session measured while the phase was `Measure`.
+#[derive(Debug, Default)]
+struct SessionStats {
+    moves_sent: u64,
+    acks: u64,
+    adjustments: u64,
+    frames_in: u64,
+    bytes_in: u64,
+    bytes_out: u64,
+    ack_us: Vec<u32>,
+    pong_us: Vec<u32>,
+    errors: u64,
+}
+
+#[derive(Debug, Default)]
+struct RunResult {
+    sessions: usize,
+    connected: usize,
+    connect_s: f64,
+    measure_s: f64,
+    rss_base: u64,
+    rss_idle: u64,
+    rss_load: u64,
+    relay_cpu_idle_pct: f64,
+    relay_cpu_pct: f64,
+    generator_cpu_pct: f64,
+    moves_per_s: f64,
+    acks_per_s: f64,
+    frames_in_per_s: f64,
+    adjustments: u64,
+    errors: u64,
+    ack_samples: usize,
+    ack_p50_ms: f64,
+    ack_p99_ms: f64,
+    ack_p999_ms: f64,
+    ack_max_ms: f64,
+    pong_p50_ms: f64,
+    pong_p99_ms: f64,
+}
+
+impl RunResult {
+    fn ok(&self) -> bool {
+        self.connected == self.sessions && self.ack_samples > 0
+    }
+
+    fn idle_kib_per_session(&self) -> f64 {
+        self.rss_idle.saturating_sub(self.rss_base) as f64 / 1024.0 / self.connected.max(1) as f64
+    }
+
+    fn load_kib_per_session(&self) -> f64 {
+        self.rss_load.saturating_sub(self.rss_base) as f64 / 1024.0 / self.connected.max(1) as f64
+    }
+
+    fn summary(&self) -> String {
+        format!(
+            "loadgen: N={:5} connected={:5} acks/s={:8.0} moves/s={:8.0} relay cpu={:5.1}% (idle {:4.1}%) gen cpu={:5.1}% rss idle={:.1} MiB ({:.1} KiB/session) load={:.1} MiB | ack latency p50={:.3} p99={:.3} p99.9={:.3} max={:.3} ms | pong p50={:.3} p99={:.3} ms | adjustments={} errors={}",
+            self.sessions,
+            self.connected,
+            self.acks_per_s,
+            self.moves_per_s,
+            self.relay_cpu_pct,
+            self.relay_cpu_idle_pct,
+            self.generator_cpu_pct,
+            self.rss_idle as f64 / 1048576.0,
+            self.idle_kib_per_session(),
+            self.rss_load as f64 / 1048576.0,
+            self.ack_p50_ms,
+            self.ack_p99_ms,
+            self.ack_p999_ms,
+            self.ack_max_ms,
+            self.pong_p50_ms,
+            self.pong_p99_ms,
+            self.adjustments,
+            self.errors,
+        )
+    }
+
+    fn json(&self) -> String {
+        format!(
+            "{{\"sessions\":{},\"connected\":{},\"connect_s\":{:.2},\"measure_s\":{:.2},\"relay_rss_base_bytes\":{},\"relay_rss_idle_bytes\":{},\"relay_rss_load_bytes\":{},\"idle_kib_per_session\":{:.2},\"load_kib_per_session\":{:.2},\"relay_cpu_idle_pct\":{:.1},\"relay_cpu_pct\":{:.1},\"generator_cpu_pct\":{:.1},\"moves_per_s\":{:.0},\"acks_per_s\":{:.0},\"frames_in_per_s\":{:.0},\"adjustments\":{},\"errors\":{},\"ack_samples\":{},\"ack_p50_ms\":{:.3},\"ack_p99_ms\":{:.3},\"ack_p999_ms\":{:.3},\"ack_max_ms\":{:.3},\"pong_p50_ms\":{:.3},\"pong_p99_ms\":{:.3}}}",
+            self.sessions,
+            self.connected,
+            self.connect_s,
+            self.measure_s,
+            self.rss_base,
+            self.rss_idle,
+            self.rss_load,
+            self.idle_kib_per_session(),
+            self.load_kib_per_session(),
+            self.relay_cpu_idle_pct,
+            self.relay_cpu_pct,
+            self.generator_cpu_pct,
+            self.moves_per_s,
+            self.acks_per_s,
+            self.frames_in_per_s,
+            self.adjustments,
+            self.errors,
+            self.ack_samples,
+            self.ack_p50_ms,
+            self.ack_p99_ms,
+            self.ack_p999_ms,
+            self.ack_max_ms,
+            self.pong_p50_ms,
+            self.pong_p99_ms,
+        )
+    }
+}
+
+/// `q`-quantile of sorted µs samples, in ms.
+fn quantile_ms(sorted: &[u32], q: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    let i = ((sorted.len() as f64 - 1.0) * q).round() as usize;
+    f64::from(sorted[i.min(sorted.len() - 1)]) / 1000.0
+}
+
+async fn run_one(args: &Args, n: usize) -> anyhow::Result<RunResult> {
+    let n = n.clamp(1, MAX_SESSIONS);
+    let measure = Duration::from_secs(args.duration.clamp(1, MAX_MEASURE_SECS));
+    let relay = Relay::start(&args.relay)?;
+    let pid = relay.pid().to_string();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let mut r = RunResult {
+        sessions: n,
+        rss_base: rss_bytes(&pid),
+        ..Default::default()
+    };
+
+    let (phase_tx, phase_rx) = watch::channel(Phase::Idle);
+    let connected = Arc::new(AtomicUsize::new(0));
+    let t_connect = Instant::now();
+    let mut tasks = Vec::with_capacity(n);
+    // Open the sessions 50 at a time so the accept queue never overflows.
+    let gate = Arc::new(tokio::sync::Semaphore::new(50));
+    for id in 0..n {
+        let (url, rx, connected, gate) = (
+            relay.url.clone(),
+            phase_rx.clone(),
+            connected.clone(),
+            gate.clone(),
+        );
+        // Spread the sessions' frame clocks over one frame.
+        let offset = FRAME.mul_f64(id as f64 / n as f64);
+        tasks.push(tokio::spawn(async move {
+            session(id, url, rx, connected, gate, offset).await
+        }));
+    }
+    // Wait for every session to be welcomed (or 60 s).
+    let wait_until = Instant::now() + Duration::from_secs(60);
+    while connected.load(Ordering::Relaxed) < n && Instant::now() < wait_until {
+        if tasks.iter().all(|t| t.is_finished()) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    r.connected = connected.load(Ordering::Relaxed);
+    r.connect_s = t_connect.elapsed().as_secs_f64();
+
+    // Idle: connected, nothing sent.
+    let cpu0 = cpu_secs(&pid);
+    let idle = Duration::from_secs(args.idle.max(1));
+    tokio::time::sleep(idle).await;
+    r.relay_cpu_idle_pct = (cpu_secs(&pid) - cpu0) / idle.as_secs_f64() * 100.0;
+    r.rss_idle = rss_bytes(&pid);
+
+    // Load: warm up, then measure.
+    phase_tx.send_replace(Phase::Warmup);
+    tokio::time::sleep(Duration::from_secs(args.warmup)).await;
+    let (relay_cpu0, gen_cpu0, t0) = (cpu_secs(&pid), cpu_secs("self"), Instant::now());
+    phase_tx.send_replace(Phase::Measure);
+    tokio::time::sleep(measure).await;
+    phase_tx.send_replace(Phase::Stop);
+    let secs = t0.elapsed().as_secs_f64();
+    r.measure_s = secs;
+    r.relay_cpu_pct = (cpu_secs(&pid) - relay_cpu0) / secs * 100.0;
+    r.generator_cpu_pct = (cpu_secs("self") - gen_cpu0) / secs * 100.0;
+    r.rss_load = rss_bytes(&pid);
+
+    let mut all = SessionStats::default();
+    for t in tasks {
+        if let Ok(Ok(s)) = tokio::time::timeout(Duration::from_secs(10), t).await {
+            all.moves_sent += s.moves_sent;
+            all.acks += s.acks;
+            all.adjustments += s.adjustments;
+            all.frames_in += s.frames_in;
+            all.bytes_in += s.bytes_in;
+            all.bytes_out += s.bytes_out;
+            all.errors += s.errors;
+            all.ack_us.extend(s.ack_us);
+            all.pong_us.extend(s.pong_us);
+        } else {
+            all.errors += 1;
+        }
+    }
+    drop(relay);
+    all.ack_us.sort_unstable();
+    all.pong_us.sort_unstable();
+    r.moves_per_s = all.moves_sent as f64 / secs;
+    r.acks_per_s = all.acks as f64 / secs;
+    r.frames_in_per_s = all.frames_in as f64 / secs;
+    r.adjustments = all.adjustments;
+    r.errors = all.errors;
+    r.ack_samples = all.ack_us.len();
+    r.ack_p50_ms = quantile_ms(&all.ack_us, 0.50);
+    r.ack_p99_ms = quantile_ms(&all.ack_us, 0.99);
+    r.ack_p999_ms = quantile_ms(&all.ack_us, 0.999);
+    r.ack_max_ms = all
+        .ack_us
+        .last()
+        .map_or(f64::NAN, |&v| f64::from(v) / 1000.0);
+    r.pong_p50_ms = quantile_ms(&all.pong_us, 0.50);
+    r.pong_p99_ms = quantile_ms(&all.pong_us, 0.99);
+    // Let the kernel reap the closed sockets before the next N.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    Ok(r)
+}
+
+/// One simulated page: connect, Hello, link at 0 ms / 0 % loss, wait for
+/// Welcome; then, once the phase leaves Idle, a bot-driven client sends a
+/// ServerMove each frame and a Ping every 250 ms, and applies the answers.
+async fn session(
+    id: usize,
+    url: String,
+    mut phase: watch::Receiver<Phase>,
+    connected: Arc<AtomicUsize>,
+    gate: Arc<tokio::sync::Semaphore>,
+    offset: Duration,
+) -> SessionStats {
+    let mut stats = SessionStats::default();
+    let permit = gate.acquire().await;
+    let mut ws = None;
+    for _ in 0..3 {
+        // tungstenite zero-fills its whole read buffer (128 KiB by default)
+        // before every read: keep it small, as the relay does.
+        let config = WebSocketConfig::default().read_buffer_size(READ_BUFFER);
+        match tokio_tungstenite::connect_async_with_config(url.as_str(), Some(config), true).await {
+            Ok((s, _)) => {
+                ws = Some(s);
+                break;
+            }
+            Err(_) => tokio::time::sleep(Duration::from_millis(200)).await,
+        }
+    }
+    let Some(ws) = ws else {
+        stats.errors += 1;
+        return stats;
+    };
+    let (mut tx, mut rx) = ws.split();
+    let settings = NetSettings {
+        rtt_ms: 0,
+        jitter_ms: 0,
+        loss_percent: 0,
+    };
+    for msg in [ClientMsg::Hello, ClientMsg::SetNetSettings(settings)] {
+        if tx
+            .send(Message::Binary(codec::encode(&msg).into()))
+            .await
+            .is_err()
+        {
+            stats.errors += 1;
+            return stats;
+        }
+    }
+    // Welcome → the world and the movement constants.
+    let (world, params) = loop {
+        match tokio::time::timeout(Duration::from_secs(20), rx.next()).await {
+            Ok(Some(Ok(Message::Binary(b)))) => {
+                if let Ok(ServerMsg::Welcome { world, params, .. }) = codec::decode::<ServerMsg>(&b)
+                {
+                    break (world, params);
+                }
+            }
+            Ok(Some(Ok(_))) => {}
+            _ => {
+                stats.errors += 1;
+                return stats;
+            }
+        }
+    };
+    drop(permit);
+    connected.fetch_add(1, Ordering::Relaxed);
+
+    let mut client = Client::new(params, world.spawn);
+    let mut bot = Bot::new().starting_at(id);
+    let mut sent: VecDeque<(TimeStamp, Instant)> = VecDeque::new();
+    let mut pings: VecDeque<(u32, Instant)> = VecDeque::new();
+    let mut ping_id = 0u32;
+    let mut frame_no = 0u32;
+    let mut ticker: Option<tokio::time::Interval> = None;
+    loop {
+        let now_phase = *phase.borrow();
+        if now_phase == Phase::Stop {
+            break;
+        }
+        if now_phase != Phase::Idle && ticker.is_none() {
+            let mut t = tokio::time::interval_at(tokio::time::Instant::now() + offset, FRAME);
+            t.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            ticker = Some(t);
+        }
+        let measuring = now_phase == Phase::Measure;
+        tokio::select! {
+            changed = phase.changed() => {
+                if changed.is_err() {
+                    break;
+                }
+            }
+            () = async {
+                match ticker.as_mut() {
+                    Some(t) => { t.tick().await; }
+                    None => std::future::pending::<()>().await,
+                }
+            } => {
+                frame_no = frame_no.wrapping_add(1);
+                let (dir, dash) = bot.input(client.state().position, FRAME.as_secs_f32());
+                let mut out = Vec::with_capacity(2);
+                if let Some(m) = client.tick(FRAME.as_secs_f64(), dir, dash, SmoothingMode::Exponential, &world) {
+                    let ts = m.new_move.time_stamp;
+                    out.push((Some(ts), None, codec::encode(&ClientMsg::ServerMove(m))));
+                }
+                if frame_no % PING_EVERY == 0 {
+                    ping_id = ping_id.wrapping_add(1);
+                    out.push((None, Some(ping_id), codec::encode(&ClientMsg::Ping { id: ping_id })));
+                }
+                for (ts, ping, frame) in out {
+                    let at = Instant::now();
+                    if let Some(ts) = ts {
+                        sent.push_back((ts, at));
+                        if sent.len() > 256 {
+                            sent.pop_front();
+                        }
+                        if measuring {
+                            stats.moves_sent += 1;
+                        }
+                    }
+                    if let Some(p) = ping {
+                        pings.push_back((p, at));
+                        if pings.len() > 64 {
+                            pings.pop_front();
+                        }
+                    }
+                    if measuring {
+                        stats.bytes_out += frame.len() as u64;
+                    }
+                    if tx.send(Message::Binary(frame.into())).await.is_err() {
+                        stats.errors += 1;
+                        return stats;
+                    }
+                }
+            }
+            msg = rx.next() => {
+                let Some(Ok(msg)) = msg else {
+                    stats.errors += 1;
+                    return stats;
+                };
+                let Message::Binary(b) = msg else { continue };
+                let at = Instant::now();
+                if measuring {
+                    stats.frames_in += 1;
+                    stats.bytes_in += b.len() as u64;
+                }
+                match codec::decode::<ServerMsg>(&b) {
+                    Ok(ServerMsg::MoveResponse(resp)) => {
+                        let ts = match resp {
+                            MoveResponse::Ack { time_stamp } => {
+                                if measuring { stats.acks += 1; }
+                                time_stamp
+                            }
+                            MoveResponse::Adjustment { time_stamp, .. } => {
+                                if measuring { stats.adjustments += 1; }
+                                time_stamp
+                            }
+                        };
+                        while let Some(&(t, sent_at)) = sent.front() {
+                            if t.is_after(ts) {
+                                break;
+                            }
+                            sent.pop_front();
+                            if t == ts && measuring {
+                                stats.ack_us.push(micros(at - sent_at));
+                            }
+                        }
+                        client.handle_move_response(&resp, &world);
+                    }
+                    Ok(ServerMsg::Pong { id: pong }) => {
+                        while let Some(&(p, sent_at)) = pings.front() {
+                            pings.pop_front();
+                            if p == pong {
+                                if measuring {
+                                    stats.pong_us.push(micros(at - sent_at));
+                                }
+                                break;
+                            }
+                        }
+                    }
+                    Ok(ServerMsg::Error { .. }) | Err(_) => stats.errors += 1,
+                    Ok(_) => {}
+                }
+            }
+        }
+    }
+    let _ = tx.send(Message::Close(None)).await;
+    stats
+}
+
+fn micros(d: Duration) -> u32 {
+    u32::try_from(d.as_micros()).unwrap_or(u32::MAX)
+}
