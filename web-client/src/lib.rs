@@ -80,3 +80,88 @@ pub fn headless_run(
         m.state_hash, m.adjustments, m.replayed_moves, m.acks
     )
 }
+
+/// Benchmarks the client's replay inside wasm (issue #6) and returns the
+/// mean time of one replaying tick, ns.
+///
+/// Same set-up as `replay_client/N` in `sim/benches/sim.rs`: a client
+/// that predicted `moves + 1` frames of the bot's tour from spawn, and a
+/// real Adjustment of the oldest move (a server told a location 50 cm
+/// off). `iters` copies of that client get the Adjustment *before* the
+/// clock starts (as criterion's `iter_batched` prepares inputs); then each
+/// runs one `Client::tick`, which replays the `moves` moves left and
+/// predicts the frame's own new move. `e2e/bench-wasm.mjs` calls it and
+/// `scripts/bench.sh` divides by the native median of the same run.
+/// `moves` is clamped to what the SavedMove queue holds (95); returns NaN
+/// if the set-up fails.
+#[wasm_bindgen]
+pub fn bench_replay(moves: u32, iters: u32) -> f64 {
+    use sim::{Bot, Client, MoveResponse, MovementParams, ServerCharacter, ServerConfig};
+    use sim::{SimTime, SmoothingMode, Vec2, World};
+    fn clock_ms() -> f64 {
+        #[cfg(target_arch = "wasm32")]
+        {
+            web_sys::window()
+                .and_then(|w| w.performance())
+                .map_or(0.0, |p| p.now())
+        }
+        #[cfg(not(target_arch = "wasm32"))]
+        {
+            use std::sync::OnceLock;
+            static EPOCH: OnceLock<std::time::Instant> = OnceLock::new();
+            EPOCH
+                .get_or_init(std::time::Instant::now)
+                .elapsed()
+                .as_secs_f64()
+                * 1000.0
+        }
+    }
+    const FRAME: f64 = 1.0 / 60.0;
+    let n = (moves as usize).clamp(1, sim::saved_move::MAX_SAVED_MOVE_COUNT - 1);
+    let iters = iters.max(1);
+    let world = World::arena();
+    let params = MovementParams::default();
+    let mut client = Client::new(params, world.spawn);
+    let mut bot = Bot::new();
+    let mut first = None;
+    for _ in 0..10 * (n + 1) {
+        if client.saved_moves().len() > n {
+            break;
+        }
+        let (dir, dash) = bot.input(client.state().position, FRAME as f32);
+        let m = client.tick(FRAME, dir, dash, SmoothingMode::Exponential, &world);
+        if first.is_none() {
+            first = m;
+        }
+    }
+    let Some(mut wrong) = first.filter(|_| client.saved_moves().len() == n + 1) else {
+        return f64::NAN;
+    };
+    wrong.client_location.y += 5_000;
+    let mut server = ServerCharacter::new(params, ServerConfig::default(), world.spawn);
+    let _ = server.receive_server_move(&wrong, SimTime::ZERO, &world);
+    let Some(adjustment @ MoveResponse::Adjustment { .. }) = server.flush(SimTime::ZERO) else {
+        return f64::NAN;
+    };
+    let mut batch: Vec<Client> = (0..iters)
+        .map(|_| {
+            let mut c = client.clone();
+            c.handle_move_response(&adjustment, &world);
+            c
+        })
+        .collect();
+    let started = clock_ms();
+    for c in &mut batch {
+        let out = c.tick(
+            FRAME,
+            Vec2::new(1.0, 0.0),
+            false,
+            SmoothingMode::Exponential,
+            &world,
+        );
+        std::hint::black_box(out);
+    }
+    let elapsed = clock_ms() - started;
+    drop(std::hint::black_box(batch));
+    elapsed * 1e6 / f64::from(iters)
+}
