@@ -23,6 +23,7 @@ cargo test --workspace
 
 say "building the page and the relay (release)"
 bash scripts/build-web.sh
+bash scripts/check-size.sh
 cargo build --release -p relay-server --quiet
 
 say "browser end-to-end tests (headless Chromium)"

@@ -1,0 +1,200 @@
+#!/usr/bin/env bash
+# Runs every benchmark of issue #6 in one go and writes the results:
+#   bench-results/<UTC date>.json   everything measured, raw
+#   bench-results/latest.json       the same, newest run
+#   bench-results/latest.md         the table the README's "Performance"
+#                                   section quotes (budgets and verdicts)
+#
+#   scripts/bench.sh           full run (about 10 min on the 2-core machine)
+#   scripts/bench.sh --quick   short run that checks the plumbing (~4 min)
+#
+# In order: release builds (page, relay, load generator) and the wasm size;
+# criterion on `sim` natively (sim/benches/sim.rs) and the wire figures
+# (sim/benches/wire.rs); the replay in wasm, first frame and frame times in
+# headless Chromium (e2e/bench-wasm.mjs); the hot paths again with `sim` at
+# opt-level 3 (the shipped profile is opt-level "s"); the relay load test
+# (relay-server/examples/loadgen.rs). Absolute times drift on a shared
+# machine: compare the ratios, which come from this one run.
+# Not part of scripts/test.sh (only the size check is).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$HOME/.cargo/bin:$PATH"
+say() { printf '\033[1;35m[bench]\033[0m %s\n' "$*"; }
+started=$(date +%s)
+
+quick=0
+[[ "${1:-}" == "--quick" ]] && quick=1
+if [[ $quick -eq 1 ]]; then
+  crit=(--warm-up-time 0.3 --measurement-time 1)
+  wasm=(--seconds 4 --samples 5 --reloads 2)
+  load=(--sessions 100,400 --duration 3 --warmup 1 --idle 1)
+else
+  crit=()
+  wasm=(--seconds 10 --samples 15 --reloads 4)
+  load=(--sessions 250,500,750,1000,1250 --bisect 2 --duration 10 --warmup 3 --idle 2)
+fi
+
+target_dir=$(cargo metadata --format-version 1 --no-deps --offline 2>/dev/null |
+  python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+bash scripts/setup.sh --test >/dev/null
+say "building the page, the relay and the load generator (release)"
+bash scripts/build-web.sh >"$tmp/build-web.log" 2>&1 || { cat "$tmp/build-web.log"; exit 1; }
+cargo build --release --quiet -p relay-server --bin relay-server --example loadgen
+bash scripts/check-size.sh
+bash scripts/check-size.sh --json >"$tmp/size.json" || true
+
+say "native: criterion on sim (shipped profile: opt-level \"s\", lto)"
+rm -rf "$target_dir/criterion"
+cargo bench --quiet -p sim --bench sim -- "${crit[@]}" 2>&1 | tee "$tmp/criterion.log" |
+  grep -E '^[a-z_]+/[^ ]*|time:' | paste - - | awk '{ $1 = $1; print "  " $0 }' || true
+cp -r "$target_dir/criterion" "$tmp/criterion"
+cargo bench --quiet -p sim --bench wire -- wire | tail -n 1 >"$tmp/wire.json"
+cat "$tmp/wire.json"
+
+say "wasm: replay, first frame and frame times in headless Chromium"
+RELAY_BIN="${RELAY_BIN:-$target_dir/release/relay-server}" node e2e/bench-wasm.mjs --out "$tmp/wasm.json" "${wasm[@]}" >/dev/null
+cat "$tmp/wasm.json"
+
+say "native again with sim at opt-level 3 (hot paths only)"
+cargo bench --quiet --config 'profile.bench.package.sim.opt-level=3' -p sim --bench sim -- \
+  "${crit[@]}" '^(perform_movement/|replay_client/60$|server/)' 2>&1 | tee "$tmp/criterion-o3.log" |
+  grep -E '^[a-z_]+/[^ ]*|time:' | paste - - | awk '{ $1 = $1; print "  " $0 }' || true
+
+say "relay load test (loopback, bounded; a fresh release relay per N)"
+ulimit -n 20000 2>/dev/null || true
+"$target_dir/release/examples/loadgen" --relay "$target_dir/release/relay-server" \
+  "${load[@]}" --out "$tmp/loadgen.json" >/dev/null
+
+say "writing bench-results/"
+mkdir -p bench-results
+python3 - "$tmp" "$target_dir" "$quick" <<'EOF'
+import json, os, platform, subprocess, sys, datetime
+tmp, target, quick = sys.argv[1], sys.argv[2], sys.argv[3] == "1"
+load = lambda n: json.load(open(os.path.join(tmp, n)))
+
+def crit(bench_id, root=os.path.join(tmp, "criterion")):
+    p = os.path.join(root, *bench_id.split("/"), "new", "estimates.json")
+    try:
+        return json.load(open(p))["median"]["point_estimate"]  # ns
+    except (OSError, KeyError, ValueError):
+        return None
+
+ids = ["perform_movement/run", "perform_movement/turn", "perform_movement/brake",
+       "replay_client/10", "replay_client/60", "replay_client/95",
+       "replay_kernel/10", "replay_kernel/60", "replay_kernel/240",
+       "server/server_move",
+       "codec/encode_server_move", "codec/decode_server_move", "codec/encode_ack",
+       "codec/decode_ack", "codec/encode_adjustment", "codec/decode_adjustment",
+       "conditioner/per_packet"]
+native = {i: crit(i) for i in ids}
+o3 = {i: crit(i, os.path.join(target, "criterion")) for i in ["perform_movement/run", "perform_movement/turn",
+                                   "perform_movement/brake", "replay_client/60", "server/server_move"]}
+wire, wasm, size, relay = load("wire.json"), load("wasm.json"), load("size.json"), load("loadgen.json")
+
+def sh(cmd):
+    try:
+        return subprocess.run(cmd, shell=True, capture_output=True, text=True).stdout.strip()
+    except OSError:
+        return ""
+cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
+now = datetime.datetime.now(datetime.timezone.utc)
+result = {
+    "date": now.strftime("%Y-%m-%d %H:%M UTC"),
+    "quick": quick,
+    "machine": {"cores": os.cpu_count(), "cpu": cpu, "kernel": platform.release(),
+                "rustc": sh("rustc --version"), "chromium": wasm.get("chromium"),
+                "git": sh("git describe --always --dirty")},
+    "native_ns": native, "native_o3_ns": o3, "wire": wire, "wasm": wasm,
+    "wasm_size": size, "relay": relay,
+}
+ratios = {}
+for n in ["10", "60", "95"]:
+    w, c = wasm.get("replay", {}).get(n, {}).get("median_ns"), native.get(f"replay_client/{n}")
+    ratios[f"replay_{n}_wasm_over_native"] = round(w / c, 2) if w and c else None
+for k, v in o3.items():
+    ratios[f"{k}_s_over_o3"] = round(native[k] / v, 2) if v and native.get(k) else None
+ratios["uplink_120hz_combining_off_over_on"] = round(wire["uplink_bps_120hz_combining_off"] / wire["uplink_bps_120hz_combining_on"], 2) if wire.get("uplink_bps_120hz_combining_on") else None
+ratios["uplink_60hz_combining_off_over_on"] = round(wire["uplink_bps_60hz_combining_off"] / wire["uplink_bps_60hz_combining_on"], 2) if wire.get("uplink_bps_60hz_combining_on") else None
+result["ratios"] = ratios
+
+# ---- the table --------------------------------------------------------
+def ns(v):
+    if v is None: return "–"
+    return f"{v / 1000:.2f} µs" if v >= 1000 else f"{v:.0f} ns"
+def verdict(ok):
+    return "met" if ok else "**missed**"
+run = native["perform_movement/run"]
+r60 = native["replay_client/60"]
+w60 = wasm.get("replay", {}).get("60", {}).get("median_ns")
+rt = ratios["replay_60_wasm_over_native"]
+n_ok = relay.get("largest_n_within_budget")
+runs = relay.get("runs", [])
+idle_kib = max((r["idle_kib_per_session"] for r in runs), default=None)
+f = wasm.get("frames", {})
+ff = wasm.get("first_frame", {})
+rows = [
+    ("`perform_movement`, one 1/60 s step (run / turn / brake)", "≥ 10 M steps/s",
+     " / ".join(f"{1e3 / native[k]:.1f} M/s" for k in ["perform_movement/run", "perform_movement/turn", "perform_movement/brake"])
+     + f" ({ns(run)} running)", verdict(run and 1e3 / run >= 10)),
+    ("replay of 10 / 60 / 95 SavedMoves (`Client::tick` after an Adjustment), native", "60: ≤ 10 µs",
+     " / ".join(ns(native[f"replay_client/{n}"]) for n in [10, 60, 95]), verdict(r60 and r60 <= 10_000)),
+    ("replay loop alone, 10 / 60 / 240 SavedMoves, native", "–",
+     " / ".join(ns(native[f"replay_kernel/{n}"]) for n in [10, 60, 240]), ""),
+    ("replay of 60 SavedMoves in wasm (headless Chromium), wasm/native", "≤ 3×",
+     f"{ns(w60)} = {rt}× native" if rt else "–", verdict(rt is not None and rt <= 3)),
+    ("server handles one ServerMove (decode → verify → simulate → check → pending → flush)", "–", ns(native["server/server_move"]), ""),
+    ("encode / decode ServerMove", "–", f'{ns(native["codec/encode_server_move"])} / {ns(native["codec/decode_server_move"])}', ""),
+    ("encode / decode Ack · Adjustment", "–",
+     f'{ns(native["codec/encode_ack"])} / {ns(native["codec/decode_ack"])} · {ns(native["codec/encode_adjustment"])} / {ns(native["codec/decode_adjustment"])}', ""),
+    ("link conditioner, per packet (send + poll)", "–", ns(native["conditioner/per_packet"]), ""),
+    ("ServerMove on the wire, typical new move", "≤ 16 B",
+     f'{wire["server_move_bytes_new_only"]} B (mean {wire["server_move_bytes_mean"]} B, max {wire["server_move_bytes_max"]} B); Ack {wire["ack_bytes"]} B, Adjustment {wire["adjustment_bytes"]} B',
+     verdict(wire["server_move_bytes_new_only"] is not None and wire["server_move_bytes_new_only"] <= 16)),
+    ("uplink running straight at 60 Hz: move combining on (default) / off", "≤ 1.5 kB/s",
+     f'{wire["uplink_bps_60hz_combining_on"]} / {wire["uplink_bps_60hz_combining_off"]} B/s ({wire["server_moves_per_s_60hz_on"]:.0f} / {wire["server_moves_per_s_60hz_off"]:.0f} ServerMoves/s + 4 pings/s; old-move redundancy off too: {wire["uplink_bps_60hz_combining_and_redundancy_off"]} B/s)',
+     verdict(max(wire["uplink_bps_60hz_combining_on"], wire["uplink_bps_60hz_combining_off"]) <= 1500)),
+    ("uplink running straight at 120 Hz frames: combining on / off", "–",
+     f'{wire["uplink_bps_120hz_combining_on"]} / {wire["uplink_bps_120hz_combining_off"]} B/s ({wire["server_moves_per_s_120hz_on"]:.0f} / {wire["server_moves_per_s_120hz_off"]:.0f} ServerMoves/s)', ""),
+    ("relay: largest N with p99 added latency ≤ 2 ms (N sessions at 60 Hz, 0 ms link)", "≥ 1000",
+     f"{n_ok}" if n_ok else "none", verdict(n_ok is not None and n_ok >= 1000)),
+    ("relay: resident memory per idle session", "≤ 64 kB",
+     f"{idle_kib:.1f} KiB" if idle_kib is not None else "–", verdict(idle_kib is not None and idle_kib * 1.024 <= 64)),
+    ("release wasm, raw / gzip -9", "≤ 1.5 MB / ≤ 500 kB",
+     f'{size["raw_bytes"] / 1e3:.1f} kB / {size["gzip_bytes"] / 1e3:.1f} kB', verdict(size["within_budget"])),
+    ("navigation → first drawn frame (localhost; cold / warm)", "–",
+     f'{ff.get("cold_ms")} ms / {ff.get("warm_median_ms")} ms', ""),
+    (f'frame time over {f.get("seconds")} s, all panels, bot, {f.get("loss_percent")} % loss: interval mean / p95 · wasm work mean / p95',
+     "–", f'{f["interval_ms"]["mean"]} / {f["interval_ms"]["p95"]} ms ({f.get("fps")} fps{", paced at 30 Hz: software WebGL" if f.get("paced_30hz") else ""}) · {f["work_ms"]["mean"]} / {f["work_ms"]["p95"]} ms'
+     if f.get("interval_ms") else "–", ""),
+]
+m = result["machine"]
+lines = [f"Measured {result['date']} on {m['cores']} cores ({m['cpu']}), {m['rustc']}, Chromium {m['chromium']}, commit {m['git']}"
+         + (" — QUICK RUN (plumbing check, not for quoting)" if quick else "") + ".", "",
+         "| what | budget | measured (median) | verdict |", "|---|---|---|---|"]
+lines += [f"| {a} | {b} | {c} | {d} |" for a, b, c, d in rows]
+lines += ["", "Same-run ratios: "
+          + "; ".join([f"wasm/native replay 10 / 60 / 95 = {ratios['replay_10_wasm_over_native']} / {ratios['replay_60_wasm_over_native']} / {ratios['replay_95_wasm_over_native']}"]
+                      + [f"uplink combining off/on = {ratios['uplink_60hz_combining_off_over_on']} at 60 Hz, {ratios['uplink_120hz_combining_off_over_on']} at 120 Hz"]
+                      + [f"`{k}` opt-level \"s\"/3 = {ratios[k + '_s_over_o3']}" for k in o3]) + ".",
+          "", "Relay load test (release relay, loopback; the load generator runs on the same 2 cores):", "",
+          "| sessions | acks/s | moves/s | relay CPU (% of 1 core) idle → load | generator CPU | relay RSS idle / load | per idle session | added latency p50 / p99 / p99.9 (Ack) | Ping→Pong p99 |",
+          "|---|---|---|---|---|---|---|---|---|"]
+for r in runs:
+    lines.append(f"| {r['sessions']}{'' if r['connected'] == r['sessions'] else ' (' + str(r['connected']) + ' connected)'} | {r['acks_per_s']:.0f} | {r['moves_per_s']:.0f} | "
+                 f"{r['relay_cpu_idle_pct']:.0f} → {r['relay_cpu_pct']:.0f} % | {r['generator_cpu_pct']:.0f} % | "
+                 f"{r['relay_rss_idle_bytes'] / 1048576:.1f} / {r['relay_rss_load_bytes'] / 1048576:.1f} MiB | {r['idle_kib_per_session']:.1f} KiB | "
+                 f"{r['ack_p50_ms']:.2f} / {r['ack_p99_ms']:.2f} / {r['ack_p999_ms']:.2f} ms | {r['pong_p99_ms']:.2f} ms |")
+md = "\n".join(lines) + "\n"
+stamp = now.strftime("%Y-%m-%dT%H%MZ") + ("-quick" if quick else "")
+for name in [f"bench-results/{stamp}.json", "bench-results/latest.json"]:
+    with open(name, "w") as fh:
+        json.dump(result, fh, indent=1)
+        fh.write("\n")
+with open("bench-results/latest.md", "w") as fh:
+    fh.write(md)
+print(md)
+EOF
+say "done in $(( $(date +%s) - started )) s: bench-results/latest.md, bench-results/latest.json"
