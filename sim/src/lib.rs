@@ -26,7 +26,7 @@
 //! |---|---|
 //! | `math`, `time` | [`Vec2`] (cm), [`TimeStamp`] (wrapping ms), [`SimTime`] (µs) |
 //! | `world`, `movement` | the arena and [`perform_movement`] |
-//! | `saved_move`, `client` | the autonomous proxy |
+//! | `saved_move`, `client`, `client_config` | the autonomous proxy and its switches |
 //! | `server` | the authority per client |
 //! | `smoothing`, `proxy` | mesh-offset smoothing and simulated proxies |
 //! | `net` | protocol, codec, link conditioner |
@@ -38,6 +38,7 @@
 
 pub mod bot;
 pub mod client;
+mod client_config;
 pub mod endpoint;
 pub mod host;
 mod math;
