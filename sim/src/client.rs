@@ -448,10 +448,31 @@ impl Client {
     /// Advances the snapped state through the moves up to `index` (which an
     /// Ack is about to drop) with replay semantics.
     fn fold_acked_moves_into_replay(&mut self, index: usize, world: &World) {
+        self.resimulate(index + 1, world);
+    }
+
+    /// Re-simulates every remaining SavedMove from the snapped state, in
+    /// order, rewriting their start and end states (UE
+    /// `ClientUpdatePositionAfterServerUpdate`, `000_…` §6.4). While it runs
+    /// [`Client::is_replaying`] is `true` and side effects are suppressed.
+    fn replay(&mut self, world: &World, smoothing: SmoothingMode) {
+        self.needs_replay = false;
+        self.resimulate(self.saved_moves.len(), world);
+        if let Some(before) = self.drawn_before_snap.take() {
+            self.smoother
+                .on_snap(before, self.state.position, smoothing);
+        }
+    }
+
+    /// Re-runs the oldest `count` SavedMoves from the current state with
+    /// replay semantics, and adds them to the latest correction record.
+    fn resimulate(&mut self, count: usize, world: &World) {
         self.is_replaying = true;
-        let mut path = Vec::new();
-        for m in self.saved_moves.iter_mut().take(index + 1) {
+        let mut path = Vec::with_capacity(count);
+        for m in self.saved_moves.iter_mut().take(count) {
             m.start = self.state;
+            // Events are ignored: the dash was already felt when the move was
+            // first performed (reference `004_…` §2).
             let _ = perform_movement(&mut self.state, &m.input, m.dt_secs(), &self.params, world);
             m.end = self.state;
             path.push(self.state.position);
@@ -461,36 +482,6 @@ impl Client {
         if let Some(rec) = self.corrections.back_mut() {
             rec.moves_replayed += path.len() as u32;
             rec.replayed.extend(path);
-        }
-    }
-
-    /// Re-simulates every remaining SavedMove from the snapped state, in
-    /// order, rewriting their start and end states (UE
-    /// `ClientUpdatePositionAfterServerUpdate`, `000_…` §6.4). While it runs
-    /// [`Client::is_replaying`] is `true` and side effects are suppressed.
-    fn replay(&mut self, world: &World, smoothing: SmoothingMode) {
-        self.needs_replay = false;
-        self.is_replaying = true;
-        let mut replayed = 0u32;
-        let mut path = Vec::with_capacity(self.saved_moves.len());
-        for m in self.saved_moves.iter_mut() {
-            m.start = self.state;
-            // Events are ignored: the dash was already felt when the move was
-            // first performed (reference `004_…` §2).
-            let _ = perform_movement(&mut self.state, &m.input, m.dt_secs(), &self.params, world);
-            m.end = self.state;
-            path.push(self.state.position);
-            replayed += 1;
-        }
-        self.is_replaying = false;
-        self.counters.replayed_moves += u64::from(replayed);
-        if let Some(rec) = self.corrections.back_mut() {
-            rec.replayed.extend(path);
-            rec.moves_replayed += replayed;
-        }
-        if let Some(before) = self.drawn_before_snap.take() {
-            self.smoother
-                .on_snap(before, self.state.position, smoothing);
         }
     }
 
