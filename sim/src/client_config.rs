@@ -15,7 +15,7 @@ pub const MIN_TIME_BETWEEN_TIME_STAMP_RESETS_MS: u32 = 240_000;
 
 /// Switches and rates of the client's network mechanisms, each mirroring a
 /// UE setting (named in its doc).
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ClientConfig {
     /// Hold a move as *pending* while less than `send_interval` has passed
     /// since the last send, and merge alike moves (UE

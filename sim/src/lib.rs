@@ -33,6 +33,7 @@
 //! | `bot` | the built-in driver |
 //! | `host`, `endpoint`, `session` | server end, client end, both on one clock |
 //! | `metrics` | the numbers the page shows |
+//! | `scenario` | saved runs: record, encode, play back bit for bit |
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
@@ -47,6 +48,7 @@ pub mod movement;
 pub mod net;
 pub mod proxy;
 pub mod saved_move;
+pub mod scenario;
 pub mod server;
 pub mod session;
 pub mod smoothing;
@@ -63,6 +65,7 @@ pub use movement::{perform_movement, CharacterState, MoveInput, MovementParams};
 pub use net::protocol::{AdjustmentReason, MoveResponse, NetSettings, ServerMove, ServerRules};
 pub use proxy::SimulatedProxy;
 pub use saved_move::SavedMove;
+pub use scenario::{Scenario, ScenarioRun};
 pub use server::{PendingAdjustment, ServerCharacter, ServerConfig};
 pub use session::LocalSession;
 pub use smoothing::SmoothingMode;

@@ -1,0 +1,220 @@
+//! [`ScenarioRun`]: one [`LocalSession`] that either records what is fed
+//! to it or plays a [`Scenario`] back. Recording and playback go through
+//! the same `step`, so a played-back run is the recorded run.
+
+use super::{Change, FrameInput, Outcome, Scenario, Setting, Setup};
+use crate::math::Vec2;
+use crate::metrics::Metrics;
+use crate::session::LocalSession;
+use crate::ClientEndpoint;
+
+/// Most frames one scenario holds: 10 minutes at 240 frames/s. Recording
+/// stops by itself there (the run goes on, unrecorded).
+pub const MAX_RECORDED_FRAMES: usize = 144_000;
+
+/// FNV-1a-style fold of one more value into a running hash.
+fn fold(h: u64, v: u64) -> u64 {
+    let mut h = h;
+    for b in v.to_le_bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
+/// A run of a [`LocalSession`] from a [`Scenario`]'s seed and setup.
+#[derive(Debug, Clone)]
+pub struct ScenarioRun {
+    session: LocalSession,
+    scenario: Scenario,
+    /// Next frame to play (playback) or frames recorded so far.
+    cursor: usize,
+    next_change: usize,
+    recording: bool,
+    trajectory_hash: u64,
+}
+
+impl ScenarioRun {
+    /// Starts recording a new scenario named `name` from `seed` and
+    /// `setup`: frame 0 begins now.
+    pub fn record(name: &str, seed: u64, setup: Setup) -> ScenarioRun {
+        let mut run = ScenarioRun::play(Scenario::new(name, seed, setup));
+        run.recording = true;
+        run
+    }
+
+    /// Starts playing `scenario` back from frame 0. Call
+    /// [`Scenario::validate`] first for scenarios from outside; an invalid
+    /// one still runs (settings are clamped by the host) but proves
+    /// nothing.
+    pub fn play(scenario: Scenario) -> ScenarioRun {
+        let setup = scenario.setup;
+        let mut session = LocalSession::new(scenario.seed, setup.net);
+        session.set_server_rules(setup.rules);
+        session.set_client_config(setup.client);
+        session.endpoint.set_smoothing(setup.smoothing);
+        ScenarioRun {
+            session,
+            scenario,
+            cursor: 0,
+            next_change: 0,
+            recording: false,
+            trajectory_hash: 0xcbf2_9ce4_8422_2325,
+        }
+    }
+
+    /// Runs a scenario from start to end and returns its outcome.
+    pub fn run_to_end(scenario: Scenario) -> Outcome {
+        let mut run = ScenarioRun::play(scenario);
+        while run.step_recorded() {}
+        run.outcome()
+    }
+
+    /// `true` while frames fed with [`ScenarioRun::step_live`] are recorded.
+    pub fn is_recording(&self) -> bool {
+        self.recording
+    }
+
+    /// `true` once playback has run every recorded frame (always `false`
+    /// while recording).
+    pub fn is_finished(&self) -> bool {
+        !self.recording && self.cursor >= self.scenario.frames.len()
+    }
+
+    /// Frames run so far.
+    pub fn frame_index(&self) -> usize {
+        self.cursor
+    }
+
+    /// The scenario being recorded or played.
+    pub fn scenario(&self) -> &Scenario {
+        &self.scenario
+    }
+
+    /// The client end (for drawing and read-outs).
+    pub fn endpoint(&self) -> &ClientEndpoint {
+        &self.session.endpoint
+    }
+
+    /// The read-out at the run's clock.
+    pub fn metrics(&mut self) -> Metrics {
+        let now = self.session.now();
+        self.session.endpoint.metrics(now)
+    }
+
+    /// The run's clock (sum of frame times), s.
+    pub fn elapsed_secs(&self) -> f64 {
+        self.session.now().secs_since(crate::SimTime::ZERO)
+    }
+
+    /// Duration of the next recorded frame, µs (`None` at the end or
+    /// while recording).
+    pub fn next_frame_us(&self) -> Option<u32> {
+        if self.recording {
+            return None;
+        }
+        self.scenario.frames.get(self.cursor).map(|f| f.dt_us)
+    }
+
+    /// Plays the next recorded frame (and the changes due before it);
+    /// `false` if there was none.
+    pub fn step_recorded(&mut self) -> bool {
+        if self.recording {
+            return false;
+        }
+        let Some(&input) = self.scenario.frames.get(self.cursor) else {
+            return false;
+        };
+        self.apply_due_changes();
+        self.run_frame(input);
+        true
+    }
+
+    /// Runs one live frame of `dt` s with this input, quantized first
+    /// ([`FrameInput::quantize`]) and recorded while recording. During
+    /// playback this is the user *taking over*: the rest of the recording
+    /// is dropped and the run goes on live, unrecorded.
+    pub fn step_live(&mut self, dt: f64, direction: Vec2, dash: bool) {
+        let input = FrameInput::quantize(dt, direction, dash);
+        if self.recording {
+            self.scenario.frames.push(input);
+            if self.scenario.frames.len() >= MAX_RECORDED_FRAMES {
+                self.stop_recording();
+            }
+        } else {
+            self.take_over();
+        }
+        self.run_frame(input);
+    }
+
+    /// Changes a setting before the next frame; recorded while recording,
+    /// otherwise (playback) it takes over like [`ScenarioRun::step_live`].
+    pub fn change(&mut self, setting: Setting) {
+        if self.recording {
+            self.scenario.changes.push(Change {
+                frame: self.cursor as u32,
+                setting,
+            });
+        } else {
+            self.take_over();
+        }
+        self.apply(setting);
+    }
+
+    /// Ends recording; the scenario keeps what was recorded and gets its
+    /// [`Outcome`].
+    pub fn stop_recording(&mut self) {
+        if self.recording {
+            self.recording = false;
+            self.scenario.outcome = Some(self.outcome());
+        }
+    }
+
+    /// The outcome so far.
+    pub fn outcome(&mut self) -> Outcome {
+        let m = self.metrics();
+        Outcome {
+            frames: self.cursor as u32,
+            state_hash: m.state_hash,
+            trajectory_hash: self.trajectory_hash,
+            adjustments: m.adjustments,
+            replayed_moves: m.replayed_moves,
+            acks: m.acks,
+            moves_sent: m.moves_sent,
+        }
+    }
+
+    fn take_over(&mut self) {
+        self.scenario.frames.truncate(self.cursor);
+        let cursor = self.cursor as u32;
+        self.scenario.changes.retain(|c| c.frame < cursor);
+        self.scenario.outcome = None;
+    }
+
+    fn apply_due_changes(&mut self) {
+        while let Some(c) = self.scenario.changes.get(self.next_change) {
+            if c.frame as usize > self.cursor {
+                break;
+            }
+            let setting = c.setting;
+            self.next_change += 1;
+            self.apply(setting);
+        }
+    }
+
+    fn apply(&mut self, setting: Setting) {
+        match setting {
+            Setting::Net(n) => self.session.set_net_settings(n),
+            Setting::Rules(r) => self.session.set_server_rules(r),
+            Setting::Client(c) => self.session.set_client_config(c),
+            Setting::Smoothing(m) => self.session.endpoint.set_smoothing(m),
+        }
+    }
+
+    fn run_frame(&mut self, input: FrameInput) {
+        self.session.step(input.dt(), input.direction(), input.dash);
+        self.cursor += 1;
+        let h = self.session.endpoint.client().state().state_hash();
+        self.trajectory_hash = fold(self.trajectory_hash, h);
+    }
+}

@@ -1,0 +1,132 @@
+//! Scenarios replay bit for bit: a recorded run played back (and after a
+//! round trip through the link encoding) gives the same outcome, frame for
+//! frame.
+
+use sim::scenario::{codec, Outcome, Setting, Setup};
+use sim::{Bot, NetSettings, Scenario, ScenarioRun, ServerRules, SmoothingMode, Vec2};
+
+/// Browser-like frame times: 16.6 / 16.7 / 16.8 ms, with a 50 ms hitch
+/// every 7 s.
+fn frame_dt(i: usize) -> f64 {
+    if i % 420 == 419 {
+        0.05
+    } else {
+        [0.0166, 0.0167, 0.0168][i % 3]
+    }
+}
+
+/// Records `secs` of the bot at 10 % loss, with the sliders moved twice.
+fn record(secs: usize) -> Scenario {
+    let setup = Setup {
+        net: NetSettings {
+            rtt_ms: 150,
+            jitter_ms: 10,
+            loss_percent: 10,
+        },
+        ..Setup::default()
+    };
+    let mut run = ScenarioRun::record("bot at 10 % loss", 42, setup);
+    let mut bot = Bot::new();
+    for i in 0..secs * 60 {
+        if i == 600 {
+            run.change(Setting::Net(NetSettings {
+                loss_percent: 30,
+                ..setup.net
+            }));
+        }
+        if i == 1200 {
+            run.change(Setting::Rules(ServerRules {
+                ack_interval_ms: 250,
+                ..ServerRules::default()
+            }));
+            run.change(Setting::Smoothing(SmoothingMode::Linear));
+        }
+        let dt = frame_dt(i);
+        let (dir, dash) = bot.input(run.endpoint().client().state().position, dt as f32);
+        run.step_live(dt, dir, dash);
+    }
+    run.stop_recording();
+    run.scenario().clone()
+}
+
+#[test]
+fn a_recording_plays_back_identically() {
+    let scenario = record(30);
+    let recorded = scenario
+        .outcome
+        .expect("stopping a recording sets its outcome");
+    assert_eq!(recorded.frames, 1800);
+    assert_eq!(scenario.changes.len(), 3);
+    // Loss really happened, so the run exercises replays.
+    assert!(recorded.adjustments > 0, "{recorded:?}");
+    assert!(recorded.replayed_moves > 0, "{recorded:?}");
+    let again = ScenarioRun::run_to_end(scenario.clone());
+    assert_eq!(again, recorded);
+    // Through the link encoding and back.
+    let linked = codec::from_fragment(&codec::to_fragment(&scenario)).unwrap();
+    assert_eq!(ScenarioRun::run_to_end(linked), recorded);
+}
+
+#[test]
+fn playback_matches_frame_by_frame() {
+    let scenario = record(10);
+    let mut a = ScenarioRun::play(scenario.clone());
+    let mut b = ScenarioRun::play(scenario);
+    let mut frames = 0;
+    while a.step_recorded() {
+        assert!(b.step_recorded());
+        frames += 1;
+        assert_eq!(
+            a.endpoint().client().state(),
+            b.endpoint().client().state(),
+            "frame {frames}"
+        );
+    }
+    assert_eq!(frames, 600);
+    assert!(a.is_finished() && !b.step_recorded());
+}
+
+#[test]
+fn a_different_seed_gives_different_packet_fates() {
+    let scenario = record(20);
+    let recorded = scenario.outcome.unwrap();
+    let mut other = scenario.clone();
+    other.seed += 1;
+    let o = ScenarioRun::run_to_end(other);
+    assert_ne!(o.trajectory_hash, recorded.trajectory_hash);
+}
+
+#[test]
+fn taking_over_drops_the_rest_of_the_recording() {
+    let scenario = record(10);
+    let mut run = ScenarioRun::play(scenario);
+    for _ in 0..300 {
+        assert!(run.step_recorded());
+    }
+    run.step_live(1.0 / 60.0, Vec2::new(0.0, 1.0), false);
+    assert_eq!(run.scenario().frames.len(), 300);
+    assert!(run.scenario().changes.iter().all(|c| c.frame < 300));
+    assert_eq!(run.scenario().outcome, None);
+    assert!(!run.step_recorded());
+}
+
+#[test]
+fn sixty_seconds_fit_in_a_link() {
+    let scenario = record(60);
+    let bytes = codec::encode(&scenario).len();
+    let fragment = codec::to_fragment(&scenario).len();
+    println!("60 s bot recording: {bytes} B encoded, {fragment} characters in a URL fragment");
+    // 3600 frames; well under the 2 MB URLs Chromium accepts and small
+    // enough to paste into chat.
+    assert!(bytes < 24_000, "{bytes} B");
+    assert_eq!(fragment, (bytes * 4).div_ceil(3));
+}
+
+#[test]
+fn outcome_of_an_empty_scenario_is_the_spawn() {
+    let o: Outcome = ScenarioRun::run_to_end(Scenario::new("empty", 1, Setup::default()));
+    assert_eq!(
+        (o.frames, o.adjustments, o.acks, o.moves_sent),
+        (0, 0, 0, 0)
+    );
+}
