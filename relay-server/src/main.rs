@@ -21,6 +21,9 @@ struct Args {
     /// clock, so two runs differ; set it to reproduce packet fates).
     #[arg(long)]
     seed: Option<u64>,
+    /// SQLite file of saved scenarios (created with its folder if missing).
+    #[arg(long, default_value = "data/scenarios.sqlite3", env = "PLAYGROUND_DB")]
+    db: PathBuf,
 }
 
 #[tokio::main]
@@ -50,7 +53,10 @@ async fn main() -> anyhow::Result<()> {
     // The e2e test and scripts read this exact line to find the port.
     println!("relay-server listening on http://{local}/");
     tracing::info!(addr = %local, dist = %args.dist.display(), "serving");
-    let state = relay_server::AppState::new(args.dist, seed);
+    let store = relay_server::store::ScenarioStore::open(&args.db)
+        .with_context(|| format!("opening the scenario store {}", args.db.display()))?;
+    tracing::info!(db = %args.db.display(), scenarios = store.count()?, "scenario store open");
+    let state = relay_server::AppState::new(args.dist, seed).with_store(store);
     relay_server::serve(listener, state, async {
         let _ = tokio::signal::ctrl_c().await;
         tracing::info!("shutting down (Ctrl-C)");

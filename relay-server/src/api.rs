@@ -1,0 +1,201 @@
+//! The scenario API and share links.
+//!
+//! | route | does |
+//! |---|---|
+//! | `POST /api/scenarios` | stores a scenario: body `application/octet-stream` (the compact encoding, as the page sends) or `application/json` (a [`Scenario`] written by hand); 201 `{id, url, …}` |
+//! | `GET /api/scenarios/{id}` | the scenario as JSON, or its compact bytes with `Accept: application/octet-stream` |
+//! | `GET /s/{id}` | the page, which loads and plays scenario `id` (404 status, same page, if unknown) |
+//!
+//! Every rejection is a 4xx with a JSON body `{"error": "<reason>"}`;
+//! nothing is stored then. Bodies are read up to [`MAX_BODY_BYTES`] and
+//! no further.
+
+use crate::store::{is_id, ScenarioStore, StoreError};
+use crate::AppState;
+use axum::body::{Body, Bytes};
+use axum::extract::{Path, State};
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{Html, IntoResponse, Response};
+use axum::Json;
+use serde_json::json;
+use sim::scenario::codec;
+use sim::Scenario;
+use std::sync::Arc;
+
+/// Largest request body, bytes: a compact scenario is at most
+/// [`codec::MAX_ENCODED_BYTES`] (512 KiB); a hand-written JSON one of a
+/// few minutes fits in 2 MiB.
+pub const MAX_BODY_BYTES: usize = 2 * 1024 * 1024;
+
+/// An API error: status and reason, answered as `{"error": reason}`.
+#[derive(Debug)]
+pub struct ApiError(StatusCode, String);
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        (self.0, Json(json!({ "error": self.1 }))).into_response()
+    }
+}
+
+impl From<StoreError> for ApiError {
+    fn from(e: StoreError) -> Self {
+        tracing::error!(error = %e, "scenario store failed");
+        ApiError(StatusCode::SERVICE_UNAVAILABLE, e.to_string())
+    }
+}
+
+fn bad(status: StatusCode, reason: impl Into<String>) -> ApiError {
+    ApiError(status, reason.into())
+}
+
+/// Runs a store call on the blocking pool (SQLite waits for the disk).
+async fn blocking<T: Send + 'static>(
+    store: &Arc<ScenarioStore>,
+    f: impl FnOnce(&ScenarioStore) -> Result<T, StoreError> + Send + 'static,
+) -> Result<T, ApiError> {
+    let store = store.clone();
+    tokio::task::spawn_blocking(move || f(&store))
+        .await
+        .map_err(|e| bad(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?
+        .map_err(ApiError::from)
+}
+
+/// Parses a posted body by its content type into a validated scenario.
+fn parse(headers: &HeaderMap, body: &[u8]) -> Result<Scenario, ApiError> {
+    let content_type = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    let scenario = match content_type.as_str() {
+        "application/octet-stream" => codec::decode(body).map_err(|e| match e {
+            codec::DecodeError::Invalid(e) => bad(StatusCode::UNPROCESSABLE_ENTITY, e.to_string()),
+            codec::DecodeError::TooLarge(_) => bad(StatusCode::PAYLOAD_TOO_LARGE, e.to_string()),
+            e => bad(StatusCode::BAD_REQUEST, e.to_string()),
+        })?,
+        "application/json" => {
+            let s: Scenario = serde_json::from_slice(body)
+                .map_err(|e| bad(StatusCode::BAD_REQUEST, format!("scenario JSON: {e}")))?;
+            s.validate().map_err(|e| {
+                bad(
+                    StatusCode::UNPROCESSABLE_ENTITY,
+                    format!("invalid scenario: {e}"),
+                )
+            })?;
+            s
+        }
+        other => {
+            return Err(bad(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                format!(
+                    "content type {other:?} is not accepted: send application/octet-stream \
+                     (compact scenario) or application/json"
+                ),
+            ))
+        }
+    };
+    Ok(scenario)
+}
+
+/// `POST /api/scenarios`.
+pub async fn create(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<(StatusCode, Json<serde_json::Value>), ApiError> {
+    let body: Bytes = axum::body::to_bytes(body, MAX_BODY_BYTES)
+        .await
+        .map_err(|_| {
+            bad(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                format!("body is over the limit of {MAX_BODY_BYTES} bytes"),
+            )
+        })?;
+    let scenario = parse(&headers, &body)?;
+    let bytes = codec::encode(&scenario);
+    let frames = scenario.frames.len() as u32;
+    let name = scenario.name.clone();
+    let size = bytes.len();
+    let id = blocking(state.store(), move |s| s.insert(&name, &bytes, frames)).await?;
+    tracing::info!(%id, name = %scenario.name, frames, bytes = size, "scenario saved");
+    Ok((
+        StatusCode::CREATED,
+        Json(json!({
+            "id": id,
+            "url": format!("/s/{id}"),
+            "api": format!("/api/scenarios/{id}"),
+            "bytes": size,
+            "frames": frames,
+            "duration_s": scenario.duration_secs(),
+        })),
+    ))
+}
+
+/// `GET /api/scenarios/{id}`.
+pub async fn fetch(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    if !is_id(&id) {
+        return Err(bad(
+            StatusCode::BAD_REQUEST,
+            "a scenario id is 12 characters of A–Z, a–z, 0–9, - and _",
+        ));
+    }
+    let lookup = id.clone();
+    let row = blocking(state.store(), move |s| s.get(&lookup))
+        .await?
+        .ok_or_else(|| bad(StatusCode::NOT_FOUND, format!("no scenario with id {id}")))?;
+    let wants_bytes = headers
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|a| a.contains("application/octet-stream"));
+    // Saved scenarios never change.
+    let cache = (header::CACHE_CONTROL, "public, max-age=31536000, immutable");
+    if wants_bytes {
+        return Ok((
+            [(header::CONTENT_TYPE, "application/octet-stream"), cache],
+            row.bytes,
+        )
+            .into_response());
+    }
+    let scenario = codec::decode(&row.bytes).map_err(|e| {
+        bad(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            format!("stored scenario {id}: {e}"),
+        )
+    })?;
+    Ok(([cache], Json(scenario)).into_response())
+}
+
+/// `GET /s/{id}`: the page; it reads the id from its path and fetches the
+/// scenario. Unknown ids get the same page with status 404, and the page
+/// says so.
+pub async fn share_page(State(state): State<AppState>, Path(id): Path<String>) -> Response {
+    let lookup = id.clone();
+    let known = is_id(&id)
+        && matches!(
+            blocking(state.store(), move |s| s.get(&lookup)).await,
+            Ok(Some(_))
+        );
+    match tokio::fs::read_to_string(state.dist().join("index.html")).await {
+        Ok(page) => {
+            let status = if known {
+                StatusCode::OK
+            } else {
+                StatusCode::NOT_FOUND
+            };
+            (status, Html(page)).into_response()
+        }
+        Err(_) => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            "the page is not built: run scripts/build-web.sh",
+        )
+            .into_response(),
+    }
+}

@@ -1,0 +1,181 @@
+//! `scenario`: runs a saved scenario without a browser and prints its
+//! outcome — the same numbers and hashes the page shows at the end of a
+//! replay, so a saved scenario doubles as a regression test.
+//!
+//! ```text
+//! scenario run data/rubber-band.json          # a JSON file (GET /api/scenarios/{id})
+//! scenario run Xy3_kq9LmN0a                   # an id in the relay's store (--db)
+//! scenario run 'http://localhost:8080/s/Xy3_kq9LmN0a'
+//! scenario run 'http://localhost:8080/#s=AQ…' # a self-contained link
+//! scenario run rubber.bin --csv path.csv      # + the trajectory, one row per frame
+//! ```
+//!
+//! Exit status: 0 when the run matches the outcome recorded with the
+//! scenario (or none was recorded), 1 when it does not, 2 on bad input.
+
+use anyhow::{bail, Context};
+use clap::{Parser, Subcommand};
+use relay_server::store::{is_id, ScenarioStore};
+use sim::scenario::{codec, Outcome};
+use sim::{Scenario, ScenarioRun};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Runs Netcode Playground scenarios headless.
+#[derive(Debug, Parser)]
+#[command(version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Run a scenario and print its outcome.
+    Run {
+        /// A scenario file (JSON or compact bytes), a scenario id, a
+        /// `/s/{id}` link or a `#s=` link.
+        source: String,
+        /// SQLite store to look ids up in (the relay's `--db`).
+        #[arg(long, default_value = "data/scenarios.sqlite3", env = "PLAYGROUND_DB")]
+        db: PathBuf,
+        /// Write the trajectory as CSV, one row per frame.
+        #[arg(long)]
+        csv: Option<PathBuf>,
+        /// Print the outcome as one JSON object instead of lines.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// Reads a scenario from whatever `source` names.
+fn load(source: &str, db: &Path) -> anyhow::Result<Scenario> {
+    if let Some((_, fragment)) = source.split_once("#s=") {
+        return codec::from_fragment(fragment).context("reading the link's scenario");
+    }
+    let id = source
+        .rsplit_once("/s/")
+        .map_or(source, |(_, id)| id.trim_end_matches('/'));
+    let path = PathBuf::from(source);
+    if path.is_file() {
+        let bytes = std::fs::read(&path).with_context(|| format!("reading {source}"))?;
+        if bytes.first() == Some(&b'{') {
+            let s: Scenario = serde_json::from_slice(&bytes).context("scenario JSON")?;
+            s.validate().context("invalid scenario")?;
+            return Ok(s);
+        }
+        return codec::decode(&bytes).context("scenario file");
+    }
+    if is_id(id) {
+        let store = ScenarioStore::open(db)
+            .with_context(|| format!("opening the scenario store {}", db.display()))?;
+        let row = store
+            .get(id)?
+            .with_context(|| format!("no scenario with id {id} in {}", db.display()))?;
+        return codec::decode(&row.bytes).with_context(|| format!("stored scenario {id}"));
+    }
+    bail!("{source:?} is neither a file, a scenario id, nor a scenario link")
+}
+
+/// Plays `scenario`, writing one CSV row per frame to `csv` if given.
+fn play(scenario: Scenario, mut csv: Option<Box<dyn Write>>) -> anyhow::Result<Outcome> {
+    let mut run = ScenarioRun::play(scenario);
+    if let Some(w) = csv.as_mut() {
+        writeln!(
+            w,
+            "frame,time_s,x_cm,y_cm,vx_cm_s,vy_cm_s,queue_len,adjustments,replayed_moves"
+        )?;
+    }
+    while run.step_recorded() {
+        if let Some(w) = csv.as_mut() {
+            let c = run.endpoint().client();
+            let (s, n) = (c.state(), c.counters());
+            writeln!(
+                w,
+                "{},{:.6},{},{},{},{},{},{},{}",
+                run.frame_index(),
+                run.elapsed_secs(),
+                s.position.x,
+                s.position.y,
+                s.velocity.x,
+                s.velocity.y,
+                c.saved_moves().len(),
+                n.adjustments,
+                n.replayed_moves
+            )?;
+        }
+    }
+    if let Some(w) = csv.as_mut() {
+        w.flush()?;
+    }
+    Ok(run.outcome())
+}
+
+fn main() -> std::process::ExitCode {
+    match real_main() {
+        Ok(true) => std::process::ExitCode::SUCCESS,
+        Ok(false) => std::process::ExitCode::from(1),
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            std::process::ExitCode::from(2)
+        }
+    }
+}
+
+/// `Ok(matches)`.
+fn real_main() -> anyhow::Result<bool> {
+    let Command::Run {
+        source,
+        db,
+        csv,
+        json,
+    } = Cli::parse().command;
+    let scenario = load(&source, &db)?;
+    let recorded = scenario.outcome;
+    let (name, seed, secs) = (
+        scenario.name.clone(),
+        scenario.seed,
+        scenario.duration_secs(),
+    );
+    let csv: Option<Box<dyn Write>> = match &csv {
+        Some(p) => Some(Box::new(std::io::BufWriter::new(
+            std::fs::File::create(p).with_context(|| format!("creating {}", p.display()))?,
+        ))),
+        None => None,
+    };
+    let o = play(scenario, csv)?;
+    let matches = recorded.is_none_or(|r| r == o);
+    let verdict = match recorded {
+        None => "no recorded outcome to compare",
+        Some(_) if matches => "identical to the recording",
+        Some(_) => "DIFFERS from the recording",
+    };
+    if json {
+        println!(
+            "{}",
+            serde_json::json!({
+                "name": name, "seed": seed, "duration_s": secs, "frames": o.frames,
+                "state_hash": format!("{:016x}", o.state_hash),
+                "trajectory_hash": format!("{:016x}", o.trajectory_hash),
+                "adjustments": o.adjustments, "replayed_moves": o.replayed_moves,
+                "acks": o.acks, "moves_sent": o.moves_sent,
+                "matches_recording": recorded.map(|r| r == o),
+            })
+        );
+    } else {
+        println!("scenario:        {name}");
+        println!("seed:            {seed}");
+        println!("frames:          {} ({secs:.2} s)", o.frames);
+        println!("state-hash:      {:016x}", o.state_hash);
+        println!("trajectory-hash: {:016x}", o.trajectory_hash);
+        println!("adjustments:     {}", o.adjustments);
+        println!("replayed-moves:  {}", o.replayed_moves);
+        println!("acks:            {}", o.acks);
+        println!("moves-sent:      {}", o.moves_sent);
+        println!("verdict:         {verdict}");
+        if let (Some(r), false) = (recorded, matches) {
+            println!("recorded:        {r:?}");
+        }
+    }
+    Ok(matches)
+}

@@ -1,0 +1,187 @@
+//! The scenario API through the router (no socket): saves, loads, share
+//! links, and every rejection with its status and reason.
+
+use axum::body::Body;
+use axum::http::{header, Request, StatusCode};
+use relay_server::{app, AppState};
+use sim::scenario::{codec, Setting, Setup};
+use sim::{Bot, Scenario, ScenarioRun, SmoothingMode};
+use tower::ServiceExt;
+
+fn recorded(secs: usize) -> Scenario {
+    let mut run = ScenarioRun::record("api test", 9, Setup::default());
+    let mut bot = Bot::new();
+    for i in 0..secs * 60 {
+        if i == 30 {
+            run.change(Setting::Smoothing(SmoothingMode::Linear));
+        }
+        let (dir, dash) = bot.input(run.endpoint().client().state().position, 1.0 / 60.0);
+        run.step_live(1.0 / 60.0, dir, dash);
+    }
+    run.stop_recording();
+    run.scenario().clone()
+}
+
+async fn send(state: &AppState, req: Request<Body>) -> (StatusCode, Vec<u8>) {
+    let res = app(state.clone()).oneshot(req).await.unwrap();
+    let status = res.status();
+    let body = axum::body::to_bytes(res.into_body(), usize::MAX)
+        .await
+        .unwrap();
+    (status, body.to_vec())
+}
+
+fn post(content_type: &str, body: impl Into<Body>) -> Request<Body> {
+    Request::post("/api/scenarios")
+        .header(header::CONTENT_TYPE, content_type)
+        .body(body.into())
+        .unwrap()
+}
+
+fn json(bytes: &[u8]) -> serde_json::Value {
+    serde_json::from_slice(bytes).unwrap()
+}
+
+fn get(uri: &str, accept: &str) -> Request<Body> {
+    Request::get(uri)
+        .header(header::ACCEPT, accept)
+        .body(Body::empty())
+        .unwrap()
+}
+
+#[tokio::test]
+async fn save_load_and_run_twice_give_the_same_hash() {
+    let state = AppState::new("/nonexistent", 1);
+    let scenario = recorded(5);
+    let (status, body) = send(
+        &state,
+        post("application/octet-stream", codec::encode(&scenario)),
+    )
+    .await;
+    assert_eq!(
+        status,
+        StatusCode::CREATED,
+        "{}",
+        String::from_utf8_lossy(&body)
+    );
+    let created = json(&body);
+    let id = created["id"].as_str().unwrap().to_owned();
+    assert_eq!(id.len(), 12);
+    assert_eq!(created["url"], format!("/s/{id}"));
+    assert_eq!(created["frames"], 300);
+
+    // Compact bytes back, byte for byte.
+    let (status, bytes) = send(
+        &state,
+        get(&format!("/api/scenarios/{id}"), "application/octet-stream"),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(bytes, codec::encode(&scenario));
+    // JSON back, equal to what was saved.
+    let (status, body) = send(
+        &state,
+        get(&format!("/api/scenarios/{id}"), "application/json"),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    let loaded: Scenario = serde_json::from_slice(&body).unwrap();
+    assert_eq!(loaded, scenario);
+
+    // Two headless runs of the loaded scenario: identical to each other
+    // and to the recording.
+    let a = ScenarioRun::run_to_end(loaded.clone());
+    let b = ScenarioRun::run_to_end(loaded);
+    assert_eq!(a, b);
+    assert_eq!(Some(a), scenario.outcome);
+}
+
+#[tokio::test]
+async fn json_scenarios_are_accepted_and_stored_compactly() {
+    let state = AppState::new("/nonexistent", 1);
+    let scenario = recorded(2);
+    let text = serde_json::to_vec(&scenario).unwrap();
+    let (status, body) = send(
+        &state,
+        post("application/json; charset=utf-8", text.clone()),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED);
+    let stored = json(&body)["bytes"].as_u64().unwrap() as usize;
+    assert!(
+        stored * 5 < text.len(),
+        "{stored} B stored for {} B of JSON",
+        text.len()
+    );
+}
+
+#[tokio::test]
+async fn bad_saves_get_the_right_status_and_store_nothing() {
+    let state = AppState::new("/nonexistent", 1);
+    let good = recorded(1);
+    let mut wrong_version = good.clone();
+    wrong_version.version = 7;
+    let mut out_of_range = good.clone();
+    out_of_range.setup.net.rtt_ms = 60_000;
+    let mut long_name = good.clone();
+    long_name.name = "n".repeat(500);
+    let mut bad_format = codec::encode(&good);
+    bad_format[0] = 2;
+    let cases: Vec<(Request<Body>, StatusCode, &str)> = vec![
+        (post("application/octet-stream", vec![0u8; 3 << 20]), StatusCode::PAYLOAD_TOO_LARGE, "body is over the limit of 2097152 bytes"),
+        (post("application/octet-stream", codec::encode(&wrong_version)), StatusCode::UNPROCESSABLE_ENTITY, "scenario version 7 is not supported (this build reads version 1)"),
+        (post("application/octet-stream", codec::encode(&out_of_range)), StatusCode::UNPROCESSABLE_ENTITY, "setup: net: rtt_ms = 60000 is outside 0..=1000"),
+        (post("application/json", serde_json::to_vec(&long_name).unwrap()), StatusCode::UNPROCESSABLE_ENTITY, "invalid scenario: name: too long"),
+        (post("application/octet-stream", bad_format), StatusCode::BAD_REQUEST, "unknown scenario format 2 (this build reads format 1)"),
+        (post("application/octet-stream", Vec::new()), StatusCode::BAD_REQUEST, "empty scenario"),
+        (post("application/json", "{\"version\":1}"), StatusCode::BAD_REQUEST, "scenario JSON: missing field `name` at line 1 column 13"),
+        (post("text/plain", "hello"), StatusCode::UNSUPPORTED_MEDIA_TYPE, "content type \"text/plain\" is not accepted: send application/octet-stream (compact scenario) or application/json"),
+    ];
+    for (req, status, reason) in cases {
+        let (got, body) = send(&state, req).await;
+        assert_eq!(
+            (got, json(&body)["error"].as_str().unwrap()),
+            (status, reason)
+        );
+    }
+    let (status, body) = send(&state, get("/api/scenarios/AAAAAAAAAAAA", "*/*")).await;
+    assert_eq!(
+        (status, json(&body)["error"].as_str().unwrap()),
+        (StatusCode::NOT_FOUND, "no scenario with id AAAAAAAAAAAA")
+    );
+    let (status, _) = send(&state, get("/api/scenarios/..%2F..%2Fetc", "*/*")).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    // Nothing was stored by any of the rejected saves.
+    assert_eq!(state.store().count().unwrap(), 0);
+    let (status, _) = send(
+        &state,
+        post("application/octet-stream", codec::encode(&good)),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED);
+}
+
+#[tokio::test]
+async fn share_links_serve_the_page_and_404_unknown_ids() {
+    let dist = std::env::temp_dir().join(format!("np-dist-{}", std::process::id()));
+    std::fs::create_dir_all(&dist).unwrap();
+    std::fs::write(dist.join("index.html"), "<title>page</title>").unwrap();
+    let state = AppState::new(&dist, 1);
+    let (_, body) = send(
+        &state,
+        post("application/octet-stream", codec::encode(&recorded(1))),
+    )
+    .await;
+    let id = json(&body)["id"].as_str().unwrap().to_owned();
+    let (status, page) = send(&state, get(&format!("/s/{id}"), "text/html")).await;
+    assert_eq!(
+        (status, page.as_slice()),
+        (StatusCode::OK, &b"<title>page</title>"[..])
+    );
+    let (status, page) = send(&state, get("/s/ZZZZZZZZZZZZ", "text/html")).await;
+    assert_eq!(
+        (status, page.as_slice()),
+        (StatusCode::NOT_FOUND, &b"<title>page</title>"[..])
+    );
+    std::fs::remove_dir_all(dist).unwrap();
+}

@@ -1,0 +1,81 @@
+//! The `scenario` CLI on files and links: the same scenario gives the same
+//! hash every time, and a tampered recording is reported with exit 1.
+
+use sim::scenario::{codec, Setup};
+use sim::{Bot, Scenario, ScenarioRun};
+use std::process::Command;
+
+fn recorded() -> Scenario {
+    let mut setup = Setup::default();
+    setup.net.loss_percent = 20;
+    let mut run = ScenarioRun::record("cli test", 5, setup);
+    let mut bot = Bot::new();
+    for _ in 0..600 {
+        let (dir, dash) = bot.input(run.endpoint().client().state().position, 1.0 / 60.0);
+        run.step_live(1.0 / 60.0, dir, dash);
+    }
+    run.stop_recording();
+    run.scenario().clone()
+}
+
+fn cli(args: &[&str]) -> (i32, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_scenario"))
+        .args(args)
+        .output()
+        .unwrap();
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    (out.status.code().unwrap(), text)
+}
+
+fn line<'a>(text: &'a str, key: &str) -> &'a str {
+    text.lines()
+        .find_map(|l| l.strip_prefix(key))
+        .map(str::trim)
+        .unwrap_or_else(|| panic!("no {key} in {text}"))
+}
+
+#[test]
+fn files_and_links_give_the_recorded_hash() {
+    let scenario = recorded();
+    let o = scenario.outcome.unwrap();
+    let dir = std::env::temp_dir().join(format!("np-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bin = dir.join("s.bin");
+    let json = dir.join("s.json");
+    let csv = dir.join("t.csv");
+    std::fs::write(&bin, codec::encode(&scenario)).unwrap();
+    std::fs::write(&json, serde_json::to_vec(&scenario).unwrap()).unwrap();
+    let link = format!("http://localhost:8080/#s={}", codec::to_fragment(&scenario));
+    for source in [bin.to_str().unwrap(), json.to_str().unwrap(), &link] {
+        let (code, text) = cli(&["run", source, "--csv", csv.to_str().unwrap()]);
+        assert_eq!(code, 0, "{text}");
+        assert_eq!(line(&text, "state-hash:"), format!("{:016x}", o.state_hash));
+        assert_eq!(
+            line(&text, "trajectory-hash:"),
+            format!("{:016x}", o.trajectory_hash)
+        );
+        assert_eq!(line(&text, "adjustments:"), o.adjustments.to_string());
+        assert_eq!(line(&text, "verdict:"), "identical to the recording");
+    }
+    let rows = std::fs::read_to_string(&csv).unwrap();
+    assert_eq!(rows.lines().count(), 601);
+    assert!(rows.starts_with("frame,time_s,x_cm,y_cm,"));
+
+    // A tampered outcome: the run no longer matches, exit 1.
+    let mut tampered = scenario.clone();
+    tampered.outcome.as_mut().unwrap().adjustments += 1;
+    std::fs::write(&bin, codec::encode(&tampered)).unwrap();
+    let (code, text) = cli(&["run", bin.to_str().unwrap(), "--json"]);
+    assert_eq!(code, 1, "{text}");
+    assert!(text.contains("\"matches_recording\":false"), "{text}");
+
+    // Bad input: exit 2 with a reason.
+    let (code, text) = cli(&["run", "no-such-thing"]);
+    assert_eq!(code, 2);
+    assert!(
+        text.contains("is neither a file, a scenario id, nor a scenario link"),
+        "{text}"
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
