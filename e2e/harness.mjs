@@ -12,11 +12,18 @@ export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const ARTIFACTS = join(ROOT, 'e2e', 'artifacts');
 mkdirSync(ARTIFACTS, { recursive: true });
 
-/** Starts `relay-server --addr 127.0.0.1:0` and resolves with its URL. */
-export function startRelay() {
-  const bin = process.env.RELAY_BIN ?? join(ROOT, 'target', 'release', 'relay-server');
+export const RELAY_BIN = process.env.RELAY_BIN ?? join(ROOT, 'target', 'release', 'relay-server');
+export const SCENARIO_BIN = join(dirname(RELAY_BIN), 'scenario');
+
+/**
+ * Starts `relay-server --addr 127.0.0.1:0` and resolves with its URL, the
+ * scenario store it uses (`db`: a fresh temporary SQLite file unless given)
+ * and `stop()`/`kill()`.
+ */
+export function startRelay({ db, addr = '127.0.0.1:0' } = {}) {
   const dist = process.env.DIST_DIR ?? join(ROOT, 'dist');
-  const child = spawn(bin, ['--addr', '127.0.0.1:0', '--dist', dist, '--seed', '1'], {
+  db ??= join(mkdtempSync(join(tmpdir(), 'np-db-')), 'scenarios.sqlite3');
+  const child = spawn(RELAY_BIN, ['--addr', addr, '--dist', dist, '--seed', '1', '--db', db], {
     stdio: ['ignore', 'pipe', 'inherit'],
     env: { ...process.env, RUST_LOG: process.env.RUST_LOG ?? 'warn' },
   });
@@ -28,10 +35,13 @@ export function startRelay() {
       const m = out.match(/listening on (http:\/\/\S+)/);
       if (m) {
         clearTimeout(timer);
-        resolve({ url: m[1], stop: () => child.kill('SIGTERM') });
+        resolve({ url: m[1], db, stop: () => child.kill('SIGTERM'), kill: () => child.kill('SIGKILL'), child });
       }
     });
-    child.on('exit', (code) => reject(new Error(`relay exited with ${code}`)));
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`relay exited with ${code}`));
+    });
   });
 }
 

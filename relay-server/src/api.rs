@@ -173,9 +173,9 @@ pub async fn fetch(
     Ok(([cache], Json(scenario)).into_response())
 }
 
-/// `GET /s/{id}`: the page; it reads the id from its path and fetches the
-/// scenario. Unknown ids get the same page with status 404, and the page
-/// says so.
+/// `GET /s/{id}`: the page (with `<base href="/">` so its relative URLs
+/// still resolve); it reads the id from its path and fetches the scenario.
+/// Unknown ids get the same page with status 404, and the page says so.
 pub async fn share_page(State(state): State<AppState>, Path(id): Path<String>) -> Response {
     let lookup = id.clone();
     let known = is_id(&id)
@@ -190,6 +190,8 @@ pub async fn share_page(State(state): State<AppState>, Path(id): Path<String>) -
             } else {
                 StatusCode::NOT_FOUND
             };
+            // The page's own relative URLs (gl.js) resolve from /, not /s/.
+            let page = page.replacen("<head>", "<head><base href=\"/\">", 1);
             (status, Html(page)).into_response()
         }
         Err(_) => (

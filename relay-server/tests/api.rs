@@ -165,7 +165,7 @@ async fn bad_saves_get_the_right_status_and_store_nothing() {
 async fn share_links_serve_the_page_and_404_unknown_ids() {
     let dist = std::env::temp_dir().join(format!("np-dist-{}", std::process::id()));
     std::fs::create_dir_all(&dist).unwrap();
-    std::fs::write(dist.join("index.html"), "<title>page</title>").unwrap();
+    std::fs::write(dist.join("index.html"), "<head><title>page</title>").unwrap();
     let state = AppState::new(&dist, 1);
     let (_, body) = send(
         &state,
@@ -176,12 +176,18 @@ async fn share_links_serve_the_page_and_404_unknown_ids() {
     let (status, page) = send(&state, get(&format!("/s/{id}"), "text/html")).await;
     assert_eq!(
         (status, page.as_slice()),
-        (StatusCode::OK, &b"<title>page</title>"[..])
+        (
+            StatusCode::OK,
+            &b"<head><base href=\"/\"><title>page</title>"[..]
+        )
     );
     let (status, page) = send(&state, get("/s/ZZZZZZZZZZZZ", "text/html")).await;
     assert_eq!(
         (status, page.as_slice()),
-        (StatusCode::NOT_FOUND, &b"<title>page</title>"[..])
+        (
+            StatusCode::NOT_FOUND,
+            &b"<head><base href=\"/\"><title>page</title>"[..]
+        )
     );
     std::fs::remove_dir_all(dist).unwrap();
 }

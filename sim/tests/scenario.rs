@@ -69,7 +69,7 @@ fn a_recording_plays_back_identically() {
 
 #[test]
 fn playback_matches_frame_by_frame() {
-    let scenario = record(10);
+    let scenario = record(25);
     let mut a = ScenarioRun::play(scenario.clone());
     let mut b = ScenarioRun::play(scenario);
     let mut frames = 0;
@@ -82,7 +82,11 @@ fn playback_matches_frame_by_frame() {
             "frame {frames}"
         );
     }
-    assert_eq!(frames, 600);
+    assert_eq!(frames, 1500);
+    // The controls a viewer sees at the end: every change applied.
+    assert_eq!(a.settings().net.loss_percent, 30);
+    assert_eq!(a.settings().rules.ack_interval_ms, 250);
+    assert_eq!(a.settings().smoothing, SmoothingMode::Linear);
     assert!(a.is_finished() && !b.step_recorded());
 }
 

@@ -1,21 +1,31 @@
 //! The page's main loop: read controls and input, run the client end, move
 //! frames through the transport, draw, and write the metrics.
 //!
-//! Mode: `?mode=local` runs the authoritative host inside the page; by
-//! default the page connects to the relay that served it, and falls back to
-//! local mode if no relay answers (a static copy of the page still works).
+//! Drivers: by default the page connects to the relay that served it
+//! ([`Driver::Remote`]). `?mode=local`, a missing relay, Record, and
+//! scenario links run the authoritative host inside the page instead
+//! ([`Driver::Local`]): a [`ScenarioRun`] on a virtual clock advanced by
+//! each frame's (quantized) time, so any local run can be recorded and
+//! played back bit for bit. A real socket's timing cannot be replayed,
+//! which is why recording always runs locally.
 
 use crate::dom::Dom;
 use crate::net::{LinkState, Transport};
 use crate::render::{self, Frame};
+use crate::scenario_panel::ScenarioPanel;
+use crate::share::{self, Mailbox, Reply};
 use macroquad::prelude::*;
+use sim::scenario::{codec, Setting, Setup};
 use sim::{
-    Bot, ClientConfig, ClientEndpoint, NetSettings, ServerRules, SimTime, SmoothingMode,
-    Vec2 as SimVec2,
+    Bot, ClientConfig, ClientEndpoint, NetSettings, Scenario, ScenarioRun, ServerRules, SimTime,
+    SmoothingMode, Vec2 as SimVec2,
 };
 
 /// How often the DOM metrics are rewritten, ms.
 const METRICS_EVERY_MS: u64 = 100;
+/// Most recorded frames played in one page frame (4× speed of a 240 Hz
+/// recording on a 60 Hz screen needs 16).
+const MAX_PLAYBACK_STEPS: usize = 64;
 
 /// The page clock (`performance.now()`) as a [`SimTime`].
 pub fn now() -> SimTime {
@@ -33,12 +43,38 @@ fn query_param(name: &str) -> Option<String> {
         .get(name)
 }
 
+/// Who runs the authority.
+enum Driver {
+    /// The relay over a WebSocket, on the page clock.
+    Remote {
+        transport: Transport,
+        endpoint: Box<ClientEndpoint>,
+        ever_open: bool,
+    },
+    /// The host in the page, on the run's virtual clock.
+    Local(Box<ScenarioRun>),
+}
+
+/// A scenario being played back.
+struct Playback {
+    original: Scenario,
+    paused: bool,
+    /// Page time owed to the recording, µs (× speed).
+    budget_us: f64,
+    finished: bool,
+}
+
 /// Everything the loop owns.
 struct App {
     dom: Dom,
-    transport: Transport,
-    endpoint: ClientEndpoint,
-    ever_open: bool,
+    panel: ScenarioPanel,
+    driver: Driver,
+    playback: Option<Playback>,
+    /// The last recording (or loaded scenario): what Save stores.
+    recorded: Option<Scenario>,
+    /// Settings last moved onto the controls by playback.
+    shown: Setup,
+    mailbox: Mailbox<Reply>,
     bot: Bot,
     bot_driving: bool,
     settings: NetSettings,
@@ -51,12 +87,22 @@ struct App {
 
 impl App {
     fn new(dom: Dom) -> App {
-        let local = query_param("mode").as_deref() == Some("local");
-        let transport = if local { None } else { Transport::connect() };
+        let fragment = share::fragment();
+        let shared_id = share::id_from_path();
+        let local = query_param("mode").as_deref() == Some("local")
+            || fragment.is_some()
+            || shared_id.is_some();
+        let panel = ScenarioPanel::new(dom.document());
         let mut app = App {
-            transport: transport.unwrap_or_else(|| Transport::local(local_seed(), now())),
-            endpoint: ClientEndpoint::new(),
-            ever_open: false,
+            driver: Driver::Local(Box::new(ScenarioRun::play(Scenario::new(
+                "live",
+                0,
+                Setup::default(),
+            )))),
+            playback: None,
+            recorded: None,
+            shown: Setup::default(),
+            mailbox: Mailbox::default(),
             bot: Bot::new(),
             bot_driving: true,
             settings: dom.net_settings(),
@@ -65,141 +111,526 @@ impl App {
             smoothing: dom.smoothing(),
             next_metrics: SimTime::ZERO,
             font_scale: 0.0,
+            panel,
             dom,
         };
-        app.start_endpoint();
+        match (local, Transport::connect()) {
+            (false, Some(transport)) => app.start_remote(transport),
+            _ => app.start_local_live(),
+        }
+        if let Some(text) = fragment {
+            match codec::from_fragment(&text) {
+                Ok(s) => app.start_playback(s),
+                Err(e) => app.panel.message(
+                    "error",
+                    &format!("This link's scenario cannot be played: {e}. Running live instead."),
+                ),
+            }
+        } else if let Some(id) = shared_id {
+            app.panel
+                .message("info", &format!("Loading scenario {id}…"));
+            share::load(id, app.mailbox.clone());
+        }
         app.show_mode();
+        app.show_recorder();
         app
     }
 
-    /// A fresh client end with the current controls applied.
-    fn start_endpoint(&mut self) {
-        self.endpoint = ClientEndpoint::with_seed(local_seed());
-        self.endpoint.set_net_settings(self.settings);
-        self.endpoint.set_server_rules(self.rules);
-        self.endpoint.set_client_config(self.client_config);
-        self.endpoint.set_smoothing(self.smoothing);
+    /// The controls' settings now.
+    fn setup(&self) -> Setup {
+        Setup {
+            net: self.settings,
+            rules: self.rules,
+            client: self.client_config,
+            smoothing: self.smoothing,
+        }
+    }
+
+    fn endpoint(&self) -> &ClientEndpoint {
+        match &self.driver {
+            Driver::Remote { endpoint, .. } => endpoint,
+            Driver::Local(run) => run.endpoint(),
+        }
+    }
+
+    fn close_remote(&mut self) {
+        if let Driver::Remote { transport, .. } = &self.driver {
+            transport.close();
+        }
+    }
+
+    /// A fresh client end talking to the relay.
+    fn start_remote(&mut self, transport: Transport) {
+        let mut endpoint = ClientEndpoint::with_seed(local_seed());
+        endpoint.set_net_settings(self.settings);
+        endpoint.set_server_rules(self.rules);
+        endpoint.set_client_config(self.client_config);
+        endpoint.set_smoothing(self.smoothing);
+        self.driver = Driver::Remote {
+            transport,
+            endpoint: Box::new(endpoint),
+            ever_open: false,
+        };
         self.bot = Bot::new();
     }
 
+    /// A fresh in-page run, live and unrecorded.
+    fn start_local_live(&mut self) {
+        self.close_remote();
+        let live = Scenario::new("live", local_seed(), self.setup());
+        self.driver = Driver::Local(Box::new(ScenarioRun::play(live)));
+        self.bot = Bot::new();
+    }
+
+    /// Plays `scenario` from its first frame, controls following it.
+    fn start_playback(&mut self, scenario: Scenario) {
+        self.close_remote();
+        self.driver = Driver::Local(Box::new(ScenarioRun::play(scenario.clone())));
+        self.bot_driving = false;
+        self.dom.set_bot_driving(false);
+        self.show_settings(scenario.setup);
+        self.panel.show_text(&scenario.name, &scenario.description);
+        self.panel.message(
+            "info",
+            &format!(
+                "Playing “{}” ({:.1} s, seed {}). Press a key or move a control to take over.",
+                scenario.name,
+                scenario.duration_secs(),
+                scenario.seed
+            ),
+        );
+        self.panel.show_playback(true, false);
+        self.panel
+            .show_recorded(scenario.outcome.as_ref(), scenario.duration_secs());
+        self.recorded = Some(scenario.clone());
+        self.playback = Some(Playback {
+            original: scenario,
+            paused: false,
+            budget_us: 0.0,
+            finished: false,
+        });
+        self.show_mode();
+        self.show_recorder();
+    }
+
+    /// Moves the controls to `setup` and adopts what they show.
+    fn show_settings(&mut self, setup: Setup) {
+        self.shown = setup;
+        self.dom.show_setup(&setup);
+        self.settings = self.dom.net_settings();
+        self.rules = self.dom.server_rules();
+        self.client_config = self.dom.client_config();
+        self.smoothing = self.dom.smoothing();
+    }
+
     fn show_mode(&mut self) {
-        match (&self.transport, self.transport.state()) {
-            (Transport::Local(_), _) => {
-                self.dom.set_mode("local (host in page)");
+        match &self.driver {
+            Driver::Local(run) => {
+                let mode = if self.playback.is_some() {
+                    "replay (host in page)"
+                } else if run.is_recording() {
+                    "recording (host in page)"
+                } else {
+                    "local (host in page)"
+                };
+                self.dom.set_mode(mode);
                 self.dom.set_status("local", "local");
             }
-            (_, LinkState::Open) => {
+            Driver::Remote { transport, .. } => {
                 self.dom.set_mode("relay");
-                self.dom.set_status("connected", "connected");
+                match transport.state() {
+                    LinkState::Open => self.dom.set_status("connected", "connected"),
+                    LinkState::Connecting => self.dom.set_status("connecting", "connecting…"),
+                    LinkState::Closed => self.dom.set_status("error", "relay closed"),
+                }
             }
-            (_, LinkState::Connecting) => {
-                self.dom.set_mode("relay");
-                self.dom.set_status("connecting", "connecting…");
-            }
-            (_, LinkState::Closed) => self.dom.set_status("error", "relay closed"),
         }
         self.dom.set_bot_driving(self.bot_driving);
     }
 
+    fn is_recording(&self) -> bool {
+        matches!(&self.driver, Driver::Local(run) if run.is_recording())
+    }
+
+    fn show_recorder(&self) {
+        self.panel
+            .show_recorder(self.is_recording(), self.recorded.is_some());
+    }
+
     fn frame(&mut self) {
-        let t = now();
         let dt = f64::from(get_frame_time());
-        self.watch_link(t);
-        self.read_controls();
-        let (dir, dash) = self.input(dt as f32);
+        self.watch_link();
+        self.take_replies();
+        self.handle_clicks();
+        let changed = self.read_controls();
+        let (dir, dash, user) = self.input(dt as f32);
+        if self.playback.is_some() && (user || changed) {
+            self.take_over();
+        }
         // Fresh time stamp: pings sent now are timed from the send itself.
         let t = now();
-        let out = self.endpoint.frame(t, dt, dir, dash);
-        self.transport.send(t, out);
-        for (arrived, f) in self.transport.receive(t) {
-            match self.endpoint.receive_frame(arrived, &f) {
-                Ok(sim::ClientEvent::ServerError(reason)) => {
-                    web_sys::console::warn_1(&format!("server rejected a frame: {reason}").into());
-                    self.dom
-                        .set_status("error", &format!("server error: {reason}"));
-                }
-                Ok(_) => {}
-                Err(e) => {
-                    web_sys::console::warn_1(&format!("bad frame from server: {e}").into());
-                    self.dom
-                        .set_status("error", &format!("bad frame from server: {e}"));
+        match &mut self.driver {
+            Driver::Remote {
+                transport,
+                endpoint,
+                ..
+            } => {
+                let out = endpoint.frame(t, dt, dir, dash);
+                transport.send(out);
+                for (arrived, f) in transport.receive() {
+                    report(&self.dom, endpoint.receive_frame(arrived, &f));
                 }
             }
+            Driver::Local(run) => match &mut self.playback {
+                Some(p) => {
+                    if !p.paused && !p.finished {
+                        p.budget_us += dt * 1e6 * self.panel.speed();
+                        for _ in 0..MAX_PLAYBACK_STEPS {
+                            match run.next_frame_us() {
+                                Some(next) if f64::from(next) <= p.budget_us => {
+                                    p.budget_us -= f64::from(next);
+                                    run.step_recorded();
+                                }
+                                _ => break,
+                            }
+                        }
+                    }
+                }
+                None => run.step_live(dt, dir, dash),
+            },
         }
+        self.follow_playback();
+        self.draw(dir);
+        if t >= self.next_metrics {
+            self.next_metrics = t.plus_millis(METRICS_EVERY_MS);
+            self.write_metrics();
+        }
+    }
+
+    fn draw(&mut self, input: SimVec2) {
         let u = render::ui();
         if u != self.font_scale {
             self.font_scale = u;
             render::warm_fonts(u);
         }
         render::draw(&Frame {
-            endpoint: &self.endpoint,
+            endpoint: self.endpoint(),
             bot_driving: self.bot_driving,
-            input: dir,
+            banner: self.banner(),
+            input,
             push_zones: self.rules.server_effects,
             threshold_cm: f32::from(self.rules.max_position_error_tenth_cm) / 10.0,
         });
-        if t >= self.next_metrics {
-            self.next_metrics = t.plus_millis(METRICS_EVERY_MS);
-            let m = self.endpoint.metrics(t);
-            self.dom.write_metrics(&m, self.endpoint.smoothing());
+    }
+
+    /// The Predicted panel's line while a scenario records or plays (plain
+    /// ASCII: the canvas font has no media symbols).
+    fn banner(&self) -> Option<(String, Color)> {
+        let Driver::Local(run) = &self.driver else {
+            return None;
+        };
+        let secs = run.elapsed_secs();
+        match &self.playback {
+            Some(p) => {
+                let total = p.original.duration_secs();
+                let text = if p.finished {
+                    format!("REPLAY FINISHED {secs:.1} s · keys take over")
+                } else if p.paused {
+                    format!("REPLAY PAUSED {secs:.1} / {total:.1} s")
+                } else {
+                    format!(
+                        "REPLAY {secs:.1} / {total:.1} s · {}x · keys take over",
+                        self.panel.speed()
+                    )
+                };
+                Some((text, render::GREEN))
+            }
+            None if run.is_recording() => Some((
+                format!("REC {secs:.1} s · {} frames", run.frame_index()),
+                render::RED,
+            )),
+            None => None,
         }
+    }
+
+    /// Controls follow the recording's changes; the end is announced.
+    fn follow_playback(&mut self) {
+        let Driver::Local(run) = &mut self.driver else {
+            return;
+        };
+        let Some(p) = &mut self.playback else {
+            return;
+        };
+        let settings = run.settings();
+        let end = !p.finished && run.is_finished();
+        if end {
+            p.finished = true;
+            let o = run.outcome();
+            let (kind, text) = match p.original.outcome {
+                Some(r) if r == o => ("ok", "identical to the recording"),
+                Some(_) => ("error", "differs from the recording"),
+                None => ("info", "no recorded outcome to compare"),
+            };
+            self.panel.metric("scenario-verdict", text);
+            self.panel.message(
+                kind,
+                &format!(
+                    "Replay finished: {text} (state hash {:016x}, {} adjustments). Restart, or press a key to take over.",
+                    o.state_hash, o.adjustments
+                ),
+            );
+            self.panel.show_playback(true, true);
+        }
+        if settings != self.shown {
+            self.show_settings(settings);
+        }
+    }
+
+    /// The user pressed a key or moved a control during playback: the run
+    /// goes on live from here.
+    fn take_over(&mut self) {
+        let Some(p) = self.playback.take() else {
+            return;
+        };
+        if let Driver::Local(run) = &self.driver {
+            self.panel.message(
+                "info",
+                &format!(
+                    "You took over “{}” at {:.1} s: the run goes on live (Restart plays it again).",
+                    p.original.name,
+                    run.elapsed_secs()
+                ),
+            );
+        }
+        self.panel.metric("scenario-verdict", "–");
+        self.panel.show_playback(true, true);
+        self.recorded = Some(p.original);
+        self.show_mode();
+    }
+
+    /// Replies of the scenario API.
+    fn take_replies(&mut self) {
+        let Some(reply) = self.mailbox.borrow_mut().take() else {
+            return;
+        };
+        match reply {
+            Reply::Loaded(bytes) => match codec::decode(&bytes) {
+                Ok(s) => self.start_playback(s),
+                Err(e) => self.panel.message(
+                    "error",
+                    &format!("The saved scenario cannot be played: {e}"),
+                ),
+            },
+            Reply::Saved(id) => {
+                let short = format!("{}/s/{id}", share::origin());
+                self.panel.show_links(Some(&short), &self.fragment_link());
+                self.panel.message(
+                    "ok",
+                    &format!("Saved as {id}. Send the link: it replays this run exactly."),
+                );
+            }
+            Reply::Failed(reason) => {
+                if self.recorded.is_some() && self.playback.is_none() {
+                    self.panel.show_links(None, &self.fragment_link());
+                    self.panel.message(
+                        "error",
+                        &format!("Not stored: {reason}. The self-contained link below plays anywhere, even without a relay."),
+                    );
+                } else {
+                    self.panel
+                        .message("error", &format!("{reason}. Running live instead."));
+                }
+            }
+        }
+    }
+
+    fn fragment_link(&self) -> String {
+        self.recorded.as_ref().map_or_else(String::new, |s| {
+            format!("{}/#s={}", share::origin(), codec::to_fragment(s))
+        })
+    }
+
+    fn handle_clicks(&mut self) {
+        let c = self.panel.take_clicks();
+        if c.record % 2 == 1 {
+            self.toggle_recording();
+        }
+        if c.save > 0 {
+            self.save();
+        }
+        if c.copy > 0 {
+            share::copy(&self.panel.link());
+            self.panel.message("ok", "Link copied to the clipboard.");
+        }
+        if c.restart > 0 {
+            if let Some(s) = self.recorded.clone() {
+                self.start_playback(s);
+            }
+        }
+        if c.play_pause % 2 == 1 {
+            match &mut self.playback {
+                Some(p) if p.finished => {
+                    if let Some(s) = self.recorded.clone() {
+                        self.start_playback(s);
+                    }
+                }
+                Some(p) => {
+                    p.paused = !p.paused;
+                    self.panel.show_playback(true, p.paused);
+                }
+                None => {
+                    if let Some(s) = self.recorded.clone() {
+                        self.start_playback(s);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Record starts a fresh in-page run from spawn; Stop keeps it.
+    fn toggle_recording(&mut self) {
+        if let Driver::Local(run) = &mut self.driver {
+            if run.is_recording() {
+                run.stop_recording();
+                let s = run.scenario().clone();
+                let o = s.outcome.unwrap_or_default();
+                self.panel.message(
+                    "ok",
+                    &format!(
+                        "Recorded {:.1} s ({} frames): {} adjustments, state hash {:016x}. Name it and Save.",
+                        s.duration_secs(),
+                        o.frames,
+                        o.adjustments,
+                        o.state_hash
+                    ),
+                );
+                self.panel
+                    .show_recorded(s.outcome.as_ref(), s.duration_secs());
+                self.recorded = Some(s);
+                self.show_mode();
+                self.show_recorder();
+                return;
+            }
+        }
+        self.close_remote();
+        self.playback = None;
+        self.panel.show_playback(false, false);
+        self.panel.metric("scenario-verdict", "–");
+        self.panel.show_recorded(None, 0.0);
+        let seed = local_seed();
+        self.driver = Driver::Local(Box::new(ScenarioRun::record(
+            &self.panel.name(),
+            seed,
+            self.setup(),
+        )));
+        self.bot = Bot::new();
+        self.panel.message(
+            "info",
+            "Recording from spawn on the in-page host (a real socket's timing could not be replayed). Drive, change settings, then Stop.",
+        );
+        self.show_mode();
+        self.show_recorder();
+    }
+
+    fn save(&mut self) {
+        let Some(s) = &mut self.recorded else {
+            return;
+        };
+        s.name = self.panel.name();
+        s.description = self.panel.description();
+        if let Err(e) = s.validate() {
+            self.panel.message("error", &format!("Cannot save: {e}"));
+            return;
+        }
+        self.panel.message("info", "Saving…");
+        share::save(codec::encode(s), self.mailbox.clone());
     }
 
     /// Tracks the socket; falls back to local mode if the relay is gone.
-    fn watch_link(&mut self, t: SimTime) {
-        let state = self.transport.state();
-        let remote = matches!(self.transport, Transport::Remote { .. });
-        if remote && state == LinkState::Open && !self.ever_open {
-            self.ever_open = true;
-            self.show_mode();
-        }
-        if state == LinkState::Closed {
-            self.transport = Transport::local(local_seed(), t);
-            self.start_endpoint();
-            self.show_mode();
-            self.dom.set_status(
-                "error",
-                if self.ever_open {
-                    "relay lost · local"
-                } else {
-                    "no relay · local"
-                },
-            );
+    fn watch_link(&mut self) {
+        let Driver::Remote {
+            transport,
+            ever_open,
+            ..
+        } = &mut self.driver
+        else {
+            return;
+        };
+        match transport.state() {
+            LinkState::Open if !*ever_open => {
+                *ever_open = true;
+                self.show_mode();
+            }
+            LinkState::Closed => {
+                let was_open = *ever_open;
+                self.start_local_live();
+                self.show_mode();
+                self.dom.set_status(
+                    "error",
+                    if was_open {
+                        "relay lost · local"
+                    } else {
+                        "no relay · local"
+                    },
+                );
+            }
+            _ => {}
         }
     }
 
-    fn read_controls(&mut self) {
+    /// Applies control changes; `true` if the user touched any (a change
+    /// or the bot button).
+    fn read_controls(&mut self) -> bool {
+        let mut changes = Vec::new();
         let s = self.dom.net_settings();
         if s != self.settings {
             self.settings = s;
-            self.endpoint.set_net_settings(s);
+            changes.push(Setting::Net(s));
         }
         let r = self.dom.server_rules();
         if r != self.rules {
             self.rules = r;
-            self.endpoint.set_server_rules(r);
+            changes.push(Setting::Rules(r));
         }
         let c = self.dom.client_config();
         if c != self.client_config {
             self.client_config = c;
-            self.endpoint.set_client_config(c);
+            changes.push(Setting::Client(c));
         }
         let m = self.dom.smoothing();
         if m != self.smoothing {
             self.smoothing = m;
-            self.endpoint.set_smoothing(m);
+            changes.push(Setting::Smoothing(m));
         }
+        for &change in &changes {
+            match &mut self.driver {
+                Driver::Remote { endpoint, .. } => match change {
+                    Setting::Net(s) => endpoint.set_net_settings(s),
+                    Setting::Rules(r) => endpoint.set_server_rules(r),
+                    Setting::Client(c) => endpoint.set_client_config(c),
+                    Setting::Smoothing(m) => endpoint.set_smoothing(m),
+                },
+                Driver::Local(run) => run.change(change),
+            }
+        }
+        let mut touched = !changes.is_empty();
         if self.dom.take_bot_clicks() % 2 == 1 {
             self.bot_driving = !self.bot_driving;
             self.dom.set_bot_driving(self.bot_driving);
+            touched = true;
         }
         if self.dom.take_clear_clicks() > 0 {
-            self.endpoint.clear_trails();
+            match &mut self.driver {
+                Driver::Remote { endpoint, .. } => endpoint.clear_trails(),
+                Driver::Local(run) => run.clear_trails(),
+            }
         }
+        touched
     }
 
-    /// Keyboard or bot input for this frame.
-    fn input(&mut self, dt: f32) -> (SimVec2, bool) {
+    /// Keyboard or bot input for this frame, and whether the user (not
+    /// the bot) pressed something.
+    fn input(&mut self, dt: f32) -> (SimVec2, bool, bool) {
         let key = |a: KeyCode, b: KeyCode| is_key_down(a) || is_key_down(b);
         let mut dir = SimVec2::ZERO;
         if key(KeyCode::A, KeyCode::Left) {
@@ -215,7 +646,9 @@ impl App {
             dir.y += 1.0;
         }
         let dash = is_key_pressed(KeyCode::Space);
+        let mut user = !dir.is_zero() || dash;
         if is_key_pressed(KeyCode::B) {
+            user = true;
             self.bot_driving = !self.bot_driving;
             self.dom.set_bot_driving(self.bot_driving);
         }
@@ -224,9 +657,65 @@ impl App {
             self.dom.set_bot_driving(false);
         }
         if self.bot_driving {
-            self.bot.input(self.endpoint.client().state().position, dt)
+            let (d, dash) = self
+                .bot
+                .input(self.endpoint().client().state().position, dt);
+            (d, dash, user)
         } else {
-            (dir.safe_normal(), dash)
+            (dir.safe_normal(), dash, user)
+        }
+    }
+
+    fn write_metrics(&mut self) {
+        let t = now();
+        let smoothing = self.endpoint().smoothing();
+        let (m, run_info) = match &mut self.driver {
+            Driver::Remote { endpoint, .. } => (endpoint.metrics(t), None),
+            Driver::Local(run) => {
+                let o = run.outcome();
+                (
+                    run.metrics(),
+                    Some((o, run.elapsed_secs(), run.is_recording())),
+                )
+            }
+        };
+        self.dom.write_metrics(&m, smoothing);
+        let state = match (&self.playback, run_info) {
+            (Some(p), _) if p.finished => "finished",
+            (Some(p), _) if p.paused => "paused",
+            (Some(_), _) => "playing",
+            (None, Some((_, _, true))) => "recording",
+            (None, Some(_)) => "local",
+            (None, None) => "relay",
+        };
+        self.panel.metric("scenario-state", state);
+        let (hash, progress) = match (run_info, &self.playback) {
+            (Some((o, secs, _)), Some(p)) => (
+                format!("{:016x}", o.trajectory_hash),
+                format!("{secs:.1} / {:.1} s", p.original.duration_secs()),
+            ),
+            (Some((o, secs, _)), None) => (
+                format!("{:016x}", o.trajectory_hash),
+                format!("{secs:.1} s"),
+            ),
+            (None, _) => ("–".to_owned(), "–".to_owned()),
+        };
+        self.panel.metric("trajectory-hash", &hash);
+        self.panel.metric("scenario-progress", &progress);
+    }
+}
+
+/// Shows a server error or a frame that did not decode.
+fn report(dom: &Dom, result: Result<sim::ClientEvent, sim::net::codec::DecodeError>) {
+    match result {
+        Ok(sim::ClientEvent::ServerError(reason)) => {
+            web_sys::console::warn_1(&format!("server rejected a frame: {reason}").into());
+            dom.set_status("error", &format!("server error: {reason}"));
+        }
+        Ok(_) => {}
+        Err(e) => {
+            web_sys::console::warn_1(&format!("bad frame from server: {e}").into());
+            dom.set_status("error", &format!("bad frame from server: {e}"));
         }
     }
 }

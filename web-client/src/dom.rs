@@ -3,12 +3,13 @@
 //! slider drag applies live without event plumbing; buttons count clicks.
 
 use sim::metrics::Metrics;
+use sim::scenario::Setup;
 use sim::{ClientConfig, NetSettings, ServerRules, SmoothingMode};
 use std::cell::Cell;
 use std::rc::Rc;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
-use web_sys::{Document, Element, HtmlInputElement, HtmlSelectElement};
+use web_sys::{Document, Element, Event, HtmlInputElement, HtmlSelectElement};
 
 /// Handles on the page's elements.
 pub struct Dom {
@@ -159,6 +160,60 @@ impl Dom {
             .unwrap_or_default()
     }
 
+    /// The page's document.
+    pub fn document(&self) -> &Document {
+        &self.doc
+    }
+
+    /// Moves the controls to `setup` (a scenario being played back), each
+    /// with an `input` event so the page's read-outs follow. What the
+    /// controls can show is then read back by the caller: a value between
+    /// slider steps shows as the nearest step.
+    pub fn show_setup(&self, setup: &Setup) {
+        let Setup {
+            net,
+            rules,
+            client,
+            smoothing,
+        } = setup;
+        set_number(&self.rtt, net.rtt_ms.into());
+        set_number(&self.loss, net.loss_percent.into());
+        set_number(&self.jitter, net.jitter_ms.into());
+        set_number(&self.ack_interval, rules.ack_interval_ms.into());
+        set_number(
+            &self.adjustment_interval,
+            rules.adjustment_interval_ms.into(),
+        );
+        set_number(
+            &self.error_threshold,
+            f64::from(rules.max_position_error_tenth_cm) / 10.0,
+        );
+        set_number(
+            &self.forced_adjustment,
+            rules.forced_adjustment_percent.into(),
+        );
+        set_checked(&self.push_zones, rules.server_effects);
+        set_checked(&self.td_resolution, rules.time_discrepancy_resolution);
+        set_number(
+            &self.send_rate,
+            (1.0 / f64::from(client.send_interval)).round(),
+        );
+        set_number(
+            &self.forced_move_loss,
+            client.forced_move_loss_percent.into(),
+        );
+        set_checked(&self.combining, client.combine_moves);
+        set_checked(&self.old_moves, client.old_move_redundancy);
+        set_checked(&self.speed_buff, client.speed_buff);
+        set_checked(&self.dash_bug, client.dash_outside_saved_move);
+        if let Some(e) = &self.smoothing {
+            if e.value() != smoothing.name() {
+                e.set_value(smoothing.name());
+                notify(e);
+            }
+        }
+    }
+
     /// Clicks on "bot" since the last call.
     pub fn take_bot_clicks(&self) -> u32 {
         self.bot_clicks.replace(0)
@@ -236,12 +291,39 @@ fn number(e: &Option<HtmlInputElement>, default: f64, min: f64, max: f64) -> f64
         .clamp(min, max)
 }
 
+/// Tells the page's scripts a control changed (read-outs, fill).
+fn notify(e: &web_sys::EventTarget) {
+    if let Ok(ev) = Event::new("input") {
+        let _ = e.dispatch_event(&ev);
+    }
+}
+
+/// Sets a number input (if it differs) and notifies.
+fn set_number(e: &Option<HtmlInputElement>, v: f64) {
+    if let Some(e) = e {
+        if e.value_as_number() != v {
+            e.set_value_as_number(v);
+            notify(e);
+        }
+    }
+}
+
+/// Sets a checkbox (if it differs).
+fn set_checked(e: &Option<HtmlInputElement>, v: bool) {
+    if let Some(e) = e {
+        if e.checked() != v {
+            e.set_checked(v);
+        }
+    }
+}
+
 /// A checkbox's state (`default` if absent).
 fn checked(e: &Option<HtmlInputElement>, default: bool) -> bool {
     e.as_ref().map_or(default, |e| e.checked())
 }
 
-fn count_clicks(doc: &Document, id: &str, counter: &Rc<Cell<u32>>) {
+/// Counts clicks on element `id` into `counter`.
+pub fn count_clicks(doc: &Document, id: &str, counter: &Rc<Cell<u32>>) {
     if let Some(el) = doc.get_element_by_id(id) {
         let c = counter.clone();
         let cb = Closure::<dyn FnMut()>::new(move || c.set(c.get() + 1));

@@ -26,6 +26,8 @@ mod app;
 mod dom;
 mod net;
 mod render;
+mod scenario_panel;
+mod share;
 
 use wasm_bindgen::prelude::wasm_bindgen;
 

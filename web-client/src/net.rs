@@ -1,8 +1,8 @@
-//! Transports: the relay over a WebSocket, or the same `sim` host inside
-//! the page (local mode, no server needed). Both only move frames; the
-//! [`sim::ClientEndpoint`] decides what they mean.
+//! The transport to the relay: a WebSocket that only moves frames; the
+//! [`sim::ClientEndpoint`] decides what they mean. (Local mode needs no
+//! transport: the page runs a [`sim::ScenarioRun`].)
 
-use sim::{ServerHost, SimTime};
+use sim::SimTime;
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::rc::Rc;
@@ -30,19 +30,14 @@ pub struct Shared {
     closed: bool,
 }
 
-/// Where frames go.
-pub enum Transport {
-    /// The relay, over `ws(s)://<host>/ws`.
-    Remote {
-        /// The socket.
-        socket: WebSocket,
-        /// Frames received by the `onmessage` callback, and the closed flag.
-        shared: Rc<RefCell<Shared>>,
-        /// Frames queued while the socket is still connecting.
-        pending: Vec<Vec<u8>>,
-    },
-    /// The host runs in this page.
-    Local(Box<ServerHost>),
+/// The relay, over `ws(s)://<host>/ws`.
+pub struct Transport {
+    /// The socket.
+    socket: WebSocket,
+    /// Frames received by the `onmessage` callback, and the closed flag.
+    shared: Rc<RefCell<Shared>>,
+    /// Frames queued while the socket is still connecting.
+    pending: Vec<Vec<u8>>,
 }
 
 impl Transport {
@@ -70,62 +65,41 @@ impl Transport {
         socket.set_onclose(Some(on_close.as_ref().unchecked_ref()));
         socket.set_onerror(Some(on_close.as_ref().unchecked_ref()));
         on_close.forget();
-        Some(Transport::Remote {
+        Some(Transport {
             socket,
             shared,
             pending: Vec::new(),
         })
     }
 
-    /// A host inside the page, seeded with `seed`.
-    pub fn local(seed: u64, now: SimTime) -> Transport {
-        Transport::Local(Box::new(ServerHost::new(seed, now)))
+    /// Closes the socket (normal closure).
+    pub fn close(&self) {
+        let _ = self.socket.close();
     }
 
     /// Current state.
     pub fn state(&self) -> LinkState {
-        match self {
-            Transport::Remote { socket, shared, .. } => {
-                if shared.borrow().closed {
-                    LinkState::Closed
-                } else if socket.ready_state() == WebSocket::OPEN {
-                    LinkState::Open
-                } else {
-                    LinkState::Connecting
-                }
-            }
-            Transport::Local(_) => LinkState::Open,
+        if self.shared.borrow().closed {
+            LinkState::Closed
+        } else if self.socket.ready_state() == WebSocket::OPEN {
+            LinkState::Open
+        } else {
+            LinkState::Connecting
         }
     }
 
     /// Sends frames (queued until a connecting socket opens).
-    pub fn send(&mut self, now: SimTime, frames: Vec<Vec<u8>>) {
-        match self {
-            Transport::Remote {
-                socket, pending, ..
-            } => {
-                pending.extend(frames);
-                if socket.ready_state() == WebSocket::OPEN {
-                    for f in pending.drain(..) {
-                        let _ = socket.send_with_u8_array(&f);
-                    }
-                }
-            }
-            Transport::Local(host) => {
-                for f in frames {
-                    // A rejection is answered by the host with an Error frame.
-                    let _ = host.receive_frame(now, &f);
-                }
+    pub fn send(&mut self, frames: Vec<Vec<u8>>) {
+        self.pending.extend(frames);
+        if self.socket.ready_state() == WebSocket::OPEN {
+            for f in self.pending.drain(..) {
+                let _ = self.socket.send_with_u8_array(&f);
             }
         }
     }
 
-    /// Frames that arrived (remote) or are due (local) by `now`, each with
-    /// its arrival time.
-    pub fn receive(&mut self, now: SimTime) -> Vec<(SimTime, Vec<u8>)> {
-        match self {
-            Transport::Remote { shared, .. } => shared.borrow_mut().inbox.drain(..).collect(),
-            Transport::Local(host) => host.poll(now).into_iter().map(|f| (now, f)).collect(),
-        }
+    /// Frames that arrived since the last call, each with its arrival time.
+    pub fn receive(&mut self) -> Vec<(SimTime, Vec<u8>)> {
+        self.shared.borrow_mut().inbox.drain(..).collect()
     }
 }

@@ -29,6 +29,9 @@ pub struct Frame<'a> {
     pub endpoint: &'a ClientEndpoint,
     /// `true` while the bot drives.
     pub bot_driving: bool,
+    /// Replaces the "who drives" line while a scenario records or plays
+    /// (e.g. `▶ REPLAY 2.3 / 5.5 s · 4×`), with its colour.
+    pub banner: Option<(String, Color)>,
     /// The input direction this frame (for the arrow).
     pub input: SimVec2,
     /// Server-only push zones are on (drawn in every panel).
@@ -335,10 +338,10 @@ fn predicted_panel(f: &Frame, r: RectF, u: f32) {
         st.velocity.length(),
         client.saved_moves().len()
     );
-    let who = if f.bot_driving {
-        ("BOT driving · WASD/arrows take over", MUTED)
-    } else {
-        ("YOU driving · Space dash · B bot", YELLOW)
+    let who = match &f.banner {
+        Some((text, colour)) => (text.as_str(), *colour),
+        None if f.bot_driving => ("BOT driving · WASD/arrows take over", MUTED),
+        None => ("YOU driving · Space dash · B bot", YELLOW),
     };
     let area = chrome(
         r,

@@ -32,6 +32,7 @@ pub struct ScenarioRun {
     next_change: usize,
     recording: bool,
     trajectory_hash: u64,
+    settings: Setup,
 }
 
 impl ScenarioRun {
@@ -60,6 +61,7 @@ impl ScenarioRun {
             next_change: 0,
             recording: false,
             trajectory_hash: 0xcbf2_9ce4_8422_2325,
+            settings: setup,
         }
     }
 
@@ -91,9 +93,20 @@ impl ScenarioRun {
         &self.scenario
     }
 
+    /// The settings in force now (the setup plus the changes applied so
+    /// far): what the page's controls should show during playback.
+    pub fn settings(&self) -> Setup {
+        self.settings
+    }
+
     /// The client end (for drawing and read-outs).
     pub fn endpoint(&self) -> &ClientEndpoint {
         &self.session.endpoint
+    }
+
+    /// Forgets the drawn trails (display only: the run is unchanged).
+    pub fn clear_trails(&mut self) {
+        self.session.endpoint.clear_trails();
     }
 
     /// The read-out at the run's clock.
@@ -204,10 +217,22 @@ impl ScenarioRun {
 
     fn apply(&mut self, setting: Setting) {
         match setting {
-            Setting::Net(n) => self.session.set_net_settings(n),
-            Setting::Rules(r) => self.session.set_server_rules(r),
-            Setting::Client(c) => self.session.set_client_config(c),
-            Setting::Smoothing(m) => self.session.endpoint.set_smoothing(m),
+            Setting::Net(n) => {
+                self.settings.net = n;
+                self.session.set_net_settings(n);
+            }
+            Setting::Rules(r) => {
+                self.settings.rules = r;
+                self.session.set_server_rules(r);
+            }
+            Setting::Client(c) => {
+                self.settings.client = c;
+                self.session.set_client_config(c);
+            }
+            Setting::Smoothing(m) => {
+                self.settings.smoothing = m;
+                self.session.endpoint.set_smoothing(m);
+            }
         }
     }
 

@@ -1,0 +1,167 @@
+// Scenarios end to end (issue #5): record input in the browser, save it on
+// the relay, open the short link in a fresh browser (new profile) and see
+// the identical run; the CLI gives the same hash from the relay's store;
+// the self-contained link plays from a plain static file server with no
+// relay at all; broken links say so and the page still runs.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import { readFile } from 'node:fs/promises';
+import { join, normalize, extname } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { startRelay, launchBrowser, metric, metricText, setControl, waitFor, sleep, ROOT, SCENARIO_BIN, ARTIFACTS } from './harness.mjs';
+
+let relay;
+let browser;
+
+before(async () => {
+  relay = await startRelay();
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  relay?.stop();
+});
+
+/** The recorded outcome the page shows after Stop or when a scenario loads. */
+async function recordedOutcome(page) {
+  return page.locator('#recorded-outcome').evaluate((e) => ({ ...e.dataset }));
+}
+
+/** Plays the page's scenario at 4× and waits for the end. */
+async function playToEnd(page, what) {
+  await waitFor(async () => ['playing', 'finished'].includes(await metricText(page, 'scenario-state')), 20_000, `${what}: playback starts`);
+  await setControl(page, 'speed', '4');
+  await waitFor(async () => (await metricText(page, 'scenario-state')) === 'finished', 30_000, `${what}: playback finishes`);
+  return {
+    verdict: await metricText(page, 'scenario-verdict'),
+    trajectory: await metricText(page, 'trajectory-hash'),
+    stateHash: await metricText(page, 'state-hash'),
+    adjustments: await metric(page, 'adjustments'),
+  };
+}
+
+/** A static file server for dist/ (no relay, no API, no WebSocket). */
+async function staticServer() {
+  const dist = join(ROOT, 'dist');
+  const types = { '.html': 'text/html', '.js': 'text/javascript', '.wasm': 'application/wasm', '.css': 'text/css' };
+  const server = createServer(async (req, res) => {
+    const path = normalize(decodeURIComponent(new URL(req.url, 'http://x').pathname)).replace(/^(\.\.[/\\])+/, '');
+    try {
+      const body = await readFile(join(dist, path === '/' ? 'index.html' : path));
+      res.writeHead(200, { 'Content-Type': types[extname(path)] ?? (path === '/' ? 'text/html' : 'application/octet-stream') });
+      res.end(body);
+    } catch {
+      res.writeHead(404);
+      res.end();
+    }
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${server.address().port}/`, close: () => server.close() };
+}
+
+test('record, save, and the link replays identically for someone else', async (t) => {
+  const page = await browser.context.newPage();
+  await page.goto(relay.url);
+  await waitFor(async () => (await page.locator('#conn-status').getAttribute('data-state')) === 'connected', 20_000, 'relay connection');
+  await setControl(page, 'rtt', 150);
+  await setControl(page, 'loss', 15);
+
+  let recorded;
+  let link;
+  let fragmentLink;
+  await t.test('records 5 s of keyboard input and a slider change', async () => {
+    await page.click('#rec-toggle');
+    assert.equal(await metricText(page, 'scenario-state'), 'recording');
+    assert.match(await page.locator('#mode-label').textContent(), /recording/);
+    await page.focus('#glcanvas');
+    const hold = async (key, ms) => { await page.keyboard.down(key); await sleep(ms); await page.keyboard.up(key); };
+    await hold('KeyD', 1200);
+    await hold('KeyS', 600);
+    await page.keyboard.press('Space');
+    await hold('KeyA', 900);
+    await setControl(page, 'loss', 30);
+    await page.focus('#glcanvas');
+    await hold('KeyW', 1000);
+    await hold('KeyD', 800);
+    await page.click('#rec-toggle');
+    recorded = await recordedOutcome(page);
+    assert.match(recorded.stateHash, /^[0-9a-f]{16}$/);
+    assert.match(recorded.trajectoryHash, /^[0-9a-f]{16}$/);
+    assert.match(await page.locator('#scenario-message').textContent(), /^Recorded [4-9]\.\d s/);
+  });
+
+  await t.test('saves and shows a short link', async () => {
+    await page.fill('#scenario-name', 'e2e: D S dash A, loss 15 → 30 %');
+    await page.click('#save-scenario');
+    await waitFor(async () => (await page.inputValue('#scenario-link')).includes('/s/'), 10_000, 'share link');
+    link = await page.inputValue('#scenario-link');
+    assert.match(link, /\/s\/[A-Za-z0-9_-]{12}$/);
+    fragmentLink = await page.locator('#scenario-fragment-link').getAttribute('href');
+    assert.match(fragmentLink, /\/#s=[A-Za-z0-9_-]+$/);
+    await page.screenshot({ path: join(ARTIFACTS, 'scenario-saved.png') });
+  });
+
+  await t.test('the short link replays identically in a fresh browser', async () => {
+    const other = await launchBrowser();
+    try {
+      const p2 = await other.context.newPage();
+      await p2.goto(link);
+      const end = await playToEnd(p2, 'short link');
+      await p2.screenshot({ path: join(ARTIFACTS, 'scenario-replayed.png') });
+      assert.equal(end.verdict, 'identical to the recording');
+      assert.equal(end.trajectory, recorded.trajectoryHash);
+      assert.equal(end.stateHash, recorded.stateHash);
+      assert.equal(end.adjustments, Number(recorded.adjustments));
+      // The controls show the recording's last settings.
+      assert.equal(await p2.inputValue('#loss'), '30');
+      assert.equal(await p2.inputValue('#rtt'), '150');
+    } finally {
+      await other.close();
+    }
+  });
+
+  await t.test('the CLI gives the same hash from the relay store', () => {
+    const id = link.split('/s/')[1];
+    const out = JSON.parse(execFileSync(SCENARIO_BIN, ['run', id, '--db', relay.db, '--json'], { encoding: 'utf8' }));
+    assert.equal(out.state_hash, recorded.stateHash);
+    assert.equal(out.trajectory_hash, recorded.trajectoryHash);
+    assert.equal(out.matches_recording, true);
+  });
+
+  await t.test('the self-contained link plays from a static copy with no relay', async () => {
+    const files = await staticServer();
+    try {
+      const p3 = await browser.context.newPage();
+      await p3.goto(files.url + fragmentLink.slice(fragmentLink.indexOf('#')));
+      const end = await playToEnd(p3, 'self-contained link');
+      assert.equal(end.verdict, 'identical to the recording');
+      assert.equal(end.trajectory, recorded.trajectoryHash);
+      await p3.close();
+    } finally {
+      files.close();
+    }
+  });
+  await page.close();
+});
+
+test('broken links say so and the page still runs', async (t) => {
+  const page = await browser.context.newPage();
+  await t.test('unknown id', async () => {
+    const res = await page.goto(`${relay.url}s/AAAAAAAAAAAA`);
+    assert.equal(res.status(), 404);
+    await waitFor(async () => (await page.locator('#scenario-message').getAttribute('data-kind')) === 'error', 20_000, 'error message');
+    assert.match(await page.locator('#scenario-message').textContent(), /no scenario with id AAAAAAAAAAAA/);
+    const t0 = await metric(page, 'moves-sent');
+    await sleep(1000);
+    assert.ok((await metric(page, 'moves-sent')) > t0, 'the page keeps simulating');
+  });
+  await t.test('corrupt fragment', async () => {
+    await page.goto(`${relay.url}#s=AQ-not-a-scenario`);
+    await waitFor(async () => (await page.locator('#scenario-message').getAttribute('data-kind')) === 'error', 20_000, 'error message');
+    assert.match(await page.locator('#scenario-message').textContent(), /cannot be played/);
+    assert.equal(await metricText(page, 'scenario-state'), 'local');
+  });
+  await page.close();
+});
