@@ -46,6 +46,9 @@ async fn main() -> anyhow::Result<()> {
             .map(|d| d.as_nanos() as u64)
             .unwrap_or(0)
     });
+    let store = relay_server::store::ScenarioStore::open(&args.db)
+        .with_context(|| format!("opening the scenario store {}", args.db.display()))?;
+    tracing::info!(db = %args.db.display(), scenarios = store.count()?, "scenario store open");
     let listener = tokio::net::TcpListener::bind(args.addr)
         .await
         .with_context(|| format!("binding {}", args.addr))?;
@@ -53,9 +56,6 @@ async fn main() -> anyhow::Result<()> {
     // The e2e test and scripts read this exact line to find the port.
     println!("relay-server listening on http://{local}/");
     tracing::info!(addr = %local, dist = %args.dist.display(), "serving");
-    let store = relay_server::store::ScenarioStore::open(&args.db)
-        .with_context(|| format!("opening the scenario store {}", args.db.display()))?;
-    tracing::info!(db = %args.db.display(), scenarios = store.count()?, "scenario store open");
     let state = relay_server::AppState::new(args.dist, seed).with_store(store);
     relay_server::serve(listener, state, async {
         let _ = tokio::signal::ctrl_c().await;
