@@ -296,7 +296,13 @@ impl App {
                         }
                     }
                 }
-                None => run.step_live(dt, dir, dash),
+                None => {
+                    let was_recording = run.is_recording();
+                    run.step_live(dt, dir, dash);
+                    if was_recording && !run.is_recording() {
+                        self.keep_recording();
+                    }
+                }
             },
         }
         self.follow_playback();
@@ -492,23 +498,7 @@ impl App {
         if let Driver::Local(run) = &mut self.driver {
             if run.is_recording() {
                 run.stop_recording();
-                let s = run.scenario().clone();
-                let o = s.outcome.unwrap_or_default();
-                self.panel.message(
-                    "ok",
-                    &format!(
-                        "Recorded {:.1} s ({} frames): {} adjustments, state hash {:016x}. Name it and Save.",
-                        s.duration_secs(),
-                        o.frames,
-                        o.adjustments,
-                        o.state_hash
-                    ),
-                );
-                self.panel
-                    .show_recorded(s.outcome.as_ref(), s.duration_secs());
-                self.recorded = Some(s);
-                self.show_mode();
-                self.show_recorder();
+                self.keep_recording();
                 return;
             }
         }
@@ -530,6 +520,30 @@ impl App {
         );
         self.show_mode();
         self.show_recorder();
+    }
+
+    /// Keeps what the run recorded (after Stop, or when the recording hit
+    /// [`sim::scenario::MAX_RECORDED_FRAMES`] and stopped by itself).
+    fn keep_recording(&mut self) {
+        if let Driver::Local(run) = &self.driver {
+            let s = run.scenario().clone();
+            let o = s.outcome.unwrap_or_default();
+            self.panel.message(
+                    "ok",
+                    &format!(
+                        "Recorded {:.1} s ({} frames): {} adjustments, state hash {:016x}. Name it and Save.",
+                        s.duration_secs(),
+                        o.frames,
+                        o.adjustments,
+                        o.state_hash
+                    ),
+                );
+            self.panel
+                .show_recorded(s.outcome.as_ref(), s.duration_secs());
+            self.recorded = Some(s);
+            self.show_mode();
+            self.show_recorder();
+        }
     }
 
     fn save(&mut self) {
