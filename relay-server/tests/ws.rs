@@ -85,9 +85,11 @@ async fn handshake_moves_acks_and_a_malformed_frame_does_not_end_the_session() {
     assert!(acks.windows(2).all(|w| w[1] > w[0]));
 
     // Garbage: an Error with a reason, and the session goes on.
-    ws.send(Message::Binary(vec![1, 0xff, 0xff].into()))
-        .await
-        .unwrap();
+    ws.send(Message::Binary(
+        vec![codec::PROTOCOL_VERSION, 0xff, 0xff].into(),
+    ))
+    .await
+    .unwrap();
     ws.send(Message::Binary(vec![42].into())).await.unwrap();
     ws.send(Message::Text("hello".into())).await.unwrap();
     let errors: Vec<String> = drain(&mut ws, 100)
@@ -191,6 +193,10 @@ async fn ping_rtt_matches_the_configured_rtt() {
         }
         rtts.push(t.elapsed().as_millis());
     }
-    // Default RTT 100 ms: 50 ms each way through the conditioner.
-    assert!(rtts.iter().all(|&r| (100..=115).contains(&r)), "{rtts:?}");
+    // Default RTT 100 ms: 50 ms each way through the conditioner. The
+    // median is what the relay adds on a quiet machine (Nagle's 40 ms would
+    // show here); single samples may wait for a busy CPU.
+    rtts.sort_unstable();
+    assert!(rtts.iter().all(|&r| r >= 100), "{rtts:?}");
+    assert!(rtts[2] <= 115, "median of {rtts:?}");
 }

@@ -7,7 +7,7 @@ use serde::Serialize;
 use thiserror::Error;
 
 /// Version byte at the start of every frame. Bump on any wire change.
-pub const PROTOCOL_VERSION: u8 = 1;
+pub const PROTOCOL_VERSION: u8 = 2;
 
 /// Largest frame accepted or produced, bytes. A ServerMove is ~20 bytes and
 /// an observer snapshot under 600; anything bigger is rejected *before*
@@ -112,9 +112,9 @@ mod tests {
         let frame = encode(&typical_move());
         assert_eq!(frame[0], PROTOCOL_VERSION);
         assert_eq!(decode::<ClientMsg>(&frame).unwrap(), typical_move());
-        // version 1 + variant 1 + 2 options 2 + ts 3 + accel 3+3 + flags 1 +
-        // location 3+3.
-        assert_eq!(frame.len(), 20);
+        // version 1 + variant 1 + header 1 + ts 3 + accel 2+2 + location
+        // 3+3 (issue #6's budget: ≤ 16).
+        assert_eq!(frame.len(), 16);
     }
 
     #[test]
@@ -124,11 +124,11 @@ mod tests {
             decode::<ClientMsg>(&[9, 0]),
             Err(DecodeError::UnsupportedVersion {
                 got: 9,
-                expected: 1
+                expected: 2
             })
         );
         assert!(matches!(
-            decode::<ClientMsg>(&[1, 200]),
+            decode::<ClientMsg>(&[PROTOCOL_VERSION, 200]),
             Err(DecodeError::Malformed(_))
         ));
         let mut frame = encode(&ClientMsg::Ping { id: 7 });
@@ -137,7 +137,7 @@ mod tests {
             decode::<ClientMsg>(&frame),
             Err(DecodeError::TrailingBytes(1))
         );
-        let big = vec![1u8; MAX_FRAME_LEN + 1];
+        let big = vec![PROTOCOL_VERSION; MAX_FRAME_LEN + 1];
         assert_eq!(
             decode::<ClientMsg>(&big),
             Err(DecodeError::TooLarge {

@@ -57,8 +57,9 @@ impl NetPosition {
 /// The packed move message (UE `ServerMovePacked`, `000_…` §3.4): the new
 /// move, optionally the held pending move (dual move, `000_…` §8.2) and an
 /// old important move sent again for redundancy (`000_…` §8.3). The server
-/// runs them old → pending → new (`000_…` §4.1).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// runs them old → pending → new (`000_…` §4.1). On the wire it is packed
+/// ([`super::packed`]): a typical new move is 15 bytes of body.
+#[derive(Debug, Clone, PartialEq)]
 pub struct ServerMove {
     /// An unacknowledged important move resent in case it was lost.
     pub old_move: Option<NetworkMove>,
