@@ -5,14 +5,16 @@
 use sim::scenario::{codec, Outcome, Setting, Setup};
 use sim::{Bot, NetSettings, Scenario, ScenarioRun, ServerRules, SmoothingMode, Vec2};
 
-/// Browser-like frame times: 16.6 / 16.7 / 16.8 ms, with a 50 ms hitch
-/// every 7 s.
+/// Browser-like frame times: 16.6, 16.7 or 16.8 ms in a fixed
+/// pseudo-random order (Chromium's `performance.now()` has 100 µs
+/// resolution, so real frame times are multiples of 0.1 ms around the
+/// display's 16.7), with a 50 ms hitch every 7 s.
 fn frame_dt(i: usize) -> f64 {
     if i % 420 == 419 {
-        0.05
-    } else {
-        [0.0166, 0.0167, 0.0168][i % 3]
+        return 0.05;
     }
+    let noise = (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 62; // 0..4
+    [0.0166, 0.0167, 0.0167, 0.0168][noise as usize]
 }
 
 /// Records `secs` of the bot at 10 % loss, with the sliders moved twice.
@@ -124,6 +126,31 @@ fn sixty_seconds_fit_in_a_link() {
     // enough to paste into chat.
     assert!(bytes < 24_000, "{bytes} B");
     assert_eq!(fragment, (bytes * 4).div_ceil(3));
+}
+
+#[test]
+fn sixty_seconds_of_keyboard_input_fit_in_a_link() {
+    // WASD-like input: one of 8 directions (or none) held for 0.5–1.5 s,
+    // a dash now and then, browser-like frame times.
+    let mut run = ScenarioRun::record("keys", 11, Setup::default());
+    let dirs = [
+        (1.0, 0.0),
+        (0.0, 1.0),
+        (-1.0, 0.0),
+        (0.0, -1.0),
+        (0.7071, 0.7071),
+        (0.0, 0.0),
+    ];
+    for i in 0..3600 {
+        let (x, y) = dirs[(i / 53 + i / 97) % dirs.len()];
+        run.step_live(frame_dt(i), Vec2::new(x, y), i % 211 == 0);
+    }
+    run.stop_recording();
+    let s = run.scenario();
+    let bytes = codec::encode(s).len();
+    let fragment = codec::to_fragment(s).len();
+    println!("60 s keyboard recording: {bytes} B encoded, {fragment} characters in a URL fragment");
+    assert!(bytes < 6_000, "{bytes} B");
 }
 
 #[test]
