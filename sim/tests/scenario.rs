@@ -138,7 +138,10 @@ fn sixty_seconds_of_keyboard_input_fit_in_a_link() {
         (0.0, 1.0),
         (-1.0, 0.0),
         (0.0, -1.0),
-        (0.7071, 0.7071),
+        (
+            std::f32::consts::FRAC_1_SQRT_2,
+            std::f32::consts::FRAC_1_SQRT_2,
+        ),
         (0.0, 0.0),
     ];
     for i in 0..3600 {
