@@ -108,6 +108,17 @@ test('record, save, and the link replays identically for someone else', async (t
     try {
       const p2 = await other.context.newPage();
       await p2.goto(link);
+      await waitFor(async () => (await metricText(p2, 'scenario-state')) === 'playing', 20_000, 'playback starts');
+      // Pause, then step three recorded frames one by one.
+      await p2.click('#play-pause');
+      assert.equal(await metricText(p2, 'scenario-state'), 'paused');
+      const frame = async () => Number((await metricText(p2, 'scenario-progress')).match(/^frame (\d+)/)[1]);
+      const paused = await frame();
+      for (let i = 0; i < 3; i++) await p2.click('#step-frame');
+      await waitFor(async () => (await frame()) === paused + 3, 2_000, 'three steps');
+      await sleep(300);
+      assert.equal(await frame(), paused + 3, 'paused playback stays put');
+      await p2.click('#play-pause');
       const end = await playToEnd(p2, 'short link');
       await p2.screenshot({ path: join(ARTIFACTS, 'scenario-replayed.png') });
       assert.equal(end.verdict, 'identical to the recording');

@@ -473,6 +473,15 @@ impl App {
                 self.start_playback(s);
             }
         }
+        if c.step > 0 {
+            if let (Some(p), Driver::Local(run)) = (&self.playback, &mut self.driver) {
+                if p.paused && !p.finished {
+                    for _ in 0..c.step {
+                        run.step_recorded();
+                    }
+                }
+            }
+        }
         if c.play_pause % 2 == 1 {
             match &mut self.playback {
                 Some(p) if p.finished => {
@@ -706,7 +715,11 @@ impl App {
         let (hash, progress) = match (run_info, &self.playback) {
             (Some((o, secs, _)), Some(p)) => (
                 format!("{:016x}", o.trajectory_hash),
-                format!("{secs:.1} / {:.1} s", p.original.duration_secs()),
+                format!(
+                    "frame {} · {secs:.2} / {:.2} s",
+                    o.frames,
+                    p.original.duration_secs()
+                ),
             ),
             (Some((o, secs, _)), None) => (
                 format!("{:016x}", o.trajectory_hash),

@@ -22,30 +22,33 @@ pub struct Clicks {
     pub play_pause: u32,
     /// Restart.
     pub restart: u32,
+    /// Step one recorded frame (while paused).
+    pub step: u32,
 }
 
 /// Handles on the card's elements (missing ones are skipped).
 pub struct ScenarioPanel {
     doc: Document,
-    counters: [Rc<Cell<u32>>; 5],
+    counters: [Rc<Cell<u32>>; 6],
     name: Option<HtmlInputElement>,
     description: Option<HtmlTextAreaElement>,
     speed: Option<HtmlSelectElement>,
     link: Option<HtmlInputElement>,
 }
 
-const BUTTONS: [&str; 5] = [
+const BUTTONS: [&str; 6] = [
     "rec-toggle",
     "save-scenario",
     "copy-link",
     "play-pause",
     "restart",
+    "step-frame",
 ];
 
 impl ScenarioPanel {
     /// Looks the card up in `doc`.
     pub fn new(doc: &Document) -> ScenarioPanel {
-        let counters: [Rc<Cell<u32>>; 5] = Default::default();
+        let counters: [Rc<Cell<u32>>; 6] = Default::default();
         for (id, c) in BUTTONS.iter().zip(&counters) {
             count_clicks(doc, id, c);
         }
@@ -62,13 +65,15 @@ impl ScenarioPanel {
 
     /// Clicks since the last call.
     pub fn take_clicks(&self) -> Clicks {
-        let [record, save, copy, play_pause, restart] = self.counters.clone().map(|c| c.replace(0));
+        let [record, save, copy, play_pause, restart, step] =
+            self.counters.clone().map(|c| c.replace(0));
         Clicks {
             record,
             save,
             copy,
             play_pause,
             restart,
+            step,
         }
     }
 
@@ -160,6 +165,7 @@ impl ScenarioPanel {
             }
         }
         self.set_text("play-pause", if paused { "▶ Play" } else { "❚❚ Pause" });
+        self.set_disabled("step-frame", !paused);
     }
 
     /// A message for the user: `kind` is `info`, `ok` or `error`.
