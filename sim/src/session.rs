@@ -65,6 +65,11 @@ impl LocalSession {
         self.endpoint.set_client_config(config);
     }
 
+    /// Starts a lag spike on both directions (like the page's button).
+    pub fn start_lag_spike(&mut self, spike: crate::net::protocol::LagSpike) {
+        self.endpoint.start_lag_spike(spike);
+    }
+
     /// Changes the network settings mid-run (like dragging a slider).
     pub fn set_net_settings(&mut self, settings: NetSettings) {
         self.endpoint.set_net_settings(settings);

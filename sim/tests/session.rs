@@ -6,11 +6,7 @@ use sim::{Bot, LocalSession, NetSettings, Vec2};
 const FRAME: f64 = 1.0 / 60.0;
 
 fn settings(rtt_ms: u16, loss_percent: u8) -> NetSettings {
-    NetSettings {
-        rtt_ms,
-        loss_percent,
-        ..NetSettings::default()
-    }
+    NetSettings::symmetric(rtt_ms, 0, loss_percent)
 }
 
 /// Runs `seconds` of bot-driven frames.
@@ -23,13 +19,7 @@ fn run(s: &mut LocalSession, bot: &mut Bot, seconds: f64) {
 #[test]
 fn lossless_link_with_latency_gives_zero_adjustments_over_60_s() {
     for (rtt, jitter) in [(100, 0), (250, 40)] {
-        let mut s = LocalSession::new(
-            1,
-            NetSettings {
-                jitter_ms: jitter,
-                ..settings(rtt, 0)
-            },
-        );
+        let mut s = LocalSession::new(1, NetSettings::symmetric(rtt, jitter, 0));
         let mut bot = Bot::new();
         run(&mut s, &mut bot, 60.0);
         let m = s.endpoint.metrics(s.now());

@@ -106,12 +106,11 @@ impl Dom {
     /// The network settings the sliders show now. Values are clamped to
     /// the slider ranges, whatever the DOM says.
     pub fn net_settings(&self) -> NetSettings {
-        let d = NetSettings::default();
-        NetSettings {
-            rtt_ms: number(&self.rtt, d.rtt_ms.into(), 0.0, 1000.0) as u16,
-            jitter_ms: number(&self.jitter, d.jitter_ms.into(), 0.0, 100.0) as u16,
-            loss_percent: number(&self.loss, d.loss_percent.into(), 0.0, 50.0) as u8,
-        }
+        NetSettings::symmetric(
+            number(&self.rtt, 100.0, 0.0, 1000.0) as u16,
+            number(&self.jitter, 0.0, 0.0, 100.0) as u16,
+            number(&self.loss, 0.0, 0.0, 50.0) as u8,
+        )
     }
 
     /// The server rules the controls show now (clamped to their ranges).

@@ -1,6 +1,11 @@
 //! The wire: message types ([`protocol`]), the framed postcard codec
-//! ([`codec`]) and the seeded link conditioner ([`conditioner`]).
+//! ([`codec`]), the seeded link conditioner ([`conditioner`]) with its
+//! bursty-loss model ([`gilbert_elliott`]), named link profiles
+//! ([`preset`]) and the link measured from its ends ([`link_stats`]).
 
 pub mod codec;
 pub mod conditioner;
+pub mod gilbert_elliott;
+pub mod link_stats;
+pub mod preset;
 pub mod protocol;
