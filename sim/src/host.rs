@@ -271,6 +271,24 @@ impl ServerHost {
         }
     }
 
+    /// Runs [`ServerHost::poll`] at every wake-up up to `now` and then at
+    /// `now`, and returns each frame with the time it left: a driver that
+    /// only gets to run now and then (a page's frame, a session's step)
+    /// still sees packets arrive at their own times, so measured RTT is
+    /// not rounded up to its frame rate.
+    pub fn poll_until(&mut self, now: SimTime) -> Vec<(SimTime, Vec<u8>)> {
+        let mut out = Vec::new();
+        loop {
+            let t = self.next_wakeup();
+            if t >= now {
+                break;
+            }
+            out.extend(self.poll(t).into_iter().map(|f| (t, f)));
+        }
+        out.extend(self.poll(now).into_iter().map(|f| (now, f)));
+        out
+    }
+
     /// The earliest time at which [`ServerHost::poll`] has something to do.
     pub fn next_wakeup(&self) -> SimTime {
         [

@@ -125,7 +125,7 @@ impl Transport {
     pub fn receive(&mut self, now: SimTime) -> Vec<(SimTime, Vec<u8>)> {
         match self {
             Transport::Remote { shared, .. } => shared.borrow_mut().inbox.drain(..).collect(),
-            Transport::Local(host) => host.poll(now).into_iter().map(|f| (now, f)).collect(),
+            Transport::Local(host) => host.poll_until(now),
         }
     }
 }
