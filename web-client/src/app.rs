@@ -7,6 +7,8 @@
 
 use crate::dom::Dom;
 use crate::net::{LinkState, Transport};
+use crate::net_controls::NetControls;
+use crate::plots::Plots;
 use crate::render::{self, Frame};
 use macroquad::prelude::*;
 use sim::{
@@ -36,6 +38,8 @@ fn query_param(name: &str) -> Option<String> {
 /// Everything the loop owns.
 struct App {
     dom: Dom,
+    net_controls: NetControls,
+    plots: Plots,
     transport: Transport,
     endpoint: ClientEndpoint,
     ever_open: bool,
@@ -53,13 +57,16 @@ impl App {
     fn new(dom: Dom) -> App {
         let local = query_param("mode").as_deref() == Some("local");
         let transport = if local { None } else { Transport::connect() };
+        let net_controls = NetControls::new(dom.document());
         let mut app = App {
+            settings: net_controls.settings(dom.net_settings()),
+            plots: Plots::new(dom.document()),
+            net_controls,
             transport: transport.unwrap_or_else(|| Transport::local(local_seed(), now())),
             endpoint: ClientEndpoint::new(),
             ever_open: false,
             bot: Bot::new(),
             bot_driving: true,
-            settings: dom.net_settings(),
             rules: dom.server_rules(),
             client_config: dom.client_config(),
             smoothing: dom.smoothing(),
@@ -80,6 +87,7 @@ impl App {
         self.endpoint.set_client_config(self.client_config);
         self.endpoint.set_smoothing(self.smoothing);
         self.bot = Bot::new();
+        self.plots.clear();
     }
 
     fn show_mode(&mut self) {
@@ -138,10 +146,17 @@ impl App {
             push_zones: self.rules.server_effects,
             threshold_cm: f32::from(self.rules.max_position_error_tenth_cm) / 10.0,
         });
+        let m = self.endpoint.metrics(t);
+        self.plots.record(t, &m);
+        self.plots.draw(
+            t,
+            f32::from(self.rules.max_position_error_tenth_cm) / 10.0,
+            self.settings.rtt_ms() as f32,
+        );
         if t >= self.next_metrics {
             self.next_metrics = t.plus_millis(METRICS_EVERY_MS);
-            let m = self.endpoint.metrics(t);
             self.dom.write_metrics(&m, self.endpoint.smoothing());
+            self.net_controls.write(&self.settings, &m);
         }
     }
 
@@ -169,7 +184,8 @@ impl App {
     }
 
     fn read_controls(&mut self) {
-        let s = self.dom.net_settings();
+        self.net_controls.apply_picked_preset();
+        let s = self.net_controls.settings(self.dom.net_settings());
         if s != self.settings {
             self.settings = s;
             self.endpoint.set_net_settings(s);
@@ -192,6 +208,9 @@ impl App {
         if self.dom.take_bot_clicks() % 2 == 1 {
             self.bot_driving = !self.bot_driving;
             self.dom.set_bot_driving(self.bot_driving);
+        }
+        if let Some(spike) = self.net_controls.take_lag_spike() {
+            self.endpoint.start_lag_spike(spike);
         }
         if self.dom.take_clear_clicks() > 0 {
             self.endpoint.clear_trails();

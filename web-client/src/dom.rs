@@ -54,6 +54,11 @@ const METRIC_NAMES: [&str; 15] = [
 ];
 
 impl Dom {
+    /// The page's document.
+    pub fn document(&self) -> &Document {
+        &self.doc
+    }
+
     /// Looks the elements up. Missing elements are tolerated (their
     /// values fall back to defaults) so a trimmed page still runs.
     pub fn new() -> Option<Dom> {
@@ -103,14 +108,20 @@ impl Dom {
         })
     }
 
-    /// The network settings the sliders show now. Values are clamped to
-    /// the slider ranges, whatever the DOM says.
+    /// The network settings the basic sliders show now, both directions
+    /// alike ([`crate::net_controls`] adds the advanced ones). Values are
+    /// clamped to the slider ranges, whatever the DOM says.
     pub fn net_settings(&self) -> NetSettings {
-        NetSettings::symmetric(
+        let mut s = NetSettings::symmetric(
             number(&self.rtt, 100.0, 0.0, 1000.0) as u16,
             number(&self.jitter, 0.0, 0.0, 100.0) as u16,
-            number(&self.loss, 0.0, 0.0, 50.0) as u8,
-        )
+            0,
+        );
+        // The loss slider moves in 0.1 % steps (naia's 0.1 % and 0.2 %).
+        let loss = (number(&self.loss, 0.0, 0.0, 50.0) * 10.0).round() as u16;
+        s.uplink.loss_tenth_percent = loss;
+        s.downlink.loss_tenth_percent = loss;
+        s
     }
 
     /// The server rules the controls show now (clamped to their ranges).

@@ -25,6 +25,8 @@
 mod app;
 mod dom;
 mod net;
+mod net_controls;
+mod plots;
 mod render;
 
 use wasm_bindgen::prelude::wasm_bindgen;
