@@ -59,3 +59,28 @@ fn measured_rtt_and_loss_follow_every_preset() {
         assert!((down - cd).abs() < 0.04, "{preset:?}: down {down} vs {cd}");
     }
 }
+
+#[test]
+fn a_lag_spike_shows_for_its_duration_and_in_the_measured_rtt() {
+    let mut s = LocalSession::new(1, sim::NetSettings::symmetric(100, 0, 0));
+    let mut bot = Bot::new();
+    for _ in 0..300 {
+        s.step_bot(&mut bot, FRAME);
+    }
+    s.start_lag_spike(sim::LagSpike {
+        extra_ms: 400,
+        duration_ms: 2000,
+    });
+    let (mut spiking, mut worst) = (0u32, 0.0f64);
+    for _ in 0..300 {
+        s.step_bot(&mut bot, FRAME);
+        let m = s.endpoint.metrics(s.now());
+        spiking += u32::from(m.link.up.in_spike);
+        worst = worst.max(m.rtt_last_ms.unwrap());
+    }
+    // 2 s at 60 Hz, give or take the frame the spike starts in and the
+    // observer snapshot's 33 ms period.
+    assert!((118..=123).contains(&spiking), "{spiking} frames");
+    // Both directions +400 ms: a Ping sent in the spike takes 100 + 800.
+    assert!((880.0..=920.0).contains(&worst), "worst RTT {worst}");
+}
