@@ -32,6 +32,8 @@ const FAINT: &str = "#626c78";
 const BURST: &str = "rgba(248, 81, 73, 0.16)";
 const SPIKE: &str = "rgba(163, 113, 247, 0.20)";
 const ADJ: &str = "rgba(255, 230, 77, 0.75)";
+/// Downlink drops (uplink drops use the strip's red).
+const DOWN: &str = "#db61a2";
 
 /// One frame's values.
 #[derive(Clone, Copy)]
@@ -41,7 +43,10 @@ struct Sample {
     queue: f32,
     rtt_ms: Option<f32>,
     adjustments_per_s: f32,
-    dropped: u32,
+    /// Uplink packets dropped since the previous sample.
+    dropped_up: u32,
+    /// Downlink packets dropped since the previous sample.
+    dropped_down: u32,
     adjustment: bool,
     burst: bool,
     spike: bool,
@@ -57,6 +62,9 @@ struct Strip {
     colour: &'static str,
     value: fn(&Sample) -> Option<f32>,
     min_range: f32,
+    /// Highest y-range: larger values are clipped at the top, so one
+    /// outlier does not flatten the rest.
+    max_range: f32,
     bars: bool,
     /// A dashed reference line (threshold, configured RTT).
     reference: Option<f32>,
@@ -69,7 +77,8 @@ pub struct Plots {
     samples: VecDeque<Sample>,
     last_adjustments: u64,
     adjustment_times: VecDeque<SimTime>,
-    last_dropped: u64,
+    /// Drop totals (uplink, downlink) at the previous sample.
+    last_dropped: (u64, u64),
     next_draw: SimTime,
 }
 
@@ -89,7 +98,7 @@ impl Plots {
             samples: VecDeque::new(),
             last_adjustments: 0,
             adjustment_times: VecDeque::new(),
-            last_dropped: 0,
+            last_dropped: (0, 0),
             next_draw: SimTime::ZERO,
         }
     }
@@ -99,7 +108,7 @@ impl Plots {
         self.samples.clear();
         self.adjustment_times.clear();
         self.last_adjustments = 0;
-        self.last_dropped = 0;
+        self.last_dropped = (0, 0);
     }
 
     /// Records this frame's read-out.
@@ -116,11 +125,14 @@ impl Plots {
             self.adjustment_times.pop_front();
         }
         let l = m.link;
-        let dropped = u64::from(l.up.lost)
-            + u64::from(l.up.overflowed)
-            + u64::from(l.down.lost)
-            + u64::from(l.down.overflowed);
-        let new_drops = dropped.saturating_sub(self.last_dropped);
+        let dropped = (
+            u64::from(l.up.lost) + u64::from(l.up.overflowed),
+            u64::from(l.down.lost) + u64::from(l.down.overflowed),
+        );
+        let (up, down) = (
+            dropped.0.saturating_sub(self.last_dropped.0),
+            dropped.1.saturating_sub(self.last_dropped.1),
+        );
         self.last_dropped = dropped;
         self.samples.push_back(Sample {
             t: now,
@@ -128,7 +140,8 @@ impl Plots {
             queue: m.queue_len as f32,
             rtt_ms: m.rtt_last_ms.map(|r| r as f32),
             adjustments_per_s: self.adjustment_times.len() as f32,
-            dropped: new_drops as u32,
+            dropped_up: up as u32,
+            dropped_down: down as u32,
             adjustment: new_adjustments > 0,
             burst: l.up.in_burst || l.down.in_burst,
             spike: l.up.in_spike || l.down.in_spike,
@@ -172,6 +185,7 @@ impl Plots {
                 colour: "#22d3ee",
                 value: |s| s.error_cm,
                 min_range: threshold_cm * 1.5,
+                max_range: threshold_cm * 6.0,
                 bars: false,
                 reference: Some(threshold_cm),
             },
@@ -181,6 +195,7 @@ impl Plots {
                 colour: "#fb923c",
                 value: |s| Some(s.queue),
                 min_range: 12.0,
+                max_range: f32::INFINITY,
                 bars: false,
                 reference: None,
             },
@@ -190,6 +205,7 @@ impl Plots {
                 colour: "#4ade80",
                 value: |s| s.rtt_ms,
                 min_range: configured_rtt_ms * 1.4 + 10.0,
+                max_range: f32::INFINITY,
                 bars: false,
                 reference: Some(configured_rtt_ms),
             },
@@ -199,15 +215,17 @@ impl Plots {
                 colour: "#ffe64d",
                 value: |s| Some(s.adjustments_per_s),
                 min_range: 4.0,
+                max_range: f32::INFINITY,
                 bars: false,
                 reference: None,
             },
             Strip {
-                title: "dropped by link",
+                title: "dropped ↑ ↓",
                 unit: "pkts",
                 colour: "#f85149",
-                value: |s| Some(s.dropped as f32),
+                value: |s| Some((s.dropped_up + s.dropped_down) as f32),
                 min_range: 3.0,
+                max_range: f32::INFINITY,
                 bars: true,
                 reference: None,
             },
@@ -294,7 +312,9 @@ impl Plots {
         x_of: &dyn Fn(SimTime) -> f64,
     ) {
         let values = self.samples.iter().filter_map(|s| (strip.value)(s));
-        let max = values.fold(strip.min_range.max(1.0), f32::max);
+        let max = values
+            .fold(strip.min_range.max(1.0), f32::max)
+            .min(strip.max_range.max(1.0));
         let range = f64::from(nice(max));
         let y_of = |v: f32| y0 + strip_h - (f64::from(v) / range).min(1.0) * strip_h;
 
@@ -318,6 +338,13 @@ impl Plots {
         let _ = ctx.fill_text(strip.title, 8.0, y0 + 3.0);
         ctx.set_fill_style_str(FAINT);
         let _ = ctx.fill_text(strip.unit, 8.0, y0 + 17.0);
+        if strip.bars {
+            ctx.set_fill_style_str(DOWN);
+            let _ = ctx.fill_text("↓ downlink", 8.0, y0 + 31.0);
+            ctx.set_fill_style_str(strip.colour);
+            let _ = ctx.fill_text("↑ uplink", 8.0, y0 + 45.0);
+            ctx.set_fill_style_str(FAINT);
+        }
         let _ = ctx.fill_text(
             &format!("max {}", fmt(range as f32)),
             LEFT + plot_w + 8.0,
@@ -341,11 +368,19 @@ impl Plots {
         ctx.set_fill_style_str(strip.colour);
         ctx.set_line_width(1.5);
         if strip.bars {
-            for s in &self.samples {
-                if let Some(v) = (strip.value)(s).filter(|v| *v > 0.0) {
-                    let y = y_of(v);
-                    ctx.fill_rect(x_of(s.t) - 1.0, y, 2.5, y0 + strip_h - y);
-                }
+            // Stacked: uplink drops in the strip's colour, downlink above.
+            for s in self
+                .samples
+                .iter()
+                .filter(|s| s.dropped_up + s.dropped_down > 0)
+            {
+                let x = x_of(s.t) - 1.0;
+                let y_up = y_of(s.dropped_up as f32);
+                let y_all = y_of((s.dropped_up + s.dropped_down) as f32);
+                ctx.set_fill_style_str(strip.colour);
+                ctx.fill_rect(x, y_up, 2.5, y0 + strip_h - y_up);
+                ctx.set_fill_style_str(DOWN);
+                ctx.fill_rect(x, y_all, 2.5, y_up - y_all);
             }
         } else {
             ctx.begin_path();
