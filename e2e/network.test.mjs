@@ -125,6 +125,9 @@ test('presets drive the measured RTT and loss, live, through the relay', async (
   });
 
   await t.test('the timeline draws its five strips', async () => {
+    // It only draws while scrolled into view.
+    await page.locator('#plots').scrollIntoViewIfNeeded();
+    await sleep(500);
     const shot = PNG.sync.read(await page.locator('#plots').screenshot({ path: join(ARTIFACTS, 'plots.png') }));
     let lit = 0;
     for (let i = 0; i < shot.data.length; i += 4) {

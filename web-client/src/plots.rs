@@ -20,6 +20,9 @@ const SPAN_US: u64 = 10_000_000;
 /// Minimum time between redraws, ms (the canvas is CPU-drawn; 20 Hz is
 /// smooth enough and leaves the main thread to the network).
 const DRAW_EVERY_MS: u64 = 50;
+/// Minimum time between redraws while the canvas is scrolled out of view,
+/// ms: nothing is drawn then, only the check is repeated.
+const CHECK_HIDDEN_EVERY_MS: u64 = 250;
 /// Left margin for the strip titles, CSS px.
 const LEFT: f64 = 118.0;
 /// Right margin for the current values, CSS px.
@@ -154,17 +157,30 @@ impl Plots {
         }
     }
 
-    /// Redraws (at most every [`DRAW_EVERY_MS`]) with the error threshold
-    /// (cm) and the configured RTT (ms) as reference lines.
+    /// Redraws (at most every [`DRAW_EVERY_MS`], and only while the canvas
+    /// is scrolled into view: the main thread also receives the packets
+    /// whose arrival times the RTT read-out measures) with the error
+    /// threshold (cm) and the configured RTT (ms) as reference lines.
     pub fn draw(&mut self, now: SimTime, threshold_cm: f32, configured_rtt_ms: f32) {
         if now < self.next_draw {
             return;
         }
-        self.next_draw = now.plus_millis(DRAW_EVERY_MS);
-        let (Some(canvas), Some(ctx)) = (&self.canvas, &self.ctx) else {
+        let (Some(canvas), Some(ctx), Some(window)) = (&self.canvas, &self.ctx, web_sys::window())
+        else {
             return;
         };
-        let dpr = web_sys::window().map_or(1.0, |w| w.device_pixel_ratio());
+        let view_h = window
+            .inner_height()
+            .ok()
+            .and_then(|h| h.as_f64())
+            .unwrap_or(0.0);
+        let rect = canvas.get_bounding_client_rect();
+        if rect.bottom() <= 0.0 || rect.top() >= view_h {
+            self.next_draw = now.plus_millis(CHECK_HIDDEN_EVERY_MS);
+            return;
+        }
+        self.next_draw = now.plus_millis(DRAW_EVERY_MS);
+        let dpr = window.device_pixel_ratio();
         let (w, h) = (
             f64::from(canvas.client_width()),
             f64::from(canvas.client_height()),
