@@ -513,11 +513,7 @@ async fn session(
         return stats;
     };
     let (mut tx, mut rx) = ws.split();
-    let settings = NetSettings {
-        rtt_ms: 0,
-        jitter_ms: 0,
-        loss_percent: 0,
-    };
+    let settings = NetSettings::symmetric(0, 0, 0);
     for msg in [ClientMsg::Hello, ClientMsg::SetNetSettings(settings)] {
         if tx
             .send(Message::Binary(codec::encode(&msg).into()))
@@ -648,7 +644,7 @@ async fn session(
                         }
                         client.handle_move_response(&resp, &world);
                     }
-                    Ok(ServerMsg::Pong { id: pong }) => {
+                    Ok(ServerMsg::Pong { id: pong, .. }) => {
                         while let Some(&(p, sent_at)) = pings.front() {
                             pings.pop_front();
                             if p == pong {

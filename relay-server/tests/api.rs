@@ -122,7 +122,7 @@ async fn bad_saves_get_the_right_status_and_store_nothing() {
     let mut wrong_version = good.clone();
     wrong_version.version = 7;
     let mut out_of_range = good.clone();
-    out_of_range.setup.net.rtt_ms = 60_000;
+    out_of_range.setup.net.downlink.latency_ms = 60_000;
     let mut long_name = good.clone();
     long_name.name = "n".repeat(500);
     let mut bad_format = codec::encode(&good);
@@ -130,7 +130,7 @@ async fn bad_saves_get_the_right_status_and_store_nothing() {
     let cases: Vec<(Request<Body>, StatusCode, &str)> = vec![
         (post("application/octet-stream", vec![0u8; 3 << 20]), StatusCode::PAYLOAD_TOO_LARGE, "body is over the limit of 2097152 bytes"),
         (post("application/octet-stream", codec::encode(&wrong_version)), StatusCode::UNPROCESSABLE_ENTITY, "scenario version 7 is not supported (this build reads version 1)"),
-        (post("application/octet-stream", codec::encode(&out_of_range)), StatusCode::UNPROCESSABLE_ENTITY, "setup: net: rtt_ms = 60000 is outside 0..=1000"),
+        (post("application/octet-stream", codec::encode(&out_of_range)), StatusCode::UNPROCESSABLE_ENTITY, "setup: net: downlink.latency_ms = 60000 is outside 0..=1000"),
         (post("application/json", serde_json::to_vec(&long_name).unwrap()), StatusCode::UNPROCESSABLE_ENTITY, "invalid scenario: name: too long"),
         (post("application/octet-stream", bad_format), StatusCode::BAD_REQUEST, "unknown scenario format 2 (this build reads format 1)"),
         (post("application/octet-stream", Vec::new()), StatusCode::BAD_REQUEST, "empty scenario"),

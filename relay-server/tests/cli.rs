@@ -6,8 +6,10 @@ use sim::{Bot, Scenario, ScenarioRun};
 use std::process::Command;
 
 fn recorded() -> Scenario {
-    let mut setup = Setup::default();
-    setup.net.loss_percent = 20;
+    let setup = Setup {
+        net: sim::NetSettings::symmetric(100, 0, 20),
+        ..Setup::default()
+    };
     let mut run = ScenarioRun::record("cli test", 5, setup);
     let mut bot = Bot::new();
     for _ in 0..600 {

@@ -206,6 +206,7 @@ fn conditioner(c: &mut Criterion) {
             latency_ms: 50,
             jitter_ms: 10,
             loss: 0.10,
+            ..LinkConditions::PERFECT
         },
         7,
     );
@@ -216,7 +217,7 @@ fn conditioner(c: &mut Criterion) {
         b.iter(|| {
             i += 1;
             let now = frame_time(i);
-            link.send(now, black_box(msg.clone()));
+            link.send(now, 40, black_box(msg.clone()));
             while let Some(m) = link.poll(now) {
                 black_box(m);
             }

@@ -12,14 +12,7 @@ fn run(label: &str, client: ClientConfig, rules: ServerRules) {
     let mut sent = 0;
     let seeds = 5;
     for seed in 0..seeds {
-        let mut s = LocalSession::new(
-            seed,
-            NetSettings {
-                rtt_ms: 150,
-                jitter_ms: 0,
-                loss_percent: 5,
-            },
-        );
+        let mut s = LocalSession::new(seed, NetSettings::symmetric(150, 0, 5));
         s.set_client_config(client);
         s.set_server_rules(rules);
         let mut bot = Bot::new();

@@ -8,17 +8,19 @@ use crate::math::Vec2;
 use crate::metrics::{Metrics, RateMeter};
 use crate::movement::MovementParams;
 use crate::net::codec::{self, DecodeError};
-use crate::net::protocol::{ClientMsg, NetSettings, ServerMsg, ServerRules, ServerTotals};
+use crate::net::link_stats::{observed_loss, RttStats, SeqWindow};
+use crate::net::protocol::{
+    ClientMsg, LagSpike, LinkTotals, NetSettings, ServerMsg, ServerRules, ServerTotals,
+};
 use crate::proxy::SimulatedProxy;
 use crate::smoothing::SmoothingMode;
 use crate::time::{SimTime, TimeStamp};
 use crate::world::World;
 use std::collections::VecDeque;
 
-/// Interval between RTT probes, ms.
-pub const PING_INTERVAL_MS: u64 = 250;
-/// Weight of a new RTT sample in the smoothed RTT (RFC 6298's α = 1/8).
-const RTT_ALPHA: f64 = 0.125;
+/// Interval between RTT probes, ms: 10 Hz, so the 64-probe loss window
+/// spans 6.4 s and the 100-sample RTT percentiles 10 s.
+pub const PING_INTERVAL_MS: u64 = 100;
 /// Points kept per trail (10 s at 60 Hz).
 pub const TRAIL_LEN: usize = 600;
 /// Predicted positions kept by time stamp for the error read-out (2 s).
@@ -51,7 +53,10 @@ pub struct ClientEndpoint {
     next_ping: SimTime,
     ping_id: u32,
     pings: VecDeque<(u32, SimTime)>,
-    rtt_ms: Option<f64>,
+    rtt: RttStats,
+    pongs_received: SeqWindow,
+    pings_received_by_server: SeqWindow,
+    link_totals: LinkTotals,
     up: RateMeter,
     down: RateMeter,
     moves_sent: u64,
@@ -88,7 +93,10 @@ impl ClientEndpoint {
             next_ping: SimTime::ZERO,
             ping_id: 0,
             pings: VecDeque::new(),
-            rtt_ms: None,
+            rtt: RttStats::default(),
+            pongs_received: SeqWindow::default(),
+            pings_received_by_server: SeqWindow::default(),
+            link_totals: LinkTotals::default(),
             up: RateMeter::default(),
             down: RateMeter::default(),
             moves_sent: 0,
@@ -145,6 +153,12 @@ impl ClientEndpoint {
     pub fn set_net_settings(&mut self, settings: NetSettings) {
         self.outbox
             .push(codec::encode(&ClientMsg::SetNetSettings(settings)));
+    }
+
+    /// Asks the host for a lag spike on both directions (sent with the next
+    /// frame).
+    pub fn start_lag_spike(&mut self, spike: LagSpike) {
+        self.outbox.push(codec::encode(&ClientMsg::LagSpike(spike)));
     }
 
     /// Queues new server rules for the host (sent with the next frame).
@@ -207,6 +221,7 @@ impl ClientEndpoint {
                 self.server_position = Some(s.player.position);
                 self.others = s.others;
                 self.server_totals = s.totals;
+                self.link_totals = s.link;
                 if let Some(ts) = s.last_time_stamp {
                     if let Some(&(_, p)) = self.history.iter().rev().find(|(t, _)| *t == ts) {
                         self.pos_error_cm = Some((p - s.player.position).length());
@@ -214,14 +229,19 @@ impl ClientEndpoint {
                 }
                 ClientEvent::Applied
             }
-            ServerMsg::Pong { id } => {
+            ServerMsg::Pong { id, received } => {
+                self.pongs_received.record(id);
+                if received
+                    .latest
+                    .wrapping_sub(self.pings_received_by_server.latest) as i32
+                    >= 0
+                {
+                    self.pings_received_by_server = received;
+                }
                 if let Some(i) = self.pings.iter().position(|(p, _)| *p == id) {
                     let sample = now.secs_since(self.pings[i].1) * 1000.0;
                     self.pings.drain(..=i);
-                    self.rtt_ms = Some(match self.rtt_ms {
-                        None => sample,
-                        Some(r) => r + RTT_ALPHA * (sample - r),
-                    });
+                    self.rtt.record(sample);
                 }
                 ClientEvent::Applied
             }
@@ -235,8 +255,17 @@ impl ClientEndpoint {
     /// The read-out for the metrics panel at `now`.
     pub fn metrics(&mut self, now: SimTime) -> Metrics {
         let c = self.client.counters();
+        let (loss_up, loss_down) =
+            observed_loss(self.pings_received_by_server, self.pongs_received);
         Metrics {
-            rtt_ms: self.rtt_ms,
+            rtt_ms: self.rtt.smoothed(),
+            rtt_last_ms: self.rtt.last(),
+            rtt_p50_ms: self.rtt.quantile(0.5),
+            rtt_p99_ms: self.rtt.quantile(0.99),
+            jitter_ms: self.rtt.jitter(),
+            loss_up,
+            loss_down,
+            link: self.link_totals,
             moves_sent: self.moves_sent,
             acks: c.acks,
             adjustments: c.adjustments,

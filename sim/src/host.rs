@@ -16,9 +16,10 @@ use crate::math::Vec2;
 use crate::movement::{perform_movement, CharacterState, MoveInput, MovementParams};
 use crate::net::codec::{self, DecodeError};
 use crate::net::conditioner::{LinkConditioner, LinkConditions};
+use crate::net::link_stats::SeqWindow;
 use crate::net::protocol::{
-    ClientMsg, NetSettings, ObservedMove, ObserverSnapshot, ProxyUpdate, ServerMsg, ServerRules,
-    ServerTotals, SettingsError,
+    ClientMsg, DirectionTotals, LinkTotals, NetSettings, ObservedMove, ObserverSnapshot,
+    ProxyUpdate, ServerMsg, ServerRules, ServerTotals, SettingsError,
 };
 use crate::server::{ServerCharacter, ServerConfig};
 use crate::time::SimTime;
@@ -62,7 +63,10 @@ pub struct ServerHost {
     settings: NetSettings,
     rules: ServerRules,
     uplink: LinkConditioner<ClientMsg>,
-    downlink: LinkConditioner<ServerMsg>,
+    /// Encoded frames: the bandwidth cap needs their size.
+    downlink: LinkConditioner<Vec<u8>>,
+    /// Ping ids received, returned in every Pong.
+    pings_received: SeqWindow,
     player: ServerCharacter,
     npc: Npc,
     next_proxy: SimTime,
@@ -84,6 +88,7 @@ impl ServerHost {
         let mut host = ServerHost {
             uplink: LinkConditioner::new(LinkConditions::PERFECT, seed ^ 0x5550_4c49_4e4b),
             downlink: LinkConditioner::new(LinkConditions::PERFECT, seed ^ 0x444f_574e_4c4e),
+            pings_received: SeqWindow::default(),
             player,
             npc: Npc {
                 state: CharacterState::at(npc_start),
@@ -104,7 +109,8 @@ impl ServerHost {
     }
 
     /// Takes one frame from the client at `now`. Control messages (Hello,
-    /// settings) act at once; moves and pings enter the uplink conditioner.
+    /// settings, lag spikes) act at once; moves and pings enter the uplink
+    /// conditioner with the frame's size.
     ///
     /// # Errors
     /// [`HostError`] if the frame does not decode or a setting is out of
@@ -113,7 +119,7 @@ impl ServerHost {
     pub fn receive_frame(&mut self, now: SimTime, frame: &[u8]) -> Result<(), HostError> {
         let result = codec::decode::<ClientMsg>(frame)
             .map_err(HostError::from)
-            .and_then(|msg| self.receive(now, msg));
+            .and_then(|msg| self.receive(now, frame.len(), msg));
         if let Err(e) = &result {
             self.immediate.push(ServerMsg::Error {
                 reason: e.to_string(),
@@ -122,7 +128,7 @@ impl ServerHost {
         result
     }
 
-    fn receive(&mut self, now: SimTime, msg: ClientMsg) -> Result<(), HostError> {
+    fn receive(&mut self, now: SimTime, frame_len: usize, msg: ClientMsg) -> Result<(), HostError> {
         match msg {
             ClientMsg::Hello => self.immediate.push(ServerMsg::Welcome {
                 world: self.world.clone(),
@@ -139,8 +145,14 @@ impl ServerHost {
                 self.rules = r;
                 self.player.set_config(r.apply_to(self.player.config()));
             }
+            ClientMsg::LagSpike(spike) => {
+                spike.validate()?;
+                let (extra, duration) = (spike.extra_ms.into(), spike.duration_ms.into());
+                self.uplink.start_lag_spike(now, extra, duration);
+                self.downlink.start_lag_spike(now, extra, duration);
+            }
             msg @ (ClientMsg::ServerMove(_) | ClientMsg::Ping { .. }) => {
-                self.uplink.send(now, msg);
+                self.uplink.send(now, frame_len, msg);
             }
         }
         Ok(())
@@ -148,13 +160,8 @@ impl ServerHost {
 
     fn apply_settings(&mut self, s: NetSettings) {
         self.settings = s;
-        let one_way = LinkConditions {
-            latency_ms: u32::from(s.rtt_ms) / 2,
-            jitter_ms: u32::from(s.jitter_ms),
-            loss: f64::from(s.loss_percent) / 100.0,
-        };
-        self.uplink.set_conditions(one_way);
-        self.downlink.set_conditions(one_way);
+        self.uplink.set_conditions(s.uplink.conditions());
+        self.downlink.set_conditions(s.downlink.conditions());
     }
 
     /// Advances the host to `now` and returns the frames to send, in order:
@@ -175,9 +182,14 @@ impl ServerHost {
                     }
                 }
                 ClientMsg::Ping { id } => {
-                    self.downlink.send(now, ServerMsg::Pong { id });
+                    self.pings_received.record(id);
+                    let received = self.pings_received;
+                    self.send_down(now, &ServerMsg::Pong { id, received });
                 }
-                ClientMsg::Hello | ClientMsg::SetNetSettings(_) | ClientMsg::SetServerRules(_) => {}
+                ClientMsg::Hello
+                | ClientMsg::SetNetSettings(_)
+                | ClientMsg::SetServerRules(_)
+                | ClientMsg::LagSpike(_) => {}
             }
         }
         if self.player.force_position_update(now, &self.world)
@@ -189,7 +201,7 @@ impl ServerHost {
             });
         }
         if let Some(r) = self.player.flush(now) {
-            self.downlink.send(now, ServerMsg::MoveResponse(r));
+            self.send_down(now, &ServerMsg::MoveResponse(r));
         }
         self.step_npc(now);
         if now >= self.next_proxy {
@@ -199,23 +211,28 @@ impl ServerHost {
                 position: self.npc.state.position,
                 velocity: self.npc.state.velocity,
             };
-            self.downlink.send(now, ServerMsg::Proxy(update));
+            self.send_down(now, &ServerMsg::Proxy(update));
         }
         let mut out: Vec<Vec<u8>> = self
             .immediate
             .drain(..)
             .map(|m| codec::encode(&m))
             .collect();
-        while let Some(msg) = self.downlink.poll(now) {
-            out.push(codec::encode(&msg));
+        while let Some(frame) = self.downlink.poll(now) {
+            out.push(frame);
         }
         if now >= self.next_observer {
             self.next_observer = now.plus_millis(OBSERVER_INTERVAL_MS);
             out.push(codec::encode(&ServerMsg::Observer(
-                self.observer_snapshot(),
+                self.observer_snapshot(now),
             )));
         }
         out
+    }
+
+    fn send_down(&mut self, now: SimTime, msg: &ServerMsg) {
+        let frame = codec::encode(msg);
+        self.downlink.send(now, frame.len(), frame);
     }
 
     fn step_npc(&mut self, now: SimTime) {
@@ -229,7 +246,7 @@ impl ServerHost {
         }
     }
 
-    fn observer_snapshot(&mut self) -> ObserverSnapshot {
+    fn observer_snapshot(&mut self, now: SimTime) -> ObserverSnapshot {
         let c = self.player.counters();
         let clip = |n: u64| u32::try_from(n).unwrap_or(u32::MAX);
         ObserverSnapshot {
@@ -247,7 +264,29 @@ impl ServerHost {
                 time_discrepancy_events: clip(c.time_discrepancy_events),
                 forced_updates: clip(c.forced_updates),
             },
+            link: LinkTotals {
+                up: direction_totals(&self.uplink, now),
+                down: direction_totals(&self.downlink, now),
+            },
         }
+    }
+
+    /// Runs [`ServerHost::poll`] at every wake-up up to `now` and then at
+    /// `now`, and returns each frame with the time it left: a driver that
+    /// only gets to run now and then (a page's frame, a session's step)
+    /// still sees packets arrive at their own times, so measured RTT is
+    /// not rounded up to its frame rate.
+    pub fn poll_until(&mut self, now: SimTime) -> Vec<(SimTime, Vec<u8>)> {
+        let mut out = Vec::new();
+        loop {
+            let t = self.next_wakeup();
+            if t >= now {
+                break;
+            }
+            out.extend(self.poll(t).into_iter().map(|f| (t, f)));
+        }
+        out.extend(self.poll(now).into_iter().map(|f| (now, f)));
+        out
     }
 
     /// The earliest time at which [`ServerHost::poll`] has something to do.
@@ -282,5 +321,20 @@ impl ServerHost {
     /// The arena.
     pub fn world(&self) -> &World {
         &self.world
+    }
+}
+
+fn direction_totals<T: Clone>(c: &LinkConditioner<T>, now: SimTime) -> DirectionTotals {
+    let s = c.stats();
+    let clip = |n: u64| u32::try_from(n).unwrap_or(u32::MAX);
+    DirectionTotals {
+        sent: clip(s.sent),
+        lost: clip(s.lost),
+        overflowed: clip(s.overflowed),
+        duplicated: clip(s.duplicated),
+        reordered: clip(s.reordered),
+        in_flight: clip(c.in_flight() as u64),
+        in_burst: c.in_burst(),
+        in_spike: c.in_lag_spike(now),
     }
 }

@@ -29,7 +29,7 @@
 //! | `saved_move`, `client`, `client_config` | the autonomous proxy and its switches |
 //! | `server` | the authority per client |
 //! | `smoothing`, `proxy` | mesh-offset smoothing and simulated proxies |
-//! | `net` | protocol, codec, link conditioner |
+//! | `net` | protocol, codec, link conditioner (Gilbert–Elliott bursts, lag spikes, bandwidth cap), presets, link measurement |
 //! | `bot` | the built-in driver |
 //! | `host`, `endpoint`, `session` | server end, client end, both on one clock |
 //! | `metrics` | the numbers the page shows |
@@ -62,7 +62,10 @@ pub use host::ServerHost;
 pub use math::Vec2;
 pub use metrics::Metrics;
 pub use movement::{perform_movement, CharacterState, MoveInput, MovementParams};
-pub use net::protocol::{AdjustmentReason, MoveResponse, NetSettings, ServerMove, ServerRules};
+pub use net::preset::Preset;
+pub use net::protocol::{
+    AdjustmentReason, LagSpike, LinkSettings, MoveResponse, NetSettings, ServerMove, ServerRules,
+};
 pub use proxy::SimulatedProxy;
 pub use saved_move::SavedMove;
 pub use scenario::{Scenario, ScenarioRun};

@@ -1,6 +1,7 @@
 //! Measurements shown in the page's metrics panel: rates over a sliding
 //! window and the [`Metrics`] read-out.
 
+use crate::net::protocol::LinkTotals;
 use crate::time::SimTime;
 use std::collections::VecDeque;
 
@@ -50,9 +51,27 @@ impl RateMeter {
 /// element in the page).
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Metrics {
-    /// Smoothed measured round-trip time, ms (`rtt-ms`); `None` before the
+    /// Smoothed measured round-trip time (RFC 6298), ms (`rtt-ms`); `None` before the
     /// first Pong.
     pub rtt_ms: Option<f64>,
+    /// The newest RTT sample, ms (the RTT plot).
+    pub rtt_last_ms: Option<f64>,
+    /// Median of the last 100 RTT samples (10 s), ms (`rtt-p50`).
+    pub rtt_p50_ms: Option<f64>,
+    /// 99th percentile of the last 100 RTT samples, ms (`rtt-p99`).
+    pub rtt_p99_ms: Option<f64>,
+    /// RTT jitter: running mean of |RTTᵢ − RTTᵢ₋₁| (RFC 3550 §6.4.1 gain
+    /// 1/16), ms (`jitter-ms`).
+    pub jitter_ms: Option<f64>,
+    /// Observed uplink loss over the last 64 Pings, `0.0..=1.0`
+    /// (`loss-up`).
+    pub loss_up: Option<f64>,
+    /// Observed downlink loss over the Pongs for those Pings,
+    /// `0.0..=1.0` (`loss-down`).
+    pub loss_down: Option<f64>,
+    /// The host's conditioner counters, as last observed (packets in
+    /// flight, drops, bursts, spikes).
+    pub link: LinkTotals,
     /// ServerMoves sent (`moves-sent`).
     pub moves_sent: u64,
     /// Acks received and matched (`acks`).

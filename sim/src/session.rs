@@ -35,8 +35,9 @@ impl LocalSession {
     }
 
     /// Advances by one client frame of `dt` seconds with this input:
-    /// the client predicts and sends, then the host runs to the new time
-    /// and its frames reach the client.
+    /// the client predicts and sends, then the host runs through each of
+    /// its wake-ups up to the new time and its frames reach the client
+    /// stamped with their own arrival times.
     pub fn step(&mut self, dt: f64, direction: Vec2, dash: bool) {
         self.now = self.now.plus_micros((dt.max(0.0) * 1e6).round() as u64);
         for frame in self.endpoint.frame(self.now, dt, direction, dash) {
@@ -44,8 +45,8 @@ impl LocalSession {
             // still answered by the host, never a panic.
             let _ = self.host.receive_frame(self.now, &frame);
         }
-        for frame in self.host.poll(self.now) {
-            let _ = self.endpoint.receive_frame(self.now, &frame);
+        for (at, frame) in self.host.poll_until(self.now) {
+            let _ = self.endpoint.receive_frame(at, &frame);
         }
     }
 
@@ -63,6 +64,11 @@ impl LocalSession {
     /// Changes the client's switches mid-run.
     pub fn set_client_config(&mut self, config: crate::client::ClientConfig) {
         self.endpoint.set_client_config(config);
+    }
+
+    /// Starts a lag spike on both directions (like the page's button).
+    pub fn start_lag_spike(&mut self, spike: crate::net::protocol::LagSpike) {
+        self.endpoint.start_lag_spike(spike);
     }
 
     /// Changes the network settings mid-run (like dragging a slider).

@@ -7,16 +7,12 @@ use sim::{LocalSession, NetSettings};
 
 /// Seed 3, RTT 150 ms, jitter 20 ms, 10 % loss, default rules, 20 s of bot
 /// at 60 Hz.
-pub const GOLDEN_SETTINGS: NetSettings = NetSettings {
-    rtt_ms: 150,
-    jitter_ms: 20,
-    loss_percent: 10,
-};
+pub const GOLDEN_SETTINGS: NetSettings = NetSettings::symmetric(150, 20, 10);
 
 #[test]
 fn golden_run_hash_is_pinned() {
     let m = LocalSession::run_bot(3, GOLDEN_SETTINGS, 1200);
     // Also pinned in e2e/playground.test.mjs (the wasm side).
-    assert_eq!(format!("{:016x}", m.state_hash), "c08a60ba14126327");
-    assert_eq!((m.adjustments, m.replayed_moves, m.acks), (8, 79, 149));
+    assert_eq!(format!("{:016x}", m.state_hash), "e6c7cbd8c11ff619");
+    assert_eq!((m.adjustments, m.replayed_moves, m.acks), (3, 33, 152));
 }

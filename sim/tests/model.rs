@@ -10,11 +10,7 @@ use sim::{
 const FRAME: f64 = 1.0 / 60.0;
 
 fn net(rtt_ms: u16, loss_percent: u8) -> NetSettings {
-    NetSettings {
-        rtt_ms,
-        loss_percent,
-        jitter_ms: 0,
-    }
+    NetSettings::symmetric(rtt_ms, 0, loss_percent)
 }
 
 fn run_bot(s: &mut LocalSession, bot: &mut Bot, seconds: f64) {
@@ -345,14 +341,7 @@ fn the_engine_threshold_of_1_73_cm_corrects_more_than_16_cm() {
 
 #[test]
 fn an_honest_client_never_trips_the_0_25_s_time_discrepancy_margin() {
-    let mut s = LocalSession::new(
-        10,
-        NetSettings {
-            rtt_ms: 150,
-            jitter_ms: 40,
-            loss_percent: 5,
-        },
-    );
+    let mut s = LocalSession::new(10, NetSettings::symmetric(150, 40, 5));
     s.set_server_rules(ServerRules {
         time_discrepancy_resolution: true,
         ..ServerRules::default()

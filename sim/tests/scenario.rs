@@ -2,6 +2,7 @@
 //! round trip through the link encoding) gives the same outcome, frame for
 //! frame.
 
+use sim::net::protocol::LagSpike;
 use sim::scenario::{codec, Outcome, Setting, Setup};
 use sim::{Bot, NetSettings, Scenario, ScenarioRun, ServerRules, SmoothingMode, Vec2};
 
@@ -17,23 +18,27 @@ fn frame_dt(i: usize) -> f64 {
     [0.0166, 0.0167, 0.0167, 0.0168][noise as usize]
 }
 
-/// Records `secs` of the bot at 10 % loss, with the sliders moved twice.
+/// Records `secs` of the bot at 10 % loss, with the sliders moved (loss
+/// to 30 % in bursts at 10 s, a 300 ms lag spike at 15 s, rules and
+/// smoothing at 20 s).
 fn record(secs: usize) -> Scenario {
     let setup = Setup {
-        net: NetSettings {
-            rtt_ms: 150,
-            jitter_ms: 10,
-            loss_percent: 10,
-        },
+        net: NetSettings::symmetric(150, 10, 10),
         ..Setup::default()
     };
     let mut run = ScenarioRun::record("bot at 10 % loss", 42, setup);
     let mut bot = Bot::new();
     for i in 0..secs * 60 {
         if i == 600 {
-            run.change(Setting::Net(NetSettings {
-                loss_percent: 30,
-                ..setup.net
+            let mut net = NetSettings::symmetric(150, 10, 30);
+            net.downlink.burst_enter_tenth_percent = 20;
+            net.downlink.burst_leave_percent = 25;
+            run.change(Setting::Net(net));
+        }
+        if i == 900 {
+            run.change(Setting::LagSpike(LagSpike {
+                extra_ms: 300,
+                duration_ms: 1000,
             }));
         }
         if i == 1200 {
@@ -58,7 +63,7 @@ fn a_recording_plays_back_identically() {
         .outcome
         .expect("stopping a recording sets its outcome");
     assert_eq!(recorded.frames, 1800);
-    assert_eq!(scenario.changes.len(), 3);
+    assert_eq!(scenario.changes.len(), 4);
     // Loss really happened, so the run exercises replays.
     assert!(recorded.adjustments > 0, "{recorded:?}");
     assert!(recorded.replayed_moves > 0, "{recorded:?}");
@@ -86,7 +91,8 @@ fn playback_matches_frame_by_frame() {
     }
     assert_eq!(frames, 1500);
     // The controls a viewer sees at the end: every change applied.
-    assert_eq!(a.settings().net.loss_percent, 30);
+    assert_eq!(a.settings().net.uplink.loss_tenth_percent, 300);
+    assert_eq!(a.settings().net.downlink.burst_leave_percent, 25);
     assert_eq!(a.settings().rules.ack_interval_ms, 250);
     assert_eq!(a.settings().smoothing, SmoothingMode::Linear);
     assert!(a.is_finished() && !b.step_recorded());

@@ -6,11 +6,7 @@ use sim::{Bot, LocalSession, NetSettings, Vec2};
 const FRAME: f64 = 1.0 / 60.0;
 
 fn settings(rtt_ms: u16, loss_percent: u8) -> NetSettings {
-    NetSettings {
-        rtt_ms,
-        loss_percent,
-        ..NetSettings::default()
-    }
+    NetSettings::symmetric(rtt_ms, 0, loss_percent)
 }
 
 /// Runs `seconds` of bot-driven frames.
@@ -23,13 +19,7 @@ fn run(s: &mut LocalSession, bot: &mut Bot, seconds: f64) {
 #[test]
 fn lossless_link_with_latency_gives_zero_adjustments_over_60_s() {
     for (rtt, jitter) in [(100, 0), (250, 40)] {
-        let mut s = LocalSession::new(
-            1,
-            NetSettings {
-                jitter_ms: jitter,
-                ..settings(rtt, 0)
-            },
-        );
+        let mut s = LocalSession::new(1, NetSettings::symmetric(rtt, jitter, 0));
         let mut bot = Bot::new();
         run(&mut s, &mut bot, 60.0);
         let m = s.endpoint.metrics(s.now());
@@ -47,7 +37,14 @@ fn lossless_link_with_latency_gives_zero_adjustments_over_60_s() {
             "a dual move carries two"
         );
         // Acks at most every 0.10 s (strictly more apart): ~ 8.6/s at 60 Hz.
-        assert!(m.acks >= 500 && m.acks <= 601, "acks {}", m.acks);
+        // Jitter holds moves behind late ones and delivers them in clumps,
+        // so the server has fewer arrival instants to answer at.
+        let fewest = if jitter == 0 { 500 } else { 450 };
+        assert!(
+            m.acks >= fewest && m.acks <= 601,
+            "rtt {rtt} acks {}",
+            m.acks
+        );
         assert!(m.dash_events >= 4, "the bot dashes: {}", m.dash_events);
         assert_eq!(s.host.player().counters().adjustments_sent, 0);
         // With 100 ms RTT and 10 Hz acks the queue holds ~6–13 moves

@@ -11,6 +11,8 @@
 
 use crate::dom::Dom;
 use crate::net::{LinkState, Transport};
+use crate::net_controls::NetControls;
+use crate::plots::Plots;
 use crate::render::{self, Frame};
 use crate::scenario_panel::ScenarioPanel;
 use crate::share::{self, Mailbox, Reply};
@@ -67,6 +69,8 @@ struct Playback {
 /// Everything the loop owns.
 struct App {
     dom: Dom,
+    net_controls: NetControls,
+    plots: Plots,
     panel: ScenarioPanel,
     driver: Driver,
     playback: Option<Playback>,
@@ -93,7 +97,11 @@ impl App {
             || fragment.is_some()
             || shared_id.is_some();
         let panel = ScenarioPanel::new(dom.document());
+        let net_controls = NetControls::new(dom.document());
         let mut app = App {
+            settings: net_controls.settings(dom.net_settings()),
+            plots: Plots::new(dom.document()),
+            net_controls,
             driver: Driver::Local(Box::new(ScenarioRun::play(Scenario::new(
                 "live",
                 0,
@@ -105,7 +113,6 @@ impl App {
             mailbox: Mailbox::default(),
             bot: Bot::new(),
             bot_driving: true,
-            settings: dom.net_settings(),
             rules: dom.server_rules(),
             client_config: dom.client_config(),
             smoothing: dom.smoothing(),
@@ -172,6 +179,7 @@ impl App {
             ever_open: false,
         };
         self.bot = Bot::new();
+        self.plots.clear();
     }
 
     /// A fresh in-page run, live and unrecorded.
@@ -180,12 +188,14 @@ impl App {
         let live = Scenario::new("live", local_seed(), self.setup());
         self.driver = Driver::Local(Box::new(ScenarioRun::play(live)));
         self.bot = Bot::new();
+        self.plots.clear();
     }
 
     /// Plays `scenario` from its first frame, controls following it.
     fn start_playback(&mut self, scenario: Scenario) {
         self.close_remote();
         self.driver = Driver::Local(Box::new(ScenarioRun::play(scenario.clone())));
+        self.plots.clear();
         self.bot_driving = false;
         self.dom.set_bot_driving(false);
         self.show_settings(scenario.setup);
@@ -217,7 +227,8 @@ impl App {
     fn show_settings(&mut self, setup: Setup) {
         self.shown = setup;
         self.dom.show_setup(&setup);
-        self.settings = self.dom.net_settings();
+        self.net_controls.show(&setup.net);
+        self.settings = self.net_controls.settings(self.dom.net_settings());
         self.rules = self.dom.server_rules();
         self.client_config = self.dom.client_config();
         self.smoothing = self.dom.smoothing();
@@ -307,10 +318,26 @@ impl App {
         }
         self.follow_playback();
         self.draw(dir);
+        self.plot(t);
         if t >= self.next_metrics {
             self.next_metrics = t.plus_millis(METRICS_EVERY_MS);
             self.write_metrics();
         }
+    }
+
+    /// Feeds and draws the timeline, on the run's own clock (the virtual
+    /// one in local mode, so a 4× replay scrolls 4× as fast).
+    fn plot(&mut self, t: SimTime) {
+        let (now, m) = match &mut self.driver {
+            Driver::Remote { endpoint, .. } => (t, endpoint.metrics(t)),
+            Driver::Local(run) => (run.now(), run.metrics()),
+        };
+        self.plots.record(now, &m);
+        self.plots.draw(
+            now,
+            f32::from(self.rules.max_position_error_tenth_cm) / 10.0,
+            self.settings.rtt_ms() as f32,
+        );
     }
 
     fn draw(&mut self, input: SimVec2) {
@@ -523,6 +550,7 @@ impl App {
             self.setup(),
         )));
         self.bot = Bot::new();
+        self.plots.clear();
         self.panel.message(
             "info",
             "Recording from spawn on the in-page host (a real socket's timing could not be replayed). Drive, change settings, then Stop.",
@@ -605,7 +633,8 @@ impl App {
     /// or the bot button).
     fn read_controls(&mut self) -> bool {
         let mut changes = Vec::new();
-        let s = self.dom.net_settings();
+        self.net_controls.apply_picked_preset();
+        let s = self.net_controls.settings(self.dom.net_settings());
         if s != self.settings {
             self.settings = s;
             changes.push(Setting::Net(s));
@@ -625,6 +654,9 @@ impl App {
             self.smoothing = m;
             changes.push(Setting::Smoothing(m));
         }
+        if let Some(spike) = self.net_controls.take_lag_spike() {
+            changes.push(Setting::LagSpike(spike));
+        }
         for &change in &changes {
             match &mut self.driver {
                 Driver::Remote { endpoint, .. } => match change {
@@ -632,6 +664,7 @@ impl App {
                     Setting::Rules(r) => endpoint.set_server_rules(r),
                     Setting::Client(c) => endpoint.set_client_config(c),
                     Setting::Smoothing(m) => endpoint.set_smoothing(m),
+                    Setting::LagSpike(spike) => endpoint.start_lag_spike(spike),
                 },
                 Driver::Local(run) => run.change(change),
             }
@@ -703,6 +736,7 @@ impl App {
             }
         };
         self.dom.write_metrics(&m, smoothing);
+        self.net_controls.write(&self.settings, &m);
         let state = match (&self.playback, run_info) {
             (Some(p), _) if p.finished => "finished",
             (Some(p), _) if p.paused => "paused",

@@ -55,6 +55,11 @@ const METRIC_NAMES: [&str; 15] = [
 ];
 
 impl Dom {
+    /// The page's document.
+    pub fn document(&self) -> &Document {
+        &self.doc
+    }
+
     /// Looks the elements up. Missing elements are tolerated (their
     /// values fall back to defaults) so a trimmed page still runs.
     pub fn new() -> Option<Dom> {
@@ -104,15 +109,20 @@ impl Dom {
         })
     }
 
-    /// The network settings the sliders show now. Values are clamped to
-    /// the slider ranges, whatever the DOM says.
+    /// The network settings the basic sliders show now, both directions
+    /// alike ([`crate::net_controls`] adds the advanced ones). Values are
+    /// clamped to the slider ranges, whatever the DOM says.
     pub fn net_settings(&self) -> NetSettings {
-        let d = NetSettings::default();
-        NetSettings {
-            rtt_ms: number(&self.rtt, d.rtt_ms.into(), 0.0, 1000.0) as u16,
-            jitter_ms: number(&self.jitter, d.jitter_ms.into(), 0.0, 100.0) as u16,
-            loss_percent: number(&self.loss, d.loss_percent.into(), 0.0, 50.0) as u8,
-        }
+        let mut s = NetSettings::symmetric(
+            number(&self.rtt, 100.0, 0.0, 1000.0) as u16,
+            number(&self.jitter, 0.0, 0.0, 100.0) as u16,
+            0,
+        );
+        // The loss slider moves in 0.1 % steps (naia's 0.1 % and 0.2 %).
+        let loss = (number(&self.loss, 0.0, 0.0, 50.0) * 10.0).round() as u16;
+        s.uplink.loss_tenth_percent = loss;
+        s.downlink.loss_tenth_percent = loss;
+        s
     }
 
     /// The server rules the controls show now (clamped to their ranges).
@@ -160,25 +170,19 @@ impl Dom {
             .unwrap_or_default()
     }
 
-    /// The page's document.
-    pub fn document(&self) -> &Document {
-        &self.doc
-    }
-
-    /// Moves the controls to `setup` (a scenario being played back), each
+    /// Moves the controls to `setup` (a scenario being played back) — all
+    /// but the network ones, which [`crate::net_controls::NetControls::show`]
+    /// owns — each
     /// with an `input` event so the page's read-outs follow. What the
     /// controls can show is then read back by the caller: a value between
     /// slider steps shows as the nearest step.
     pub fn show_setup(&self, setup: &Setup) {
         let Setup {
-            net,
+            net: _,
             rules,
             client,
             smoothing,
         } = setup;
-        set_number(&self.rtt, net.rtt_ms.into());
-        set_number(&self.loss, net.loss_percent.into());
-        set_number(&self.jitter, net.jitter_ms.into());
         set_number(&self.ack_interval, rules.ack_interval_ms.into());
         set_number(
             &self.adjustment_interval,

@@ -25,6 +25,8 @@
 mod app;
 mod dom;
 mod net;
+mod net_controls;
+mod plots;
 mod render;
 mod scenario_panel;
 mod share;
@@ -71,16 +73,40 @@ pub fn headless_run(
     loss_percent: u8,
     frames: u32,
 ) -> String {
-    let settings = sim::NetSettings {
-        rtt_ms: rtt_ms.min(1000),
-        jitter_ms: jitter_ms.min(100),
-        loss_percent: loss_percent.min(50),
-    };
+    let settings =
+        sim::NetSettings::symmetric(rtt_ms.min(1000), jitter_ms.min(100), loss_percent.min(50));
     let m = sim::LocalSession::run_bot(u64::from(seed), settings, frames);
     format!(
         "hash={:016x} adjustments={} replayed={} acks={}",
         m.state_hash, m.adjustments, m.replayed_moves, m.acks
     )
+}
+
+/// The fate of a fixed packet sequence through a link conditioner inside
+/// wasm, as 16 hex digits: `sim::net::conditioner::fate_fingerprint` with
+/// the conditions of `sim/tests/conditioner.rs`'s pinned test (latency
+/// 50 ± 20 ms, 5 % loss, Gilbert–Elliott 1 % / 25 % / 50 %, 2 %
+/// duplicates, 2 % reordering, 4000 B/s cap). The browser test compares it
+/// with the native value pinned there.
+#[wasm_bindgen]
+pub fn fate_fingerprint(seed: u32, packets: u32) -> String {
+    use sim::net::conditioner::LinkConditions;
+    use sim::net::gilbert_elliott::GilbertElliott;
+    let conditions = LinkConditions {
+        latency_ms: 50,
+        jitter_ms: 20,
+        loss: 0.05,
+        burst: GilbertElliott {
+            enter_bad: 0.01,
+            leave_bad: 0.25,
+            loss_in_bad: 0.5,
+        },
+        duplicate: 0.02,
+        reorder: 0.02,
+        bandwidth_bytes_per_s: 4000,
+    };
+    let h = sim::net::conditioner::fate_fingerprint(u64::from(seed), conditions, packets);
+    format!("{h:016x}")
 }
 
 /// Benchmarks the client's replay inside wasm (issue #6) and returns the

@@ -1,12 +1,36 @@
-//! The link conditioner: latency, jitter and loss for one direction of a
-//! link, driven by a named seeded PRNG and a clock passed in (UE's
-//! `Net PktLag / PktLagVariance / PktLoss`, reference `003_…` §六).
+//! The link conditioner: one direction of a link with latency, jitter,
+//! independent and bursty loss, duplication, reordering, lag spikes and a
+//! bandwidth cap, driven by a named seeded PRNG and a clock passed in.
 //!
-//! The same seed and the same sequence of `send` calls give the same fate
-//! for every packet, natively and in wasm. Packets leave in the order they
-//! were sent: jitter alone never reorders (a later packet is held until the
-//! earlier one has gone), as on a real single-path link.
+//! It mirrors UE's `Net PktLag / PktLagVariance / PktLoss / PktDup /
+//! PktOrder` (reference `003_…` §六 "模拟网络延迟和丢包") and goes further:
+//! Gilbert–Elliott bursts ([`super::gilbert_elliott`]), a serialization
+//! queue behind a bandwidth cap, and lag spikes.
+//!
+//! ## What happens to a packet
+//! ```text
+//! send(now, bytes, item)
+//!   5 draws: burst-state, loss, jitter, duplicate, reorder
+//!   lost?  (good state: `loss`; bad state: `burst.loss_in_bad`) ─► dropped
+//!   bandwidth cap: waits for the link, then takes bytes / cap to leave;
+//!                  more than MAX_QUEUE_DELAY_MS of queue ─► dropped
+//!   delivery = left the link + latency ± jitter (+ spike extra)
+//!   reordered? (netem `reorder`) ─► delivered as it leaves the link,
+//!                                   overtaking queued packets
+//!   otherwise  ─► never before an earlier in-order packet (FIFO)
+//!   duplicated? ─► a copy is delivered right behind it
+//! ```
+//!
+//! ## Determinism
+//! Every packet takes exactly five `u32` draws from the conditioner's own
+//! PCG-32 stream, whatever the settings, so the fate of packet *n* depends
+//! only on the seed, *n*, the settings in force and the send times — never
+//! on how earlier packets were treated. The same seed and the same sequence
+//! of `send` calls give the same fate for every packet natively and in wasm
+//! (integer time, `f64` compared against a fixed `u32 → [0, 1)` mapping);
+//! [`fate_fingerprint`] hashes such a sequence so both can be compared.
 
+use super::gilbert_elliott::{BurstState, GilbertElliott};
 use crate::time::SimTime;
 use rand_core::{RngCore, SeedableRng};
 use rand_pcg::Pcg32;
@@ -15,20 +39,39 @@ use std::collections::VecDeque;
 /// Impairments of one direction.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct LinkConditions {
-    /// One-way latency, ms.
+    /// One-way latency, ms (UE `PktLag`).
     pub latency_ms: u32,
-    /// Each packet's latency is `latency_ms` ± up to this, ms (uniform).
+    /// Each packet's latency is `latency_ms` ± up to this, ms, uniform (UE
+    /// `PktLagVariance`). Does not reorder: see [`LinkConditions::reorder`].
     pub jitter_ms: u32,
-    /// Probability that a packet is dropped, `0.0..=1.0`.
+    /// Independent loss, `0.0..=1.0` (UE `PktLoss`); with bursts on, the
+    /// loss rate of the good state.
     pub loss: f64,
+    /// Bursty loss; [`GilbertElliott::OFF`] for none.
+    pub burst: GilbertElliott,
+    /// Probability that a packet is delivered twice, `0.0..=1.0` (UE
+    /// `PktDup`, netem `duplicate`).
+    pub duplicate: f64,
+    /// Probability that a packet skips the latency and overtakes the
+    /// packets in flight, `0.0..=1.0` (netem `reorder`; UE `PktOrder`
+    /// shuffles instead). 0: packets arrive in the order sent.
+    pub reorder: f64,
+    /// Bandwidth cap, bytes/s; 0 for none. Packets queue behind each other
+    /// at this rate (netem `rate`).
+    pub bandwidth_bytes_per_s: u32,
 }
 
 impl LinkConditions {
-    /// A perfect link: no latency, jitter or loss.
+    /// A perfect link: no latency, jitter, loss, duplication, reordering or
+    /// cap.
     pub const PERFECT: LinkConditions = LinkConditions {
         latency_ms: 0,
         jitter_ms: 0,
         loss: 0.0,
+        burst: GilbertElliott::OFF,
+        duplicate: 0.0,
+        reorder: 0.0,
+        bandwidth_bytes_per_s: 0,
     };
 }
 
@@ -37,33 +80,66 @@ impl LinkConditions {
 pub struct ConditionerStats {
     /// Packets handed to `send`.
     pub sent: u64,
-    /// Packets dropped by simulated loss.
+    /// Packets dropped by simulated loss (independent or burst).
     pub lost: u64,
-    /// Packets dropped because the queue was full.
+    /// Of those, dropped while the burst chain was in its bad state.
+    pub lost_in_burst: u64,
+    /// Packets dropped because the queue was full (in flight or behind the
+    /// bandwidth cap).
     pub overflowed: u64,
-    /// Packets handed out by `poll`.
+    /// Extra copies made by duplication.
+    pub duplicated: u64,
+    /// Packets sent ahead of the queue by reordering.
+    pub reordered: u64,
+    /// Packets (copies included) handed out by `poll`.
     pub delivered: u64,
 }
 
 /// Most packets held in flight; more are dropped and counted. At 60
-/// packets/s and the maximum 500 ms one-way latency about 30 are in flight.
+/// packets/s and the maximum 1000 ms one-way latency about 60 are in flight.
 pub const MAX_IN_FLIGHT: usize = 1024;
+
+/// Longest wait behind the bandwidth cap, ms; a packet that would wait
+/// longer is dropped (a router's tail drop), so a cap below the offered
+/// rate makes loss instead of unbounded delay.
+pub const MAX_QUEUE_DELAY_MS: u64 = 1000;
+
+/// A lag spike: packets sent in `[start, end)` get `extra_us` more latency.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct LagSpike {
+    start: SimTime,
+    end: SimTime,
+    extra_us: u64,
+}
 
 /// One direction of a conditioned link carrying items of type `T`.
 #[derive(Debug, Clone)]
 pub struct LinkConditioner<T> {
     conditions: LinkConditions,
     rng: Pcg32,
+    burst: BurstState,
+    spike: Option<LagSpike>,
+    /// Delivery time of the newest in-order packet: no in-order packet is
+    /// delivered before it.
+    last_in_order: SimTime,
+    /// When the bandwidth-capped link is free to start the next packet.
+    link_free: SimTime,
+    /// Packets in flight, sorted by delivery time (stable: equal times in
+    /// send order).
     queue: VecDeque<(SimTime, T)>,
     stats: ConditionerStats,
 }
 
-impl<T> LinkConditioner<T> {
+impl<T: Clone> LinkConditioner<T> {
     /// A conditioner with its own PCG-32 stream seeded from `seed`.
     pub fn new(conditions: LinkConditions, seed: u64) -> Self {
         LinkConditioner {
             conditions,
             rng: Pcg32::seed_from_u64(seed),
+            burst: BurstState::default(),
+            spike: None,
+            last_in_order: SimTime::ZERO,
+            link_free: SimTime::ZERO,
             queue: VecDeque::new(),
             stats: ConditionerStats::default(),
         }
@@ -80,30 +156,94 @@ impl<T> LinkConditioner<T> {
         self.conditions
     }
 
-    /// Offers a packet at `now`; returns `false` if it was dropped. Exactly
-    /// two PRNG draws per packet (loss, jitter), so fates do not depend on
-    /// the settings of earlier packets' draws.
-    pub fn send(&mut self, now: SimTime, item: T) -> bool {
+    /// Starts a lag spike: packets sent from `now` for `duration_ms` get
+    /// `extra_ms` more latency (replacing any spike in progress). In-order
+    /// packets sent after it still wait for the delayed ones, as behind a
+    /// stalled router queue.
+    pub fn start_lag_spike(&mut self, now: SimTime, extra_ms: u32, duration_ms: u32) {
+        self.spike = Some(LagSpike {
+            start: now,
+            end: now.plus_millis(u64::from(duration_ms)),
+            extra_us: u64::from(extra_ms) * 1000,
+        });
+    }
+
+    /// `true` while a lag spike applies to packets sent at `now`.
+    pub fn in_lag_spike(&self, now: SimTime) -> bool {
+        self.spike.is_some_and(|s| s.start <= now && now < s.end)
+    }
+
+    /// `true` while the burst chain is in its bad state.
+    pub fn in_burst(&self) -> bool {
+        self.burst.is_bad()
+    }
+
+    /// Offers a packet of `bytes` bytes at `now`; returns `false` if it was
+    /// dropped. Exactly five PRNG draws per packet (see the module doc).
+    pub fn send(&mut self, now: SimTime, bytes: usize, item: T) -> bool {
         self.stats.sent += 1;
+        let c = self.conditions;
+        let burst_roll = unit(self.rng.next_u32());
         let loss_roll = unit(self.rng.next_u32());
         let jitter_roll = unit(self.rng.next_u32());
-        if loss_roll < self.conditions.loss {
+        let duplicate_roll = unit(self.rng.next_u32());
+        let reorder_roll = unit(self.rng.next_u32());
+
+        let bad = self.burst.step(&c.burst, burst_roll);
+        let loss = if bad { c.burst.loss_in_bad } else { c.loss };
+        if loss_roll < loss {
             self.stats.lost += 1;
+            if bad {
+                self.stats.lost_in_burst += 1;
+            }
             return false;
         }
-        if self.queue.len() >= MAX_IN_FLIGHT {
+        let copies = if duplicate_roll < c.duplicate { 2 } else { 1 };
+        if self.queue.len() + copies > MAX_IN_FLIGHT {
             self.stats.overflowed += 1;
             return false;
         }
-        let jitter = i64::from(self.conditions.jitter_ms) * 1000;
-        let offset = ((jitter_roll * 2.0 - 1.0) * jitter as f64) as i64;
-        let delay_us = (i64::from(self.conditions.latency_ms) * 1000 + offset).max(0) as u64;
-        let mut at = now.plus_micros(delay_us);
-        if let Some(&(last, _)) = self.queue.back() {
-            at = at.max(last);
+        // The bandwidth cap: the packet (and its copy) leave the sender one
+        // after the other at the capped rate.
+        let mut departs = now;
+        if c.bandwidth_bytes_per_s > 0 {
+            let start = self.link_free.max(now);
+            let wire_bytes = (bytes * copies) as u64;
+            let cap = u64::from(c.bandwidth_bytes_per_s);
+            let tx_us = (wire_bytes * 1_000_000).div_ceil(cap);
+            departs = start.plus_micros(tx_us);
+            if departs.micros_since(now) > MAX_QUEUE_DELAY_MS * 1000 {
+                self.stats.overflowed += 1;
+                return false;
+            }
+            self.link_free = departs;
         }
-        self.queue.push_back((at, item));
+        let at = if reorder_roll < c.reorder {
+            self.stats.reordered += 1;
+            departs
+        } else {
+            let jitter = i64::from(c.jitter_ms) * 1000;
+            let offset = ((jitter_roll * 2.0 - 1.0) * jitter as f64) as i64;
+            let mut latency_us = i64::from(c.latency_ms) * 1000 + offset;
+            if let Some(s) = self.spike.filter(|s| s.start <= now && now < s.end) {
+                latency_us += s.extra_us as i64;
+            }
+            let at = departs.plus_micros(latency_us.max(0) as u64);
+            let at = at.max(self.last_in_order);
+            self.last_in_order = at;
+            at
+        };
+        if copies == 2 {
+            self.stats.duplicated += 1;
+            self.insert(at, item.clone());
+        }
+        self.insert(at, item);
         true
+    }
+
+    fn insert(&mut self, at: SimTime, item: T) {
+        let pos = self.queue.partition_point(|&(t, _)| t <= at);
+        self.queue.insert(pos, (at, item));
     }
 
     /// The next packet due at or before `now`, if any.
@@ -138,6 +278,41 @@ fn unit(r: u32) -> f64 {
     f64::from(r) / 4_294_967_296.0
 }
 
+/// A hash of the fates of `packets` packets of 40 bytes sent every 16 ms
+/// through a conditioner seeded with `seed`: for each delivery, which
+/// packet and when (µs); for each drop, which packet. Natively and in wasm
+/// the same arguments must give the same value (`web-client`'s
+/// `fate_fingerprint` export; `sim/tests/conditioner.rs` pins it).
+pub fn fate_fingerprint(seed: u64, conditions: LinkConditions, packets: u32) -> u64 {
+    let mut c = LinkConditioner::new(conditions, seed);
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut mix = |v: u64| {
+        for b in v.to_le_bytes() {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    };
+    let mut now = SimTime::ZERO;
+    for i in 0..packets {
+        now = SimTime::from_millis(u64::from(i) * 16);
+        if !c.send(now, 40, i) {
+            mix(u64::from(i) | 1 << 63);
+        }
+        while let Some(p) = c.poll(now) {
+            mix(u64::from(p));
+            mix(now.0);
+        }
+    }
+    while let Some(at) = c.next_delivery() {
+        now = now.max(at);
+        while let Some(p) = c.poll(now) {
+            mix(u64::from(p));
+            mix(now.0);
+        }
+    }
+    h
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -151,93 +326,53 @@ mod tests {
             },
             1,
         );
-        assert!(c.send(SimTime::from_millis(10), 'a'));
+        assert!(c.send(SimTime::from_millis(10), 10, 'a'));
         assert_eq!(c.poll(SimTime::from_millis(59)), None);
         assert_eq!(c.next_delivery(), Some(SimTime::from_millis(60)));
         assert_eq!(c.poll(SimTime::from_millis(60)), Some('a'));
     }
 
     #[test]
-    fn loss_10_percent_over_100k_packets_is_10_percent() {
-        let mut c = LinkConditioner::new(
-            LinkConditions {
-                loss: 0.10,
-                ..LinkConditions::PERFECT
-            },
-            42,
-        );
-        for i in 0..100_000u64 {
-            c.send(SimTime(i), ());
-        }
-        let rate = c.stats().lost as f64 / 100_000.0;
-        assert!((rate - 0.10).abs() < 0.01, "observed {rate}");
-    }
-
-    #[test]
-    fn jitter_stays_in_bounds_and_never_reorders() {
-        let mut c = LinkConditioner::new(
-            LinkConditions {
-                latency_ms: 40,
-                jitter_ms: 20,
-                loss: 0.0,
-            },
-            7,
-        );
-        let mut out = Vec::new();
-        for i in 0..1000u64 {
-            let now = SimTime::from_millis(i * 16);
-            c.send(now, (i, now));
-            while let Some(x) = c.poll(now) {
-                out.push((x, now));
-            }
-        }
-        let end = SimTime::from_millis(1000 * 16 + 100);
-        let mut t = SimTime::from_millis(1000 * 16);
-        while t <= end {
-            while let Some(x) = c.poll(t) {
-                out.push((x, t));
-            }
-            t = t.plus_millis(1);
-        }
-        assert_eq!(out.len(), 1000);
-        for (k, ((i, sent), _)) in out.iter().enumerate() {
-            assert_eq!(*i, k as u64, "reordered");
-            let _ = sent;
-        }
-        // Delivery times: never earlier than 20 ms after sending.
-        let mut c2 = LinkConditioner::new(
-            LinkConditions {
-                latency_ms: 40,
-                jitter_ms: 20,
-                loss: 0.0,
-            },
-            7,
-        );
-        for i in 0..1000u64 {
-            c2.send(SimTime::from_millis(i * 100), ());
-            let at = c2.next_delivery().unwrap();
-            let d = at.micros_since(SimTime::from_millis(i * 100));
-            assert!((20_000..=60_000).contains(&d), "delay {d}");
-            c2.poll(at);
-        }
-    }
-
-    #[test]
     fn same_seed_same_fates() {
-        let fates = |seed| {
-            let mut c = LinkConditioner::new(
-                LinkConditions {
-                    latency_ms: 30,
-                    jitter_ms: 10,
-                    loss: 0.3,
-                },
-                seed,
-            );
-            (0..500u64)
-                .map(|i| (c.send(SimTime::from_millis(i), i), c.next_delivery()))
+        let conditions = LinkConditions {
+            latency_ms: 30,
+            jitter_ms: 10,
+            loss: 0.3,
+            duplicate: 0.1,
+            reorder: 0.1,
+            ..LinkConditions::PERFECT
+        };
+        assert_eq!(
+            fate_fingerprint(5, conditions, 500),
+            fate_fingerprint(5, conditions, 500)
+        );
+        assert_ne!(
+            fate_fingerprint(5, conditions, 500),
+            fate_fingerprint(6, conditions, 500)
+        );
+    }
+
+    #[test]
+    fn a_packet_fate_does_not_depend_on_earlier_settings() {
+        // Five draws per packet whatever the settings: changing the loss of
+        // the first 100 packets leaves the fates of the next 100 alone.
+        let run = |early_loss: f64| {
+            let mut c = LinkConditioner::new(LinkConditions::PERFECT, 9);
+            c.set_conditions(LinkConditions {
+                loss: early_loss,
+                ..LinkConditions::PERFECT
+            });
+            for i in 0..100u64 {
+                c.send(SimTime(i), 1, i);
+            }
+            c.set_conditions(LinkConditions {
+                loss: 0.5,
+                ..LinkConditions::PERFECT
+            });
+            (100..200u64)
+                .map(|i| c.send(SimTime(i), 1, i))
                 .collect::<Vec<_>>()
         };
-        assert_eq!(fates(5), fates(5));
-        assert_ne!(fates(5), fates(6));
+        assert_eq!(run(0.0), run(0.9));
     }
 }

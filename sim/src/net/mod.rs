@@ -1,8 +1,13 @@
 //! The wire: message types ([`protocol`]), the framed postcard codec
-//! ([`codec`]), the packed ServerMove layout ([`packed`]) and the seeded
-//! link conditioner ([`conditioner`]).
+//! ([`codec`]), the packed ServerMove layout ([`packed`]), the seeded link
+//! conditioner ([`conditioner`]) with its bursty-loss model
+//! ([`gilbert_elliott`]), named link profiles ([`preset`]) and the link
+//! measured from its ends ([`link_stats`]).
 
 pub mod codec;
 pub mod conditioner;
+pub mod gilbert_elliott;
+pub mod link_stats;
 pub mod packed;
+pub mod preset;
 pub mod protocol;

@@ -4,6 +4,9 @@
 
 use crate::math::Vec2;
 use crate::movement::{CharacterState, MoveInput, MovementParams};
+use crate::net::conditioner::LinkConditions;
+use crate::net::gilbert_elliott::GilbertElliott;
+use crate::net::link_stats::SeqWindow;
 use crate::time::TimeStamp;
 use crate::world::World;
 use serde::{Deserialize, Serialize};
@@ -124,26 +127,147 @@ pub enum MoveResponse {
     },
 }
 
-/// Link settings the page's sliders control, applied by the host to its
-/// link conditioner.
+/// Impairments of one direction as the page's controls set them. Integers,
+/// so the wire is exact and settings compare with `==`; see
+/// [`LinkConditions`] for what each does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LinkSettings {
+    /// One-way latency, ms, `0..=1000` (UE `PktLag`).
+    pub latency_ms: u16,
+    /// ± jitter on each packet's latency, ms, `0..=500` (UE
+    /// `PktLagVariance`).
+    pub jitter_ms: u16,
+    /// Independent loss (the good state's with bursts on), tenths of a
+    /// percent, `0..=500` (UE `PktLoss`).
+    pub loss_tenth_percent: u16,
+    /// Duplicated packets, tenths of a percent, `0..=500` (UE `PktDup`).
+    pub duplicate_tenth_percent: u16,
+    /// Packets that overtake the queue, percent, `0..=50` (netem
+    /// `reorder`; UE `PktOrder`); 0 keeps the order.
+    pub reorder_percent: u8,
+    /// Gilbert–Elliott good → bad per packet, tenths of a percent,
+    /// `0..=200`; 0 turns bursts off.
+    pub burst_enter_tenth_percent: u16,
+    /// Gilbert–Elliott bad → good per packet, percent, `1..=100`: mean
+    /// burst length = 100 / this, packets.
+    pub burst_leave_percent: u8,
+    /// Loss while in a burst, percent, `0..=100`.
+    pub burst_loss_percent: u8,
+    /// Bandwidth cap, bytes/s, 0 (none) or `1000..=10_000_000`.
+    pub bandwidth_bytes_per_s: u32,
+}
+
+impl LinkSettings {
+    /// A direction with this latency, jitter and loss (whole percent) and
+    /// nothing else.
+    pub const fn simple(latency_ms: u16, jitter_ms: u16, loss_percent: u8) -> LinkSettings {
+        LinkSettings {
+            latency_ms,
+            jitter_ms,
+            loss_tenth_percent: loss_percent as u16 * 10,
+            duplicate_tenth_percent: 0,
+            reorder_percent: 0,
+            burst_enter_tenth_percent: 0,
+            burst_leave_percent: 25,
+            burst_loss_percent: 0,
+            bandwidth_bytes_per_s: 0,
+        }
+    }
+
+    /// What the link conditioner does with these settings.
+    pub fn conditions(&self) -> LinkConditions {
+        LinkConditions {
+            latency_ms: self.latency_ms.into(),
+            jitter_ms: self.jitter_ms.into(),
+            loss: f64::from(self.loss_tenth_percent) / 1000.0,
+            burst: GilbertElliott {
+                enter_bad: f64::from(self.burst_enter_tenth_percent) / 1000.0,
+                leave_bad: f64::from(self.burst_leave_percent.max(1)) / 100.0,
+                loss_in_bad: f64::from(self.burst_loss_percent) / 100.0,
+            },
+            duplicate: f64::from(self.duplicate_tenth_percent) / 1000.0,
+            reorder: f64::from(self.reorder_percent) / 100.0,
+            bandwidth_bytes_per_s: self.bandwidth_bytes_per_s,
+        }
+    }
+
+    /// Long-run loss including bursts, `0.0..=1.0`: what a measurement
+    /// over many packets should find.
+    pub fn mean_loss(&self) -> f64 {
+        let c = self.conditions();
+        c.burst.mean_loss(c.loss)
+    }
+
+    fn validate(&self, names: &[&'static str; 9]) -> Result<(), SettingsError> {
+        check(names[0], self.latency_ms.into(), 0, 1000)?;
+        check(names[1], self.jitter_ms.into(), 0, 500)?;
+        check(names[2], self.loss_tenth_percent.into(), 0, 500)?;
+        check(names[3], self.duplicate_tenth_percent.into(), 0, 500)?;
+        check(names[4], self.reorder_percent.into(), 0, 50)?;
+        check(names[5], self.burst_enter_tenth_percent.into(), 0, 200)?;
+        check(names[6], self.burst_leave_percent.into(), 1, 100)?;
+        check(names[7], self.burst_loss_percent.into(), 0, 100)?;
+        if self.bandwidth_bytes_per_s != 0 {
+            check(names[8], self.bandwidth_bytes_per_s, 1000, 10_000_000)?;
+        }
+        Ok(())
+    }
+}
+
+/// Link settings the page's controls set, one [`LinkSettings`] per
+/// direction, applied by the host to its two link conditioners. The RTT
+/// slider sets both latencies to RTT / 2 unless the advanced controls split
+/// them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct NetSettings {
-    /// Round-trip latency added, ms, `0..=1000`; each direction gets half.
-    pub rtt_ms: u16,
-    /// Jitter added to each packet's one-way latency, ±ms, `0..=100`.
-    pub jitter_ms: u16,
-    /// Packet loss in each direction, percent, `0..=50`.
-    pub loss_percent: u8,
+    /// Client → server.
+    pub uplink: LinkSettings,
+    /// Server → client.
+    pub downlink: LinkSettings,
+}
+
+impl NetSettings {
+    /// The basic sliders: `rtt_ms` split evenly between the directions,
+    /// the same jitter (ms) and loss (whole percent) both ways.
+    pub const fn symmetric(rtt_ms: u16, jitter_ms: u16, loss_percent: u8) -> NetSettings {
+        let one_way = LinkSettings::simple(rtt_ms / 2, jitter_ms, loss_percent);
+        NetSettings {
+            uplink: one_way,
+            downlink: one_way,
+        }
+    }
+
+    /// Configured round-trip latency, ms (both one-way latencies).
+    pub fn rtt_ms(&self) -> u32 {
+        u32::from(self.uplink.latency_ms) + u32::from(self.downlink.latency_ms)
+    }
 }
 
 impl Default for NetSettings {
     /// RTT 100 ms, no jitter, no loss (issue #2).
     fn default() -> Self {
-        NetSettings {
-            rtt_ms: 100,
-            jitter_ms: 0,
-            loss_percent: 0,
-        }
+        NetSettings::symmetric(100, 0, 0)
+    }
+}
+
+/// A lag spike the page's button asks for: both directions get `extra_ms`
+/// more latency for packets sent during the next `duration_ms`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LagSpike {
+    /// Added one-way latency, ms, `1..=5000`.
+    pub extra_ms: u16,
+    /// How long packets are sent into the spike, ms, `1..=30000`.
+    pub duration_ms: u16,
+}
+
+impl LagSpike {
+    /// Checks both fields.
+    ///
+    /// # Errors
+    /// [`SettingsError`] naming the field out of range.
+    pub fn validate(&self) -> Result<(), SettingsError> {
+        check("extra_ms", self.extra_ms.into(), 1, 5000)?;
+        check("duration_ms", self.duration_ms.into(), 1, 30000)
     }
 }
 
@@ -208,14 +332,34 @@ fn check(name: &'static str, value: u32, min: u32, max: u32) -> Result<(), Setti
 }
 
 impl NetSettings {
-    /// Checks every field against its slider range.
+    /// Checks every field of both directions against its range.
     ///
     /// # Errors
-    /// [`SettingsError`] naming the first field out of range.
+    /// [`SettingsError`] naming the first field out of range, e.g.
+    /// `uplink.loss_tenth_percent`.
     pub fn validate(&self) -> Result<(), SettingsError> {
-        check("rtt_ms", self.rtt_ms.into(), 0, 1000)?;
-        check("jitter_ms", self.jitter_ms.into(), 0, 100)?;
-        check("loss_percent", self.loss_percent.into(), 0, 50)
+        self.uplink.validate(&[
+            "uplink.latency_ms",
+            "uplink.jitter_ms",
+            "uplink.loss_tenth_percent",
+            "uplink.duplicate_tenth_percent",
+            "uplink.reorder_percent",
+            "uplink.burst_enter_tenth_percent",
+            "uplink.burst_leave_percent",
+            "uplink.burst_loss_percent",
+            "uplink.bandwidth_bytes_per_s",
+        ])?;
+        self.downlink.validate(&[
+            "downlink.latency_ms",
+            "downlink.jitter_ms",
+            "downlink.loss_tenth_percent",
+            "downlink.duplicate_tenth_percent",
+            "downlink.reorder_percent",
+            "downlink.burst_enter_tenth_percent",
+            "downlink.burst_leave_percent",
+            "downlink.burst_loss_percent",
+            "downlink.bandwidth_bytes_per_s",
+        ])
     }
 }
 
@@ -275,9 +419,11 @@ pub enum ClientMsg {
     /// RTT probe; answered with a [`ServerMsg::Pong`] carrying the same id.
     /// Travels through the link conditioner like moves do.
     Ping {
-        /// Sender's sequence number.
+        /// Sender's sequence number, from 1 (see [`super::link_stats`]).
         id: u32,
     },
+    /// Start a lag spike on both directions now (control channel).
+    LagSpike(LagSpike),
 }
 
 /// Another player, as replicated to a simulated proxy (UE
@@ -318,6 +464,40 @@ pub struct ObserverSnapshot {
     pub others: Vec<Vec2>,
     /// The server's counters so far.
     pub totals: ServerTotals,
+    /// What the host's two link conditioners did so far (the configured
+    /// side, for the plots; measured values come from Ping/Pong).
+    pub link: LinkTotals,
+}
+
+/// One link conditioner's counters, as streamed to the page (saturating
+/// at `u32::MAX`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct DirectionTotals {
+    /// Packets offered.
+    pub sent: u32,
+    /// Dropped by loss (independent or burst).
+    pub lost: u32,
+    /// Dropped by a full queue or the bandwidth cap's queue limit.
+    pub overflowed: u32,
+    /// Extra copies made.
+    pub duplicated: u32,
+    /// Packets that overtook the queue.
+    pub reordered: u32,
+    /// Packets in flight now.
+    pub in_flight: u32,
+    /// `true` while the burst chain is in its bad state.
+    pub in_burst: bool,
+    /// `true` while a lag spike applies.
+    pub in_spike: bool,
+}
+
+/// Both directions' [`DirectionTotals`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct LinkTotals {
+    /// Client → server.
+    pub up: DirectionTotals,
+    /// Server → client.
+    pub down: DirectionTotals,
 }
 
 /// Server counters streamed to the page (saturating at `u32::MAX`).
@@ -370,6 +550,9 @@ pub enum ServerMsg {
     Pong {
         /// The Ping's id.
         id: u32,
+        /// The Ping ids the server has received, for the client's
+        /// observed-loss read-out ([`super::link_stats`]).
+        received: SeqWindow,
     },
     /// Something the client sent was rejected; the session goes on.
     Error {

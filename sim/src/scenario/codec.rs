@@ -163,10 +163,10 @@ mod tests {
     #[test]
     fn invalid_values_are_rejected_after_decoding() {
         let mut s = sample();
-        s.setup.net.loss_percent = 90;
+        s.setup.net.downlink.loss_tenth_percent = 900;
         assert_eq!(
             decode(&encode(&s)).unwrap_err().to_string(),
-            "invalid scenario: setup: net: loss_percent = 90 is outside 0..=50"
+            "invalid scenario: setup: net: downlink.loss_tenth_percent = 900 is outside 0..=500"
         );
     }
 }

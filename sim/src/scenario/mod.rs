@@ -22,7 +22,7 @@ pub use run::{ScenarioRun, MAX_RECORDED_FRAMES};
 
 use crate::client_config::ClientConfig;
 use crate::math::Vec2;
-use crate::net::protocol::{NetSettings, ServerRules, SettingsError};
+use crate::net::protocol::{LagSpike, NetSettings, ServerRules, SettingsError};
 use crate::smoothing::SmoothingMode;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
@@ -76,6 +76,8 @@ pub enum Setting {
     Client(ClientConfig),
     /// New smoothing mode.
     Smoothing(SmoothingMode),
+    /// A lag spike starts (the Advanced network button).
+    LagSpike(LagSpike),
 }
 
 /// A setting change applied just before client frame `frame` runs.
@@ -296,6 +298,7 @@ fn check_setting(s: &Setting) -> Result<(), String> {
         Setting::Rules(r) => r.validate().map_err(settings),
         Setting::Client(c) => check_client(c),
         Setting::Smoothing(_) => Ok(()),
+        Setting::LagSpike(spike) => spike.validate().map_err(settings),
     }
 }
 
@@ -447,12 +450,12 @@ mod tests {
             "scenario version 2 is not supported (this build reads version 1)"
         );
         s.version = 1;
-        s.setup.net.rtt_ms = 5000;
+        s.setup.net.uplink.latency_ms = 5000;
         assert_eq!(
             s.validate().unwrap_err().to_string(),
-            "setup: net: rtt_ms = 5000 is outside 0..=1000"
+            "setup: net: uplink.latency_ms = 5000 is outside 0..=1000"
         );
-        s.setup.net.rtt_ms = 100;
+        s.setup.net.uplink.latency_ms = 50;
         s.setup.client.send_interval = f32::NAN;
         assert!(s
             .validate()

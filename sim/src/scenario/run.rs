@@ -115,6 +115,11 @@ impl ScenarioRun {
         self.session.endpoint.metrics(now)
     }
 
+    /// The run's clock: the sum of the frame times so far.
+    pub fn now(&self) -> crate::SimTime {
+        self.session.now()
+    }
+
     /// The run's clock (sum of frame times), s.
     pub fn elapsed_secs(&self) -> f64 {
         self.session.now().secs_since(crate::SimTime::ZERO)
@@ -233,6 +238,7 @@ impl ScenarioRun {
                 self.settings.smoothing = m;
                 self.session.endpoint.set_smoothing(m);
             }
+            Setting::LagSpike(spike) => self.session.endpoint.start_lag_spike(spike),
         }
     }
 
