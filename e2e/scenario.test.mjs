@@ -73,7 +73,7 @@ test('record, save, and the link replays identically for someone else', async (t
   let fragmentLink;
   await t.test('records 5 s of keyboard input and a slider change', async () => {
     await page.click('#rec-toggle');
-    assert.equal(await metricText(page, 'scenario-state'), 'recording');
+    await waitFor(async () => (await metricText(page, 'scenario-state')) === 'recording', 2_000, 'recording');
     assert.match(await page.locator('#mode-label').textContent(), /recording/);
     await page.focus('#glcanvas');
     const hold = async (key, ms) => { await page.keyboard.down(key); await sleep(ms); await page.keyboard.up(key); };
@@ -86,6 +86,7 @@ test('record, save, and the link replays identically for someone else', async (t
     await hold('KeyW', 1000);
     await hold('KeyD', 800);
     await page.click('#rec-toggle');
+    await waitFor(async () => (await metricText(page, 'scenario-state')) === 'recorded', 2_000, 'recorded');
     recorded = await recordedOutcome(page);
     assert.match(recorded.stateHash, /^[0-9a-f]{16}$/);
     assert.match(recorded.trajectoryHash, /^[0-9a-f]{16}$/);
@@ -100,6 +101,10 @@ test('record, save, and the link replays identically for someone else', async (t
     assert.match(link, /\/s\/[A-Za-z0-9_-]{12}$/);
     fragmentLink = await page.locator('#scenario-fragment-link').getAttribute('href');
     assert.match(fragmentLink, /\/#s=[A-Za-z0-9_-]+$/);
+    // Saving the same recording again gives the same link, not a copy.
+    await page.click('#save-scenario');
+    await waitFor(async () => /^Already saved as [A-Za-z0-9_-]{12}/.test(await page.locator('#scenario-message').textContent()), 5_000, 'second save');
+    assert.equal(await page.inputValue('#scenario-link'), link);
     await page.screenshot({ path: join(ARTIFACTS, 'scenario-saved.png') });
   });
 
@@ -111,7 +116,7 @@ test('record, save, and the link replays identically for someone else', async (t
       await waitFor(async () => (await metricText(p2, 'scenario-state')) === 'playing', 20_000, 'playback starts');
       // Pause, then step three recorded frames one by one.
       await p2.click('#play-pause');
-      assert.equal(await metricText(p2, 'scenario-state'), 'paused');
+      await waitFor(async () => (await metricText(p2, 'scenario-state')) === 'paused', 2_000, 'paused');
       const frame = async () => Number((await metricText(p2, 'scenario-progress')).match(/^frame (\d+)/)[1]);
       const paused = await frame();
       for (let i = 0; i < 3; i++) await p2.click('#step-frame');
@@ -128,6 +133,9 @@ test('record, save, and the link replays identically for someone else', async (t
       // The controls show the recording's last settings.
       assert.equal(await p2.inputValue('#loss'), '30');
       assert.equal(await p2.inputValue('#rtt'), '150');
+      // The viewer gets the links to pass on, and cannot re-save a copy.
+      assert.equal(await p2.inputValue('#scenario-link'), link);
+      assert.equal(await p2.locator('#save-scenario').isDisabled(), true);
     } finally {
       await other.close();
     }
@@ -139,6 +147,12 @@ test('record, save, and the link replays identically for someone else', async (t
     assert.equal(out.state_hash, recorded.stateHash);
     assert.equal(out.trajectory_hash, recorded.trajectoryHash);
     assert.equal(out.matches_recording, true);
+  });
+
+  await t.test('a #s= link typed into an open page plays at once', async () => {
+    await page.evaluate((hash) => { location.hash = hash; }, fragmentLink.slice(fragmentLink.indexOf('#')));
+    const end = await playToEnd(page, 'same-tab link');
+    assert.equal(end.trajectory, recorded.trajectoryHash);
   });
 
   await t.test('the self-contained link plays from a static copy with no relay', async () => {
@@ -167,6 +181,11 @@ test('broken links say so and the page still runs', async (t) => {
     const t0 = await metric(page, 'moves-sent');
     await sleep(1000);
     assert.ok((await metric(page, 'moves-sent')) > t0, 'the page keeps simulating');
+  });
+  await t.test('a trailing slash still loads the page', async () => {
+    await page.goto(`${relay.url}s/AAAAAAAAAAAA/`);
+    await waitFor(async () => (await page.locator('#scenario-message').getAttribute('data-kind')) === 'error', 20_000, 'error message');
+    assert.match(await page.locator('#scenario-message').textContent(), /no scenario with id AAAAAAAAAAAA/);
   });
   await t.test('corrupt fragment', async () => {
     await page.goto(`${relay.url}#s=AQ-not-a-scenario`);

@@ -8,7 +8,11 @@
 //!
 //! Every rejection is a 4xx with a JSON body `{"error": "<reason>"}`;
 //! nothing is stored then. Bodies are read up to [`MAX_BODY_BYTES`] and
-//! no further.
+//! no further. Before storing, the relay replays the scenario headless
+//! ([`ScenarioRun::run_to_end`], ~1 µs per frame): a recorded outcome that
+//! the replay does not reproduce is rejected, and a scenario without one
+//! gets the replay's, so every stored scenario carries the outcome its
+//! viewers will see.
 
 use crate::store::{is_id, ScenarioStore, StoreError};
 use crate::AppState;
@@ -19,13 +23,49 @@ use axum::response::{Html, IntoResponse, Response};
 use axum::Json;
 use serde_json::json;
 use sim::scenario::codec;
-use sim::Scenario;
+use sim::{Scenario, ScenarioRun};
 use std::sync::Arc;
 
 /// Largest request body, bytes: a compact scenario is at most
 /// [`codec::MAX_ENCODED_BYTES`] (512 KiB); a hand-written JSON one of a
 /// few minutes fits in 2 MiB.
 pub const MAX_BODY_BYTES: usize = 2 * 1024 * 1024;
+
+/// Replays running at once while checking saves; more saves wait their
+/// turn (a 144 000-frame scenario takes ~0.15 s of one core).
+static VERIFY: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(2);
+
+/// Replays `scenario` and checks or fills in its outcome.
+async fn verify(mut scenario: Scenario) -> Result<Scenario, ApiError> {
+    let _permit = VERIFY
+        .acquire()
+        .await
+        .map_err(|e| bad(StatusCode::SERVICE_UNAVAILABLE, e.to_string()))?;
+    let replay = scenario.clone();
+    let got = tokio::task::spawn_blocking(move || ScenarioRun::run_to_end(replay))
+        .await
+        .map_err(|e| bad(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
+    match scenario.outcome {
+        Some(claimed) if claimed != got => Err(bad(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            format!(
+                "the recorded outcome does not match a replay of the scenario: recorded \
+                 trajectory {:016x} / state {:016x} / {} adjustments, replayed {:016x} / \
+                 {:016x} / {} (recorded with another version of the model?)",
+                claimed.trajectory_hash,
+                claimed.state_hash,
+                claimed.adjustments,
+                got.trajectory_hash,
+                got.state_hash,
+                got.adjustments
+            ),
+        )),
+        _ => {
+            scenario.outcome = Some(got);
+            Ok(scenario)
+        }
+    }
+}
 
 /// An API error: status and reason, answered as `{"error": reason}`.
 #[derive(Debug)]
@@ -115,7 +155,7 @@ pub async fn create(
                 format!("body is over the limit of {MAX_BODY_BYTES} bytes"),
             )
         })?;
-    let scenario = parse(&headers, &body)?;
+    let scenario = verify(parse(&headers, &body)?).await?;
     let bytes = codec::encode(&scenario);
     let frames = scenario.frames.len() as u32;
     let name = scenario.name.clone();
@@ -173,9 +213,10 @@ pub async fn fetch(
     Ok(([cache], Json(scenario)).into_response())
 }
 
-/// `GET /s/{id}`: the page (with `<base href="/">` so its relative URLs
-/// still resolve); it reads the id from its path and fetches the scenario.
-/// Unknown ids get the same page with status 404, and the page says so.
+/// `GET /s/{id}`: the page (its `<base href="/">` resolves its relative
+/// URLs from the root); it reads the id from its path and fetches the
+/// scenario. Unknown ids get the same page with status 404, and the page
+/// says so.
 pub async fn share_page(State(state): State<AppState>, Path(id): Path<String>) -> Response {
     let lookup = id.clone();
     let known = is_id(&id)
@@ -190,8 +231,6 @@ pub async fn share_page(State(state): State<AppState>, Path(id): Path<String>) -
             } else {
                 StatusCode::NOT_FOUND
             };
-            // The page's own relative URLs (gl.js) resolve from /, not /s/.
-            let page = page.replacen("<head>", "<head><base href=\"/\">", 1);
             (status, Html(page)).into_response()
         }
         Err(_) => (

@@ -93,6 +93,19 @@ impl ScenarioStore {
         ScenarioStore::with_connection(conn)
     }
 
+    /// Opens an existing database at `path` for reading only (the CLI:
+    /// looking an id up must not create a store).
+    ///
+    /// # Errors
+    /// [`StoreError`] if there is no database at `path` or it cannot be read.
+    pub fn open_read_only(path: &Path) -> Result<ScenarioStore, StoreError> {
+        let conn = Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)?;
+        conn.busy_timeout(std::time::Duration::from_secs(5))?;
+        Ok(ScenarioStore {
+            conn: Mutex::new(conn),
+        })
+    }
+
     /// A store in memory (tests; nothing survives the process).
     ///
     /// # Errors

@@ -99,7 +99,8 @@ async fn save_load_and_run_twice_give_the_same_hash() {
 #[tokio::test]
 async fn json_scenarios_are_accepted_and_stored_compactly() {
     let state = AppState::new("/nonexistent", 1);
-    let scenario = recorded(2);
+    let mut scenario = recorded(2);
+    let recorded_outcome = scenario.outcome.take();
     let text = serde_json::to_vec(&scenario).unwrap();
     let (status, body) = send(
         &state,
@@ -107,12 +108,22 @@ async fn json_scenarios_are_accepted_and_stored_compactly() {
     )
     .await;
     assert_eq!(status, StatusCode::CREATED);
-    let stored = json(&body)["bytes"].as_u64().unwrap() as usize;
+    let created = json(&body);
+    let stored = created["bytes"].as_u64().unwrap() as usize;
     assert!(
         stored * 5 < text.len(),
         "{stored} B stored for {} B of JSON",
         text.len()
     );
+    // Written without an outcome: the relay's replay filled it in.
+    let id = created["id"].as_str().unwrap();
+    let (_, body) = send(
+        &state,
+        get(&format!("/api/scenarios/{id}"), "application/json"),
+    )
+    .await;
+    let loaded: Scenario = serde_json::from_slice(&body).unwrap();
+    assert_eq!(loaded.outcome, recorded_outcome);
 }
 
 #[tokio::test]
@@ -125,14 +136,26 @@ async fn bad_saves_get_the_right_status_and_store_nothing() {
     out_of_range.setup.net.downlink.latency_ms = 60_000;
     let mut long_name = good.clone();
     long_name.name = "n".repeat(500);
+    let mut tampered = good.clone();
+    tampered.outcome.as_mut().unwrap().trajectory_hash ^= 1;
     let mut bad_format = codec::encode(&good);
     bad_format[0] = 2;
+    let o = good.outcome.unwrap();
+    let mismatch = format!(
+        "the recorded outcome does not match a replay of the scenario: recorded trajectory {:016x} / state {:016x} / {} adjustments, replayed {:016x} / {:016x} / {} (recorded with another version of the model?)",
+        o.trajectory_hash ^ 1, o.state_hash, o.adjustments, o.trajectory_hash, o.state_hash, o.adjustments
+    );
     let cases: Vec<(Request<Body>, StatusCode, &str)> = vec![
         (post("application/octet-stream", vec![0u8; 3 << 20]), StatusCode::PAYLOAD_TOO_LARGE, "body is over the limit of 2097152 bytes"),
         (post("application/octet-stream", codec::encode(&wrong_version)), StatusCode::UNPROCESSABLE_ENTITY, "scenario version 7 is not supported (this build reads version 1)"),
         (post("application/octet-stream", codec::encode(&out_of_range)), StatusCode::UNPROCESSABLE_ENTITY, "setup: net: downlink.latency_ms = 60000 is outside 0..=1000"),
         (post("application/json", serde_json::to_vec(&long_name).unwrap()), StatusCode::UNPROCESSABLE_ENTITY, "invalid scenario: name: too long"),
         (post("application/octet-stream", bad_format), StatusCode::BAD_REQUEST, "unknown scenario format 2 (this build reads format 1)"),
+        (
+            post("application/octet-stream", codec::encode(&tampered)),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            &mismatch,
+        ),
         (post("application/octet-stream", Vec::new()), StatusCode::BAD_REQUEST, "empty scenario"),
         (post("application/json", "{\"version\":1}"), StatusCode::BAD_REQUEST, "scenario JSON: missing field `name` at line 1 column 13"),
         (post("text/plain", "hello"), StatusCode::UNSUPPORTED_MEDIA_TYPE, "content type \"text/plain\" is not accepted: send application/octet-stream (compact scenario) or application/json"),
@@ -176,18 +199,12 @@ async fn share_links_serve_the_page_and_404_unknown_ids() {
     let (status, page) = send(&state, get(&format!("/s/{id}"), "text/html")).await;
     assert_eq!(
         (status, page.as_slice()),
-        (
-            StatusCode::OK,
-            &b"<head><base href=\"/\"><title>page</title>"[..]
-        )
+        (StatusCode::OK, &b"<head><title>page</title>"[..])
     );
     let (status, page) = send(&state, get("/s/ZZZZZZZZZZZZ", "text/html")).await;
     assert_eq!(
         (status, page.as_slice()),
-        (
-            StatusCode::NOT_FOUND,
-            &b"<head><base href=\"/\"><title>page</title>"[..]
-        )
+        (StatusCode::NOT_FOUND, &b"<head><title>page</title>"[..])
     );
     std::fs::remove_dir_all(dist).unwrap();
 }

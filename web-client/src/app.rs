@@ -14,7 +14,7 @@ use crate::net::{LinkState, Transport};
 use crate::net_controls::NetControls;
 use crate::plots::Plots;
 use crate::render::{self, Frame};
-use crate::scenario_panel::ScenarioPanel;
+use crate::scenario_panel::{PlayButton, ScenarioPanel};
 use crate::share::{self, Mailbox, Reply};
 use macroquad::prelude::*;
 use sim::scenario::{codec, Setting, Setup};
@@ -64,6 +64,8 @@ struct Playback {
     /// Page time owed to the recording, µs (× speed).
     budget_us: f64,
     finished: bool,
+    /// This is the run just recorded, frozen at its end after Stop.
+    just_recorded: bool,
 }
 
 /// Everything the loop owns.
@@ -74,8 +76,19 @@ struct App {
     panel: ScenarioPanel,
     driver: Driver,
     playback: Option<Playback>,
-    /// The last recording (or loaded scenario): what Save stores.
+    /// The last recording, or the scenario a link opened: what ▶ Replay
+    /// and Restart play.
     recorded: Option<Scenario>,
+    /// `recorded` was recorded in this page (a link's scenario is not
+    /// saved again: its link is shown instead).
+    saveable: bool,
+    /// Name, description and id of the last save of `recorded`, so that
+    /// pressing Save twice does not store it twice.
+    saved: Option<(String, String, String)>,
+    /// Name and description of the save in flight.
+    saving: Option<(String, String)>,
+    /// The `#s=` fragment last acted on (a changed one is opened).
+    last_fragment: Option<String>,
     /// Settings last moved onto the controls by playback.
     shown: Setup,
     mailbox: Mailbox<Reply>,
@@ -109,6 +122,10 @@ impl App {
             )))),
             playback: None,
             recorded: None,
+            saveable: false,
+            saved: None,
+            saving: None,
+            last_fragment: fragment.clone(),
             shown: Setup::default(),
             mailbox: Mailbox::default(),
             bot: Bot::new(),
@@ -126,13 +143,7 @@ impl App {
             _ => app.start_local_live(),
         }
         if let Some(text) = fragment {
-            match codec::from_fragment(&text) {
-                Ok(s) => app.start_playback(s),
-                Err(e) => app.panel.message(
-                    "error",
-                    &format!("This link's scenario cannot be played: {e}. Running live instead."),
-                ),
-            }
+            app.open_fragment(&text);
         } else if let Some(id) = shared_id {
             app.panel
                 .message("info", &format!("Loading scenario {id}…"));
@@ -209,7 +220,8 @@ impl App {
                 scenario.seed
             ),
         );
-        self.panel.show_playback(true, false);
+        self.panel.show_playback(true, PlayButton::Pause);
+        self.panel.metric("scenario-verdict", "–");
         self.panel
             .show_recorded(scenario.outcome.as_ref(), scenario.duration_secs());
         self.recorded = Some(scenario.clone());
@@ -218,9 +230,32 @@ impl App {
             paused: false,
             budget_us: 0.0,
             finished: false,
+            just_recorded: false,
         });
         self.show_mode();
         self.show_recorder();
+    }
+
+    /// Plays a scenario someone shared: `short` is its `/s/` link if it
+    /// came from the relay. Both links are shown so it can be passed on.
+    fn open_link(&mut self, scenario: Scenario, short: Option<String>) {
+        self.saveable = false;
+        self.saved = None;
+        self.start_playback(scenario);
+        self.panel
+            .show_links(short.as_deref(), &self.fragment_link());
+    }
+
+    /// Opens a `#s=` fragment (at load, or typed / clicked into the open
+    /// page).
+    fn open_fragment(&mut self, text: &str) {
+        match codec::from_fragment(text) {
+            Ok(s) => self.open_link(s, None),
+            Err(e) => self.panel.message(
+                "error",
+                &format!("This link's scenario cannot be played: {e}. Running live instead."),
+            ),
+        }
     }
 
     /// Moves the controls to `setup` and adopts what they show.
@@ -264,12 +299,18 @@ impl App {
     }
 
     fn show_recorder(&self) {
-        self.panel
-            .show_recorder(self.is_recording(), self.recorded.is_some());
+        self.panel.show_recorder(self.is_recording(), self.saveable);
     }
 
     fn frame(&mut self) {
         let dt = f64::from(get_frame_time());
+        let fragment = share::fragment();
+        if fragment != self.last_fragment {
+            self.last_fragment = fragment.clone();
+            if let Some(text) = fragment {
+                self.open_fragment(&text);
+            }
+        }
         self.watch_link();
         self.take_replies();
         self.handle_clicks();
@@ -366,7 +407,9 @@ impl App {
         match &self.playback {
             Some(p) => {
                 let total = p.original.duration_secs();
-                let text = if p.finished {
+                let text = if p.just_recorded {
+                    format!("RECORDED {secs:.1} s · Save to share · keys go on live")
+                } else if p.finished {
                     format!("REPLAY FINISHED {secs:.1} s · keys take over")
                 } else if p.paused {
                     format!("REPLAY PAUSED {secs:.1} / {total:.1} s")
@@ -412,7 +455,7 @@ impl App {
                     o.state_hash, o.adjustments
                 ),
             );
-            self.panel.show_playback(true, true);
+            self.panel.show_playback(true, PlayButton::Replay);
         }
         if settings != self.shown {
             self.show_settings(settings);
@@ -426,17 +469,20 @@ impl App {
             return;
         };
         if let Driver::Local(run) = &self.driver {
-            self.panel.message(
-                "info",
-                &format!(
-                    "You took over “{}” at {:.1} s: the run goes on live (Restart plays it again).",
+            let text = if p.just_recorded {
+                "Live again from the end of the recording (▶ Replay plays the recording)."
+                    .to_owned()
+            } else {
+                format!(
+                    "You took over “{}” at {:.1} s: the run goes on live (▶ Replay plays the scenario again).",
                     p.original.name,
                     run.elapsed_secs()
-                ),
-            );
+                )
+            };
+            self.panel.message("info", &text);
         }
         self.panel.metric("scenario-verdict", "–");
-        self.panel.show_playback(true, true);
+        self.panel.show_playback(true, PlayButton::Replay);
         self.recorded = Some(p.original);
         self.show_mode();
     }
@@ -448,7 +494,10 @@ impl App {
         };
         match reply {
             Reply::Loaded(bytes) => match codec::decode(&bytes) {
-                Ok(s) => self.start_playback(s),
+                Ok(s) => {
+                    let short = web_sys::window().and_then(|w| w.location().href().ok());
+                    self.open_link(s, short);
+                }
                 Err(e) => self.panel.message(
                     "error",
                     &format!("The saved scenario cannot be played: {e}"),
@@ -456,6 +505,7 @@ impl App {
             },
             Reply::Saved(id) => {
                 let short = format!("{}/s/{id}", share::origin());
+                self.saved = self.saving.take().map(|(n, d)| (n, d, id.clone()));
                 self.panel.show_links(Some(&short), &self.fragment_link());
                 self.panel.message(
                     "ok",
@@ -463,7 +513,7 @@ impl App {
                 );
             }
             Reply::Failed(reason) => {
-                if self.recorded.is_some() && self.playback.is_none() {
+                if self.saving.take().is_some() {
                     self.panel.show_links(None, &self.fragment_link());
                     self.panel.message(
                         "error",
@@ -518,7 +568,12 @@ impl App {
                 }
                 Some(p) => {
                     p.paused = !p.paused;
-                    self.panel.show_playback(true, p.paused);
+                    let button = if p.paused {
+                        PlayButton::Resume
+                    } else {
+                        PlayButton::Pause
+                    };
+                    self.panel.show_playback(true, button);
                 }
                 None => {
                     if let Some(s) = self.recorded.clone() {
@@ -540,9 +595,17 @@ impl App {
         }
         self.close_remote();
         self.playback = None;
-        self.panel.show_playback(false, false);
+        self.panel.show_playback(false, PlayButton::Pause);
         self.panel.metric("scenario-verdict", "–");
         self.panel.show_recorded(None, 0.0);
+        self.panel.hide_links();
+        if !self.saveable && self.recorded.is_some() {
+            // The name and description are a shared scenario's, not this one's.
+            self.panel.show_text("", "");
+        }
+        self.recorded = None;
+        self.saveable = false;
+        self.saved = None;
         let seed = local_seed();
         self.driver = Driver::Local(Box::new(ScenarioRun::record(
             &self.panel.name(),
@@ -577,13 +640,28 @@ impl App {
                 );
             self.panel
                 .show_recorded(s.outcome.as_ref(), s.duration_secs());
+            self.panel.show_playback(true, PlayButton::Replay);
+            // The run stays frozen at the recording's end until a key or a
+            // control takes over, so what is shown is what was recorded.
+            self.playback = Some(Playback {
+                original: s.clone(),
+                paused: false,
+                budget_us: 0.0,
+                finished: true,
+                just_recorded: true,
+            });
             self.recorded = Some(s);
+            self.saveable = true;
+            self.saved = None;
             self.show_mode();
             self.show_recorder();
         }
     }
 
     fn save(&mut self) {
+        if !self.saveable {
+            return;
+        }
         let Some(s) = &mut self.recorded else {
             return;
         };
@@ -593,6 +671,16 @@ impl App {
             self.panel.message("error", &format!("Cannot save: {e}"));
             return;
         }
+        if let Some((name, description, id)) = &self.saved {
+            if *name == s.name && *description == s.description {
+                let message = format!("Already saved as {id}: same link.");
+                let short = format!("{}/s/{id}", share::origin());
+                self.panel.show_links(Some(&short), &self.fragment_link());
+                self.panel.message("ok", &message);
+                return;
+            }
+        }
+        self.saving = Some((s.name.clone(), s.description.clone()));
         self.panel.message("info", "Saving…");
         share::save(codec::encode(s), self.mailbox.clone());
     }
@@ -738,6 +826,7 @@ impl App {
         self.dom.write_metrics(&m, smoothing);
         self.net_controls.write(&self.settings, &m);
         let state = match (&self.playback, run_info) {
+            (Some(p), _) if p.just_recorded => "recorded",
             (Some(p), _) if p.finished => "finished",
             (Some(p), _) if p.paused => "paused",
             (Some(_), _) => "playing",

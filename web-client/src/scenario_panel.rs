@@ -9,6 +9,17 @@ use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use web_sys::{Document, Element, HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
 
+/// What the ▶/❚❚ button does now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PlayButton {
+    /// Playing: pauses.
+    Pause,
+    /// Paused mid-way: resumes (Step › is enabled).
+    Resume,
+    /// Finished, taken over or just recorded: plays from frame 0.
+    Replay,
+}
+
 /// Clicks on the card's buttons since the last frame.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct Clicks {
@@ -96,13 +107,22 @@ impl ScenarioPanel {
             .unwrap_or_default()
     }
 
-    /// Fills the name and description fields (a loaded scenario's).
+    /// Fills the name and description fields (a loaded scenario's, or
+    /// empty ones); a description is unfolded so the viewer reads what to
+    /// look for.
     pub fn show_text(&self, name: &str, description: &str) {
         if let Some(e) = &self.name {
             e.set_value(name);
         }
         if let Some(e) = &self.description {
             e.set_value(description);
+        }
+        if let Some(e) = self.el("scenario-desc-box") {
+            if description.is_empty() {
+                let _ = e.remove_attribute("open");
+            } else {
+                let _ = e.set_attribute("open", "");
+            }
         }
     }
 
@@ -155,8 +175,8 @@ impl ScenarioPanel {
         self.set_disabled("save-scenario", !can_save || recording);
     }
 
-    /// Shows or hides the playback controls; `paused` sets the button label.
-    pub fn show_playback(&self, visible: bool, paused: bool) {
+    /// Shows or hides the playback controls and sets what ▶/❚❚ does.
+    pub fn show_playback(&self, visible: bool, button: PlayButton) {
         if let Some(e) = self.el("playback-controls") {
             if visible {
                 let _ = e.remove_attribute("hidden");
@@ -164,8 +184,23 @@ impl ScenarioPanel {
                 let _ = e.set_attribute("hidden", "");
             }
         }
-        self.set_text("play-pause", if paused { "▶ Play" } else { "❚❚ Pause" });
-        self.set_disabled("step-frame", !paused);
+        self.set_text(
+            "play-pause",
+            match button {
+                PlayButton::Pause => "❚❚ Pause",
+                PlayButton::Resume => "▶ Resume",
+                PlayButton::Replay => "▶ Replay",
+            },
+        );
+        self.set_disabled("step-frame", button != PlayButton::Resume);
+    }
+
+    /// Hides the share links (a new recording has none yet).
+    pub fn hide_links(&self) {
+        if let Some(e) = self.el("scenario-links") {
+            let _ = e.set_attribute("hidden", "");
+        }
+        self.set_disabled("copy-link", true);
     }
 
     /// A message for the user: `kind` is `info`, `ok` or `error`.

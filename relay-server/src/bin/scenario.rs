@@ -21,9 +21,12 @@ use sim::{Scenario, ScenarioRun};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-/// Runs Netcode Playground scenarios headless.
+/// Runs Netcode Playground scenarios headless and prints their outcome.
 #[derive(Debug, Parser)]
-#[command(version, about)]
+#[command(
+    version,
+    about = "Runs Netcode Playground scenarios headless and prints their outcome (exit 0: matches the recording, 1: differs, 2: bad input)"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -36,7 +39,9 @@ enum Command {
         /// A scenario file (JSON or compact bytes), a scenario id, a
         /// `/s/{id}` link or a `#s=` link.
         source: String,
-        /// SQLite store to look ids up in (the relay's `--db`).
+        /// SQLite store to look ids and `/s/` links up in (the relay's
+        /// `--db`; read only). The CLI does not fetch over HTTP: for a
+        /// remote relay, download `/api/scenarios/{id}` and pass the file.
         #[arg(long, default_value = "data/scenarios.sqlite3", env = "PLAYGROUND_DB")]
         db: PathBuf,
         /// Write the trajectory as CSV, one row per frame.
@@ -67,11 +72,20 @@ fn load(source: &str, db: &Path) -> anyhow::Result<Scenario> {
         return codec::decode(&bytes).context("scenario file");
     }
     if is_id(id) {
-        let store = ScenarioStore::open(db)
-            .with_context(|| format!("opening the scenario store {}", db.display()))?;
-        let row = store
-            .get(id)?
-            .with_context(|| format!("no scenario with id {id} in {}", db.display()))?;
+        let store = ScenarioStore::open_read_only(db).with_context(|| {
+            format!(
+                "opening the scenario store {} (pass the relay's --db; for a remote relay \
+                 download /api/scenarios/{id} and run the file)",
+                db.display()
+            )
+        })?;
+        let row = store.get(id)?.with_context(|| {
+            format!(
+                "no scenario with id {id} in {} (pass the relay's --db; for a remote relay \
+                 download /api/scenarios/{id} and run the file)",
+                db.display()
+            )
+        })?;
         return codec::decode(&row.bytes).with_context(|| format!("stored scenario {id}"));
     }
     bail!("{source:?} is neither a file, a scenario id, nor a scenario link")
@@ -174,7 +188,10 @@ fn real_main() -> anyhow::Result<bool> {
         println!("moves-sent:      {}", o.moves_sent);
         println!("verdict:         {verdict}");
         if let (Some(r), false) = (recorded, matches) {
-            println!("recorded:        {r:?}");
+            println!(
+                "recorded:        state-hash {:016x} · trajectory-hash {:016x} · {} adjustments · {} replayed-moves · {} acks · {} moves-sent · {} frames",
+                r.state_hash, r.trajectory_hash, r.adjustments, r.replayed_moves, r.acks, r.moves_sent, r.frames
+            );
         }
     }
     Ok(matches)

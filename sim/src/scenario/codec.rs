@@ -36,10 +36,12 @@ pub enum DecodeError {
     #[error("unknown scenario format {0} (this build reads format 1)")]
     Format(u8),
     /// The DEFLATE stream is broken or inflates past the limit.
-    #[error("scenario does not decompress (corrupt, or over 4 MiB inflated)")]
+    #[error("the scenario does not decompress: truncated or corrupt (or over 4 MiB inflated)")]
     Inflate,
     /// The inflated body is not a scenario of this schema.
-    #[error("scenario does not decode: {0}")]
+    #[error(
+        "the scenario does not decode (made by another version of the playground, or corrupt): {0}"
+    )]
     Body(String),
     /// Bytes after the scenario.
     #[error("{0} unexpected bytes after the scenario")]
