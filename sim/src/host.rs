@@ -30,6 +30,11 @@ use thiserror::Error;
 pub const PROXY_UPDATE_INTERVAL_MS: u64 = 50;
 /// Interval between observer snapshots, ms (30 Hz).
 pub const OBSERVER_INTERVAL_MS: u64 = 33;
+/// Most control answers (Welcome, Error) waiting between two polls; more
+/// are dropped. Every frame received adds at most one and a driver polls
+/// after each, so only a driver that feeds many frames without polling (a
+/// fuzzer) ever reaches it.
+pub const MAX_IMMEDIATE: usize = 16;
 /// The bot character's fixed simulation step, ms.
 const NPC_STEP_MS: u16 = 16;
 
@@ -111,20 +116,48 @@ impl ServerHost {
     /// range. An Error message is queued for the client either way; nothing
     /// else changes.
     pub fn receive_frame(&mut self, now: SimTime, frame: &[u8]) -> Result<(), HostError> {
-        let result = codec::decode::<ClientMsg>(frame)
-            .map_err(HostError::from)
-            .and_then(|msg| self.receive(now, msg));
+        match codec::decode::<ClientMsg>(frame) {
+            Ok(msg) => self.receive_msg(now, msg),
+            Err(e) => {
+                let e = HostError::from(e);
+                self.send_error(e.to_string());
+                Err(e)
+            }
+        }
+    }
+
+    /// Takes one already decoded message at `now` (for a driver that
+    /// decodes first, e.g. to rate-limit by message kind): the second half
+    /// of [`ServerHost::receive_frame`].
+    ///
+    /// # Errors
+    /// [`HostError::Settings`] if a setting is out of range; an Error
+    /// message is queued for the client and nothing else changes.
+    pub fn receive_msg(&mut self, now: SimTime, msg: ClientMsg) -> Result<(), HostError> {
+        let result = self.receive(now, msg);
         if let Err(e) = &result {
-            self.immediate.push(ServerMsg::Error {
-                reason: e.to_string(),
-            });
+            self.send_error(e.to_string());
         }
         result
     }
 
+    /// Queues a [`ServerMsg::Error`] with `reason` for the next
+    /// [`ServerHost::poll`]. At most [`MAX_IMMEDIATE`] messages wait between
+    /// two polls; an error beyond that is dropped (a client sending garbage
+    /// faster than the host is polled gets no more answers, not more memory).
+    pub fn send_error(&mut self, reason: String) {
+        self.push_immediate(ServerMsg::Error { reason });
+    }
+
+    fn push_immediate(&mut self, msg: ServerMsg) {
+        if self.immediate.len() < MAX_IMMEDIATE {
+            self.immediate.push(msg);
+        }
+    }
+
     fn receive(&mut self, now: SimTime, msg: ClientMsg) -> Result<(), HostError> {
         match msg {
-            ClientMsg::Hello => self.immediate.push(ServerMsg::Welcome {
+            ClientMsg::Hello => self.push_immediate(ServerMsg::Welcome {
                 world: self.world.clone(),
                 params: self.params,
                 settings: self.settings,
