@@ -21,6 +21,11 @@ struct Args {
     /// clock, so two runs differ; set it to reproduce packet fates).
     #[arg(long)]
     seed: Option<u64>,
+    /// Open WebSocket sessions allowed per client IP address (0 = no cap);
+    /// a further one is refused with 429. Behind a reverse proxy all
+    /// clients share the proxy's address: raise it there.
+    #[arg(long, default_value_t = relay_server::Limits::default().max_connections_per_ip, env = "PLAYGROUND_MAX_CONNECTIONS_PER_IP")]
+    max_connections_per_ip: usize,
 }
 
 #[tokio::main]
@@ -50,12 +55,14 @@ async fn main() -> anyhow::Result<()> {
     // The e2e test and scripts read this exact line to find the port.
     println!("relay-server listening on http://{local}/");
     tracing::info!(addr = %local, dist = %args.dist.display(), "serving");
-    let state = relay_server::AppState::new(args.dist, seed);
-    relay_server::serve(listener, state, async {
-        let _ = tokio::signal::ctrl_c().await;
-        tracing::info!("shutting down (Ctrl-C)");
-    })
-    .await
-    .context("serving")?;
+    let limits = relay_server::Limits {
+        max_connections_per_ip: args.max_connections_per_ip,
+        ..relay_server::Limits::default()
+    };
+    let state = relay_server::AppState::with_limits(args.dist, seed, limits);
+    relay_server::serve(listener, state, relay_server::shutdown::signal())
+        .await
+        .context("serving")?;
+    tracing::info!("stopped");
     Ok(())
 }
