@@ -17,12 +17,14 @@
 //! | `addr_cap` | the cap on sessions per client address |
 //! | `page_headers` | Content-Security-Policy and `nosniff` |
 //! | `shutdown` | graceful shutdown: 1001 closes, session drain |
+//! | `resume` | dropped sessions kept 10 s for a reconnect |
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
 mod addr_cap;
 mod limits;
 mod page_headers;
+pub mod resume;
 pub mod shutdown;
 mod ws;
 
@@ -66,6 +68,8 @@ struct Inner {
     csp: page_headers::Csp,
     /// The shutdown signal and the open sessions.
     shutdown: shutdown::Shutdown,
+    /// Dropped sessions waiting for a reconnect.
+    resume: resume::ResumeStore,
 }
 
 impl AppState {
@@ -90,6 +94,7 @@ impl AppState {
                 addr_cap: Arc::new(addr_cap::AddrCap::new(limits.max_connections_per_ip)),
                 refused: AtomicU64::new(0),
                 shutdown: shutdown::Shutdown::default(),
+                resume: resume::ResumeStore::default(),
             }),
         }
     }

@@ -8,7 +8,7 @@
 //! |---|---|---|---|
 //! | `ServerMove` | 120 /s | 120 | dropped, counted |
 //! | `Ping` | 10 /s | 10 | dropped, counted |
-//! | `Hello`, `SetNetSettings`, `SetServerRules` | 10 /s | 20 | settings: the newest is held and applied when a token frees up (a slider drag loses nothing but intermediate values); `Hello`: dropped |
+//! | `Hello`, `Resume`, `SetNetSettings`, `SetServerRules` | 10 /s | 20 | settings: the newest is held and applied when a token frees up (a slider drag loses nothing but intermediate values); `Hello`, `Resume`: dropped |
 //!
 //! Rates come from the protocol: the page sends at most one ServerMove per
 //! UE `ClientNetSendMoveDeltaTime` (0.0111 s ≈ 90 /s, DESIGN.md "More UE
@@ -41,7 +41,8 @@ pub struct Limits {
     pub moves: Rate,
     /// Budget for `Ping` frames.
     pub pings: Rate,
-    /// Budget for `Hello`, `SetNetSettings` and `SetServerRules` frames.
+    /// Budget for `Hello`, `Resume`, `SetNetSettings` and `SetServerRules`
+    /// frames.
     pub control: Rate,
     /// Length of the window in which strikes and drops are counted.
     pub abuse_window: Duration,
@@ -132,7 +133,7 @@ pub(crate) enum Kind {
     Move,
     /// `Ping`.
     Ping,
-    /// `Hello`, `SetNetSettings`, `SetServerRules`.
+    /// `Hello`, `Resume`, `SetNetSettings`, `SetServerRules`.
     Control,
 }
 
@@ -159,7 +160,7 @@ pub(crate) struct GateTotals {
     pub(crate) dropped_moves: u64,
     /// Pings dropped over budget.
     pub(crate) dropped_pings: u64,
-    /// Hellos dropped over budget.
+    /// Hellos and Resumes dropped over budget.
     pub(crate) dropped_control: u64,
     /// Settings messages replaced by a newer one while held.
     pub(crate) coalesced: u64,
@@ -219,9 +220,10 @@ impl Gate {
         let (kind, bucket) = match msg {
             ClientMsg::ServerMove(_) => (Kind::Move, &mut self.moves),
             ClientMsg::Ping { .. } => (Kind::Ping, &mut self.pings),
-            ClientMsg::Hello | ClientMsg::SetNetSettings(_) | ClientMsg::SetServerRules(_) => {
-                (Kind::Control, &mut self.control)
-            }
+            ClientMsg::Hello
+            | ClientMsg::SetNetSettings(_)
+            | ClientMsg::SetServerRules(_)
+            | ClientMsg::Resume { .. } => (Kind::Control, &mut self.control),
         };
         // A held settings message goes first: a newer one replaces it.
         let held = self.held_settings.is_some() || self.held_rules.is_some();

@@ -6,6 +6,7 @@
 //! 1001; a client that does not read is dropped after the send timeout.
 
 use crate::limits::{Admit, Gate, Kind, Limits, Violation};
+use crate::resume;
 use crate::AppState;
 use axum::extract::ws::{CloseFrame, Message, WebSocket};
 use axum::extract::{ConnectInfo, State, WebSocketUpgrade};
@@ -13,12 +14,12 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use sim::host::HostError;
 use sim::net::codec::{self, MAX_FRAME_LEN};
-use sim::net::protocol::ClientMsg;
+use sim::net::protocol::{ClientMsg, ResumeToken, ServerMsg};
 use sim::ServerHost;
 use std::net::SocketAddr;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
-use tracing::{debug, info};
+use tracing::{debug, info, warn};
 
 /// Largest WebSocket message accepted by the socket layer, bytes: room for
 /// one over-long frame so that [`codec::decode`] can reject it with a
@@ -119,17 +120,31 @@ async fn close(socket: &mut WebSocket, code: u16, reason: &str, timeout: Duratio
 async fn run(mut socket: WebSocket, state: AppState, limits: Limits) {
     let n = state.inner.connections.fetch_add(1, Ordering::Relaxed);
     let seed = state.inner.seed_base ^ n.wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    let mut host = ServerHost::new(seed, state.now());
-    let mut gate = Gate::new(limits, state.now());
+    let mut session = Session {
+        host: Box::new(ServerHost::new(seed, state.now())),
+        gate: Gate::new(limits, state.now()),
+        log: RejectLog::new(n),
+        token: match resume::new_token() {
+            Ok(t) => Some(t),
+            Err(e) => {
+                warn!(connection = n, error = %e, "no OS randomness: this session cannot be resumed");
+                None
+            }
+        },
+        announce: false,
+        greeted: false,
+    };
     let shutdown = state.inner.shutdown.token.clone();
     info!(connection = n, seed, "client connected");
-    let mut log = RejectLog::new(n);
     let end = 'session: loop {
-        let wake = [Some(host.next_wakeup()), gate.next_release()]
-            .into_iter()
-            .flatten()
-            .min()
-            .unwrap_or_else(|| host.next_wakeup());
+        let wake = [
+            Some(session.host.next_wakeup()),
+            session.gate.next_release(),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
+        .unwrap_or_else(|| session.host.next_wakeup());
         let now = state.now();
         let sleep = Duration::from_micros(wake.micros_since(now)).min(MAX_IDLE);
         tokio::select! {
@@ -144,20 +159,20 @@ async fn run(mut socket: WebSocket, state: AppState, limits: Limits) {
                 };
                 let now = state.now();
                 let verdict = match msg {
-                    Message::Binary(bytes) => receive(&mut host, &mut gate, &mut log, now, &bytes),
+                    Message::Binary(bytes) => session.receive(&state, n, now, &bytes),
                     Message::Text(_) => {
                         let reason = "text frames are not supported: send binary postcard frames";
-                        log.rejected(&reason);
-                        host.send_error(reason.to_string());
-                        gate.strike(now)
+                        session.log.rejected(&reason);
+                        session.host.send_error(reason.to_string());
+                        session.gate.strike(now)
                     }
                     Message::Close(_) => break End::Client,
                     Message::Ping(_) | Message::Pong(_) => Ok(()),
                 };
                 if let Err(Violation(reason)) = verdict {
                     // Say why first (the close reason is limited to 123 bytes).
-                    host.send_error(reason.clone());
-                    for frame in host.poll(state.now()) {
+                    session.host.send_error(reason.clone());
+                    for frame in session.host.poll(state.now()) {
                         if send(&mut socket, Message::Binary(frame.into()), limits.send_timeout).await.is_err() {
                             break;
                         }
@@ -173,12 +188,22 @@ async fn run(mut socket: WebSocket, state: AppState, limits: Limits) {
             () = tokio::time::sleep(sleep) => {}
         }
         let now = state.now();
-        while let Some(msg) = gate.release(now) {
-            if let Err(e) = host.receive_msg(now, msg) {
-                log.rejected(&e);
+        while let Some(msg) = session.gate.release(now) {
+            if let Err(e) = session.host.receive_msg(now, msg) {
+                session.log.rejected(&e);
             }
         }
-        for frame in host.poll(now) {
+        let mut frames = session.host.poll(now);
+        if std::mem::take(&mut session.announce) {
+            // After the Welcome that poll just produced.
+            if let Some(token) = session.token {
+                frames.push(codec::encode(&ServerMsg::SessionToken {
+                    token,
+                    grace_ms: u32::try_from(resume::GRACE.as_millis()).unwrap_or(u32::MAX),
+                }));
+            }
+        }
+        for frame in frames {
             if let Err(end) = send(
                 &mut socket,
                 Message::Binary(frame.into()),
@@ -190,8 +215,8 @@ async fn run(mut socket: WebSocket, state: AppState, limits: Limits) {
             }
         }
     };
-    let c = host.player().counters();
-    let g = gate.totals();
+    let c = session.host.player().counters();
+    let g = session.gate.totals();
     let reason = match &end {
         End::Client => "client",
         End::Violation(r) => r.as_str(),
@@ -203,7 +228,7 @@ async fn run(mut socket: WebSocket, state: AppState, limits: Limits) {
         moves = c.moves_simulated,
         acks = c.acks_sent,
         adjustments = c.adjustments_sent,
-        rejected = log.count,
+        rejected = session.log.count,
         dropped_moves = g.dropped_moves,
         dropped_pings = g.dropped_pings,
         dropped_control = g.dropped_control,
@@ -211,37 +236,99 @@ async fn run(mut socket: WebSocket, state: AppState, limits: Limits) {
         ended_by = reason,
         "client disconnected"
     );
+    // A client that dropped (not one thrown out, not a shutdown) may come
+    // back: keep its session for the grace period.
+    if let (End::Client | End::SlowReader, Some(token), true) =
+        (&end, session.token, session.greeted)
+    {
+        state
+            .inner
+            .resume
+            .park(token, session.host, n, std::time::Instant::now());
+        info!(
+            connection = n,
+            grace_s = resume::GRACE.as_secs(),
+            "session kept for a reconnect"
+        );
+    }
 }
 
-/// One binary frame: decode, charge its budget, hand it to the host.
-fn receive(
-    host: &mut ServerHost,
-    gate: &mut Gate,
-    log: &mut RejectLog,
-    now: sim::SimTime,
-    bytes: &[u8],
-) -> Result<(), Violation> {
-    let msg = match codec::decode::<ClientMsg>(bytes) {
-        Ok(msg) => msg,
-        Err(e) => {
-            let e = HostError::from(e);
-            log.rejected(&e);
-            host.send_error(e.to_string());
-            return gate.strike(now);
+/// One connection's server side: the host, its budgets and its resume
+/// token.
+struct Session {
+    host: Box<ServerHost>,
+    gate: Gate,
+    log: RejectLog,
+    /// This connection's resume token (`None` without OS randomness).
+    token: Option<ResumeToken>,
+    /// Send the token after the next poll (a Welcome just went out).
+    announce: bool,
+    /// A Welcome went out: the session is worth keeping on a drop.
+    greeted: bool,
+}
+
+impl Session {
+    /// One binary frame: decode, charge its budget, hand it to the host
+    /// (a Resume is the relay's own business).
+    ///
+    /// # Errors
+    /// A [`Violation`] when the socket is to be closed.
+    fn receive(
+        &mut self,
+        state: &AppState,
+        n: u64,
+        now: sim::SimTime,
+        bytes: &[u8],
+    ) -> Result<(), Violation> {
+        let msg = match codec::decode::<ClientMsg>(bytes) {
+            Ok(msg) => msg,
+            Err(e) => {
+                let e = HostError::from(e);
+                self.log.rejected(&e);
+                self.host.send_error(e.to_string());
+                return self.gate.strike(now);
+            }
+        };
+        let msg = match self.gate.admit(now, msg)? {
+            Admit::Pass(msg) => msg,
+            Admit::Held => return Ok(()),
+            Admit::Dropped(kind) => {
+                self.log.dropped(kind);
+                return Ok(());
+            }
+        };
+        let msg = match msg {
+            ClientMsg::Resume { token } => {
+                match state.inner.resume.take(&token, std::time::Instant::now()) {
+                    Some((host, old)) => {
+                        info!(connection = n, resumes = old, "session resumed");
+                        self.host = host;
+                    }
+                    None => {
+                        let reason = format!(
+                            "resume failed: no such session, or its {} s grace period is over",
+                            resume::GRACE.as_secs()
+                        );
+                        self.log.rejected(&reason);
+                        self.host.send_error(reason);
+                        return Ok(());
+                    }
+                }
+                // The resumed host greets its client again.
+                ClientMsg::Hello
+            }
+            msg => msg,
+        };
+        if msg == ClientMsg::Hello {
+            self.announce = true;
+            self.greeted = true;
         }
-    };
-    match gate.admit(now, msg)? {
-        Admit::Pass(msg) => match host.receive_msg(now, msg) {
+        match self.host.receive_msg(now, msg) {
             Ok(()) => Ok(()),
             Err(e) => {
-                log.rejected(&e);
-                gate.strike(now)
+                self.log.rejected(&e);
+                self.gate.strike(now)
             }
-        },
-        Admit::Held => Ok(()),
-        Admit::Dropped(kind) => {
-            log.dropped(kind);
-            Ok(())
         }
     }
 }

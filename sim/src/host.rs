@@ -49,6 +49,10 @@ pub enum HostError {
     /// A setting was out of range; nothing was changed.
     #[error("bad settings: {0}")]
     Settings(#[from] SettingsError),
+    /// A [`ClientMsg::Resume`] reached a host: sessions are kept by the
+    /// relay, not by a host on its own (local mode).
+    #[error("resume is not available here")]
+    ResumeUnavailable,
 }
 
 /// The bot-driven character other players see as a simulated proxy.
@@ -172,6 +176,7 @@ impl ServerHost {
                 self.rules = r;
                 self.player.set_config(r.apply_to(self.player.config()));
             }
+            ClientMsg::Resume { .. } => return Err(HostError::ResumeUnavailable),
             msg @ (ClientMsg::ServerMove(_) | ClientMsg::Ping { .. }) => {
                 self.uplink.send(now, msg);
             }
@@ -210,7 +215,10 @@ impl ServerHost {
                 ClientMsg::Ping { id } => {
                     self.downlink.send(now, ServerMsg::Pong { id });
                 }
-                ClientMsg::Hello | ClientMsg::SetNetSettings(_) | ClientMsg::SetServerRules(_) => {}
+                ClientMsg::Hello
+                | ClientMsg::SetNetSettings(_)
+                | ClientMsg::SetServerRules(_)
+                | ClientMsg::Resume { .. } => {}
             }
         }
         if self.player.force_position_update(now, &self.world)
