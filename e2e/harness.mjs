@@ -12,11 +12,14 @@ export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const ARTIFACTS = join(ROOT, 'e2e', 'artifacts');
 mkdirSync(ARTIFACTS, { recursive: true });
 
-/** Starts `relay-server --addr 127.0.0.1:0` and resolves with its URL. */
-export function startRelay() {
+/**
+ * Starts `relay-server --addr <addr>` (default: a free port) and resolves
+ * with its URL and `stop()` (SIGTERM) / `kill()` (SIGKILL).
+ */
+export function startRelay({ addr = '127.0.0.1:0' } = {}) {
   const bin = process.env.RELAY_BIN ?? join(ROOT, 'target', 'release', 'relay-server');
   const dist = process.env.DIST_DIR ?? join(ROOT, 'dist');
-  const child = spawn(bin, ['--addr', '127.0.0.1:0', '--dist', dist, '--seed', '1'], {
+  const child = spawn(bin, ['--addr', addr, '--dist', dist, '--seed', '1'], {
     stdio: ['ignore', 'pipe', 'inherit'],
     env: { ...process.env, RUST_LOG: process.env.RUST_LOG ?? 'warn' },
   });
@@ -28,7 +31,7 @@ export function startRelay() {
       const m = out.match(/listening on (http:\/\/\S+)/);
       if (m) {
         clearTimeout(timer);
-        resolve({ url: m[1], stop: () => child.kill('SIGTERM') });
+        resolve({ url: m[1], stop: () => child.kill('SIGTERM'), kill: () => child.kill('SIGKILL'), child });
       }
     });
     child.on('exit', (code) => reject(new Error(`relay exited with ${code}`)));

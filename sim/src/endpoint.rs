@@ -35,6 +35,9 @@ pub enum ClientEvent {
     Welcomed,
     /// The server rejected something; shown to the user.
     ServerError(String),
+    /// The relay refused a [`ClientEndpoint::resume_frame`] (the session
+    /// expired, or the relay restarted): start a new session.
+    ResumeRefused(String),
     /// Anything else (already applied).
     Applied,
 }
@@ -260,7 +263,13 @@ impl ClientEndpoint {
             }
             ServerMsg::Error { reason } => {
                 self.last_error = Some(reason.clone());
-                ClientEvent::ServerError(reason)
+                // While resuming, only the Resume frame is out.
+                if std::mem::take(&mut self.resuming) {
+                    self.resume = None;
+                    ClientEvent::ResumeRefused(reason)
+                } else {
+                    ClientEvent::ServerError(reason)
+                }
             }
         })
     }

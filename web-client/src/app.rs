@@ -4,6 +4,11 @@
 //! Mode: `?mode=local` runs the authoritative host inside the page; by
 //! default the page connects to the relay that served it, and falls back to
 //! local mode if no relay answers (a static copy of the page still works).
+//! When an open connection drops, the page reconnects with backoff and
+//! resumes its session (reference `003_…` §六 断线重连) for as long as the
+//! relay keeps it (its grace period, 10 s); a relay that no longer knows
+//! the session (restarted) starts a new one; only when no relay answers
+//! within the grace period does the page fall back to local mode.
 
 use crate::dom::Dom;
 use crate::net::{LinkState, Transport};
@@ -16,6 +21,22 @@ use sim::{
 
 /// How often the DOM metrics are rewritten, ms.
 const METRICS_EVERY_MS: u64 = 100;
+/// First reconnect delay, ms; doubled per attempt up to
+/// [`RECONNECT_MAX_DELAY_MS`].
+const RECONNECT_FIRST_DELAY_MS: u64 = 250;
+/// Longest delay between two reconnect attempts, ms.
+const RECONNECT_MAX_DELAY_MS: u64 = 2000;
+
+/// Reconnecting after the relay connection dropped.
+#[derive(Debug, Clone, Copy)]
+struct Reconnect {
+    /// When the connection dropped.
+    since: SimTime,
+    /// Attempts so far.
+    attempt: u32,
+    /// When to try next.
+    next_try: SimTime,
+}
 
 /// The page clock (`performance.now()`) as a [`SimTime`].
 pub fn now() -> SimTime {
@@ -47,6 +68,8 @@ struct App {
     smoothing: SmoothingMode,
     next_metrics: SimTime,
     font_scale: f32,
+    /// Set from the drop of an open connection until the session is back.
+    reconnect: Option<Reconnect>,
 }
 
 impl App {
@@ -65,6 +88,7 @@ impl App {
             smoothing: dom.smoothing(),
             next_metrics: SimTime::ZERO,
             font_scale: 0.0,
+            reconnect: None,
             dom,
         };
         app.start_endpoint();
@@ -110,9 +134,35 @@ impl App {
         // Fresh time stamp: pings sent now are timed from the send itself.
         let t = now();
         let out = self.endpoint.frame(t, dt, dir, dash);
-        self.transport.send(t, out);
+        // While reconnecting, moves are lost like packets (the SavedMoves
+        // keep them; the server corrects the client when it is back).
+        // (Sending nothing still flushes the Resume queued on the socket.)
+        self.transport.send(
+            t,
+            if self.reconnect.is_none() {
+                out
+            } else {
+                Vec::new()
+            },
+        );
         for (arrived, f) in self.transport.receive(t) {
             match self.endpoint.receive_frame(arrived, &f) {
+                Ok(sim::ClientEvent::Welcomed) if self.reconnect.is_some() => {
+                    self.reconnect = None;
+                    // The resumed session has the settings of before the
+                    // drop: send the controls' current ones.
+                    self.endpoint.set_net_settings(self.settings);
+                    self.endpoint.set_server_rules(self.rules);
+                    self.show_mode();
+                    self.dom.set_status("connected", "reconnected");
+                }
+                Ok(sim::ClientEvent::ResumeRefused(reason)) => {
+                    web_sys::console::warn_1(&format!("{reason}: new session").into());
+                    self.reconnect = None;
+                    self.start_endpoint();
+                    self.dom
+                        .set_status("connected", "reconnected · new session");
+                }
                 Ok(sim::ClientEvent::ServerError(reason)) => {
                     web_sys::console::warn_1(&format!("server rejected a frame: {reason}").into());
                     self.dom
@@ -145,7 +195,8 @@ impl App {
         }
     }
 
-    /// Tracks the socket; falls back to local mode if the relay is gone.
+    /// Tracks the socket; reconnects within the relay's grace period, else
+    /// falls back to local mode.
     fn watch_link(&mut self, t: SimTime) {
         let state = self.transport.state();
         let remote = matches!(self.transport, Transport::Remote { .. });
@@ -153,7 +204,11 @@ impl App {
             self.ever_open = true;
             self.show_mode();
         }
+        if state == LinkState::Closed && remote && self.ever_open && self.try_reconnect(t) {
+            return;
+        }
         if state == LinkState::Closed {
+            self.reconnect = None;
             self.transport = Transport::local(local_seed(), t);
             self.start_endpoint();
             self.show_mode();
@@ -166,6 +221,44 @@ impl App {
                 },
             );
         }
+    }
+
+    /// One step of reconnecting after the connection dropped: a new socket
+    /// whose first frame is the session's Resume, with backoff
+    /// ([`RECONNECT_FIRST_DELAY_MS`] doubling to [`RECONNECT_MAX_DELAY_MS`]).
+    /// Returns `false` when the relay's grace period is over (or the relay
+    /// never offered one): time for local mode.
+    fn try_reconnect(&mut self, t: SimTime) -> bool {
+        let Some(grace) = self.endpoint.resume_grace() else {
+            return false;
+        };
+        let r = self.reconnect.get_or_insert(Reconnect {
+            since: t,
+            attempt: 0,
+            next_try: t,
+        });
+        if t.micros_since(r.since) > u64::try_from(grace.as_micros()).unwrap_or(u64::MAX) {
+            return false;
+        }
+        if t < r.next_try {
+            return true;
+        }
+        r.attempt += 1;
+        let delay = (RECONNECT_FIRST_DELAY_MS << r.attempt.min(8)).min(RECONNECT_MAX_DELAY_MS);
+        r.next_try = t.plus_millis(delay);
+        let attempt = r.attempt;
+        if let Some(mut transport) = Transport::connect() {
+            // The socket is still connecting: Resume waits in its queue.
+            if let Some(resume) = self.endpoint.resume_frame() {
+                transport.send(t, vec![resume]);
+            }
+            self.transport = transport;
+        }
+        self.dom.set_status(
+            "connecting",
+            &format!("relay lost · reconnecting (attempt {attempt})"),
+        );
+        true
     }
 
     fn read_controls(&mut self) {
