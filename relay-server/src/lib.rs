@@ -132,9 +132,15 @@ pub async fn serve(
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     use axum::serve::ListenerExt;
-    let listener = listener.tap_io(|tcp| {
+    let send_buffer = state.inner.limits.socket_send_buffer;
+    let listener = listener.tap_io(move |tcp| {
         if let Err(e) = tcp.set_nodelay(true) {
             tracing::debug!(error = %e, "could not set TCP_NODELAY");
+        }
+        // Bounded kernel buffering: a client that stops reading is seen
+        // (and dropped) within seconds, not minutes (`Limits`).
+        if let Err(e) = socket2::SockRef::from(&*tcp).set_send_buffer_size(send_buffer) {
+            tracing::debug!(error = %e, "could not set SO_SNDBUF");
         }
     });
     let token = state.shutdown_token();

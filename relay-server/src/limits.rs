@@ -58,6 +58,12 @@ pub struct Limits {
     /// Longest one outgoing frame may wait for the socket; a client that
     /// stops reading is dropped after this rather than buffered for ever.
     pub send_timeout: Duration,
+    /// The kernel's send buffer per connection (`SO_SNDBUF`), bytes; Linux
+    /// doubles it. Without it, autotuning lets a client that does not read
+    /// park up to 4 MiB in the relay's kernel (minutes of frames) before a
+    /// send blocks and the send timeout can see it. 64 KiB is 30+ frames
+    /// of the largest kind.
+    pub socket_send_buffer: usize,
 }
 
 impl Default for Limits {
@@ -80,6 +86,7 @@ impl Default for Limits {
             max_dropped: 600,
             max_connections_per_ip: 16,
             send_timeout: Duration::from_secs(5),
+            socket_send_buffer: 64 * 1024,
         }
     }
 }

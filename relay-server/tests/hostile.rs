@@ -303,3 +303,41 @@ async fn shutdown_sends_1001_to_every_client_and_serve_returns() {
     // Nothing listens any more.
     assert!(tokio::net::TcpStream::connect(relay.addr).await.is_err());
 }
+
+#[tokio::test]
+async fn a_client_that_stops_reading_is_dropped_after_the_send_timeout() {
+    let limits = Limits {
+        max_connections_per_ip: 1,
+        send_timeout: Duration::from_millis(300),
+        socket_send_buffer: 4096,
+        ..Limits::default()
+    };
+    let relay = start(AppState::with_limits("/nonexistent", 1, limits)).await;
+    // A small receive window, and it never reads.
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.set_recv_buffer_size(2048).unwrap();
+    let stream = socket.connect(relay.addr).await.unwrap();
+    let (mut deaf, _) = tokio_tungstenite::client_async(format!("ws://{}/ws", relay.addr), stream)
+        .await
+        .unwrap();
+    let url = format!("ws://{}/ws", relay.addr);
+    let t = std::time::Instant::now();
+    // Its session holds the address's only slot until the relay drops it.
+    loop {
+        // Hellos make the relay send more (a Welcome each, 10 /s).
+        let _ = tokio::time::timeout(
+            Duration::from_millis(50),
+            deaf.send(Message::Binary(codec::encode(&ClientMsg::Hello).into())),
+        )
+        .await;
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        if tokio_tungstenite::connect_async(&url).await.is_ok() {
+            break;
+        }
+        assert!(
+            t.elapsed() < Duration::from_secs(20),
+            "the deaf client was never dropped"
+        );
+    }
+    println!("deaf client dropped after {:?}", t.elapsed());
+}
