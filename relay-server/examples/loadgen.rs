@@ -185,6 +185,9 @@ impl Relay {
                 "/nonexistent",
                 "--seed",
                 "1",
+                // Every generated session comes from 127.0.0.1.
+                "--max-connections-per-ip",
+                "0",
             ])
             .env("RUST_LOG", "error")
             .stdout(Stdio::piped())

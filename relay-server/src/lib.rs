@@ -17,20 +17,35 @@
 //! | `ws` | the per-connection task |
 //! | `api` | the scenario API and share links |
 //! | `store` | the SQLite scenario store |
+//! | `limits` | [`Limits`]: per-connection budgets, strikes, 1008 closes |
+//! | `addr_cap` | the cap on sessions per client address |
+//! | `page_headers` | Content-Security-Policy and `nosniff` |
+//! | `shutdown` | graceful shutdown: 1001 closes, session drain |
+//! | `resume` | dropped sessions kept 10 s for a reconnect |
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod addr_cap;
 pub mod api;
+mod limits;
+mod page_headers;
+pub mod resume;
+pub mod shutdown;
 pub mod store;
 mod ws;
 
+pub use limits::{Limits, Rate};
+
+use axum::http::header;
 use axum::routing::{get, post};
 use axum::Router;
+use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 use std::time::Instant;
 use tower_http::services::{ServeDir, ServeFile};
+use tower_http::set_header::SetResponseHeaderLayer;
 use tower_http::trace::TraceLayer;
 
 /// Shared by every request.
@@ -51,24 +66,49 @@ struct Inner {
     connections: AtomicU64,
     /// Saved scenarios.
     store: Arc<store::ScenarioStore>,
+    /// What each connection may send, and how many per address.
+    limits: Limits,
+    /// Open sessions per client address.
+    addr_cap: Arc<addr_cap::AddrCap>,
+    /// Upgrades refused by the per-address cap (for rate-limited logging).
+    refused: AtomicU64,
+    /// The page's Content-Security-Policy.
+    csp: page_headers::Csp,
+    /// The shutdown signal and the open sessions.
+    shutdown: shutdown::Shutdown,
+    /// Dropped sessions waiting for a reconnect.
+    resume: resume::ResumeStore,
 }
 
 impl AppState {
     /// State serving the page from `dist`, with conditioner seeds derived
-    /// from `seed_base` and a connection counter, and scenarios kept in
-    /// memory (use [`AppState::with_store`] for a file).
+    /// from `seed_base` and a connection counter, scenarios kept in memory
+    /// (use [`AppState::with_store`] for a file) and [`Limits::default`]
+    /// (see [`AppState::with_limits`]).
+    pub fn new(dist: impl Into<PathBuf>, seed_base: u64) -> AppState {
+        AppState::with_limits(dist, seed_base, Limits::default())
+    }
+
+    /// Like [`AppState::new`], with `limits` in force.
     ///
     /// # Panics
     /// If SQLite cannot open an in-memory database (out of memory).
-    pub fn new(dist: impl Into<PathBuf>, seed_base: u64) -> AppState {
+    pub fn with_limits(dist: impl Into<PathBuf>, seed_base: u64, limits: Limits) -> AppState {
+        let dist = dist.into();
         let store = store::ScenarioStore::in_memory().expect("SQLite in memory");
         AppState {
             inner: Arc::new(Inner {
-                dist: dist.into(),
+                csp: page_headers::Csp::new(&dist),
+                dist,
                 epoch: Instant::now(),
                 seed_base,
                 connections: AtomicU64::new(0),
                 store: Arc::new(store),
+                limits,
+                addr_cap: Arc::new(addr_cap::AddrCap::new(limits.max_connections_per_ip)),
+                refused: AtomicU64::new(0),
+                shutdown: shutdown::Shutdown::default(),
+                resume: resume::ResumeStore::default(),
             }),
         }
     }
@@ -93,6 +133,14 @@ impl AppState {
         &self.inner.dist
     }
 
+    /// Cancelled when the relay starts shutting down (the signal given to
+    /// [`serve`] completed). Anything that must finish cleanly — the
+    /// scenario store — can wait on it; by the time [`serve`] returns every
+    /// WebSocket session has closed (or [`shutdown::DRAIN_TIMEOUT`] passed).
+    pub fn shutdown_token(&self) -> tokio_util::sync::CancellationToken {
+        self.inner.shutdown.token.clone()
+    }
+
     /// Microseconds since the relay started, as the hosts' clock.
     fn now(&self) -> sim::SimTime {
         sim::SimTime(u64::try_from(self.inner.epoch.elapsed().as_micros()).unwrap_or(u64::MAX))
@@ -105,6 +153,11 @@ impl AppState {
 /// them back by up to 40 ms — adding to the very latency the playground
 /// measures.
 ///
+/// When `shutdown` completes: no new connections, [`AppState::shutdown_token`]
+/// is cancelled, every WebSocket client gets a close frame (1001 going
+/// away), and this returns once the sessions have ended (at most
+/// [`shutdown::DRAIN_TIMEOUT`]). Use [`shutdown::signal`] for SIGTERM/Ctrl-C.
+///
 /// # Errors
 /// The listener's I/O error, if serving stops on one.
 pub async fn serve(
@@ -113,22 +166,46 @@ pub async fn serve(
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     use axum::serve::ListenerExt;
-    let listener = listener.tap_io(|tcp| {
+    let send_buffer = state.inner.limits.socket_send_buffer;
+    let listener = listener.tap_io(move |tcp| {
         if let Err(e) = tcp.set_nodelay(true) {
             tracing::debug!(error = %e, "could not set TCP_NODELAY");
         }
+        // Bounded kernel buffering: a client that stops reading is seen
+        // (and dropped) within seconds, not minutes (`Limits`).
+        if let Err(e) = socket2::SockRef::from(&*tcp).set_send_buffer_size(send_buffer) {
+            tracing::debug!(error = %e, "could not set SO_SNDBUF");
+        }
     });
-    axum::serve(listener, app(state))
-        .with_graceful_shutdown(shutdown)
-        .await
+    let token = state.shutdown_token();
+    let result = axum::serve(
+        listener,
+        app(state.clone()).into_make_service_with_connect_info::<SocketAddr>(),
+    )
+    .with_graceful_shutdown(async move {
+        tokio::select! {
+            () = shutdown => {}
+            () = token.cancelled() => {}
+        }
+    })
+    .await;
+    state.inner.shutdown.drain().await;
+    result
 }
 
 /// The relay's router: `/ws` (WebSocket), `/healthz`, the scenario API
 /// and share links ([`api`]), and the page from the dist folder for every
-/// other path (`index.html` for `/`).
+/// other path (`index.html` for `/`; `ServeDir` refuses paths that leave
+/// the folder, `..` and its percent-encodings included). Every response
+/// carries the page's Content-Security-Policy and
+/// `X-Content-Type-Options: nosniff`.
+///
+/// `/ws` needs the peer address: serve with
+/// `into_make_service_with_connect_info::<SocketAddr>()`, as [`serve`] does.
 pub fn app(state: AppState) -> Router {
     let dist = state.inner.dist.clone();
     let pages = ServeDir::new(&dist).not_found_service(ServeFile::new(dist.join("index.html")));
+    let csp_state = state.clone();
     Router::new()
         .route("/ws", get(ws::upgrade))
         .route("/healthz", get(|| async { "ok" }))
@@ -136,6 +213,14 @@ pub fn app(state: AppState) -> Router {
         .route("/api/scenarios/{id}", get(api::fetch))
         .route("/s/{id}", get(api::share_page))
         .fallback_service(pages)
+        .layer(SetResponseHeaderLayer::overriding(
+            header::CONTENT_SECURITY_POLICY,
+            move |_: &axum::response::Response| Some(csp_state.inner.csp.header()),
+        ))
+        .layer(SetResponseHeaderLayer::overriding(
+            header::X_CONTENT_TYPE_OPTIONS,
+            header::HeaderValue::from_static("nosniff"),
+        ))
         .layer(TraceLayer::new_for_http())
         .with_state(state)
 }

@@ -24,6 +24,11 @@ struct Args {
     /// SQLite file of saved scenarios (created with its folder if missing).
     #[arg(long, default_value = "data/scenarios.sqlite3", env = "PLAYGROUND_DB")]
     db: PathBuf,
+    /// Open WebSocket sessions allowed per client IP address (0 = no cap);
+    /// a further one is refused with 429. Behind a reverse proxy all
+    /// clients share the proxy's address: raise it there.
+    #[arg(long, default_value_t = relay_server::Limits::default().max_connections_per_ip, env = "PLAYGROUND_MAX_CONNECTIONS_PER_IP")]
+    max_connections_per_ip: usize,
 }
 
 #[tokio::main]
@@ -56,12 +61,18 @@ async fn main() -> anyhow::Result<()> {
     // The e2e test and scripts read this exact line to find the port.
     println!("relay-server listening on http://{local}/");
     tracing::info!(addr = %local, dist = %args.dist.display(), "serving");
-    let state = relay_server::AppState::new(args.dist, seed).with_store(store);
-    relay_server::serve(listener, state, async {
-        let _ = tokio::signal::ctrl_c().await;
-        tracing::info!("shutting down (Ctrl-C)");
-    })
-    .await
-    .context("serving")?;
+    let limits = relay_server::Limits {
+        max_connections_per_ip: args.max_connections_per_ip,
+        ..relay_server::Limits::default()
+    };
+    let state = relay_server::AppState::with_limits(args.dist, seed, limits).with_store(store);
+    let store = state.store().clone();
+    relay_server::serve(listener, state, relay_server::shutdown::signal())
+        .await
+        .context("serving")?;
+    // Every save was committed (synchronous = FULL) before its 201; closing
+    // the last handle checkpoints the WAL into the database file.
+    drop(store);
+    tracing::info!("stopped");
     Ok(())
 }

@@ -1,17 +1,25 @@
-//! One WebSocket connection: decode → [`ServerHost`] → encode, with the
-//! host polled whenever a frame arrives and whenever it next has work
-//! (delayed packets due, proxy or observer updates).
+//! One WebSocket connection: decode → budget ([`Gate`]) → [`ServerHost`]
+//! → encode, with the host polled whenever a frame arrives and whenever it
+//! next has work (delayed packets due, proxy or observer updates, a held
+//! settings message). Bad frames get an Error with a reason; too many of
+//! them, or a flood, close the socket with 1008; shutdown closes it with
+//! 1001; a client that does not read is dropped after the send timeout.
 
+use crate::limits::{Admit, Gate, Kind, Limits, Violation};
+use crate::resume;
 use crate::AppState;
-use axum::extract::ws::{Message, WebSocket};
-use axum::extract::{State, WebSocketUpgrade};
-use axum::response::Response;
+use axum::extract::ws::{CloseFrame, Message, WebSocket};
+use axum::extract::{ConnectInfo, State, WebSocketUpgrade};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use sim::host::HostError;
 use sim::net::codec::{self, MAX_FRAME_LEN};
-use sim::net::protocol::ServerMsg;
+use sim::net::protocol::{ClientMsg, ResumeToken, ServerMsg};
 use sim::ServerHost;
+use std::net::SocketAddr;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
-use tracing::{debug, info};
+use tracing::{debug, info, warn};
 
 /// Largest WebSocket message accepted by the socket layer, bytes: room for
 /// one over-long frame so that [`codec::decode`] can reject it with a
@@ -27,25 +35,116 @@ const SOCKET_MAX_MESSAGE: usize = 4 * MAX_FRAME_LEN;
 /// reserved once its header is read.
 const SOCKET_READ_BUFFER: usize = 4096;
 
+/// Most bytes the socket layer buffers for a client that is not reading
+/// before a send fails (tungstenite `max_write_buffer_size`): 16 observer
+/// snapshots. The send timeout ([`Limits::send_timeout`]) catches a client
+/// whose kernel buffer is full.
+const SOCKET_MAX_WRITE_BUFFER: usize = 16 * MAX_FRAME_LEN;
+
+/// Close code 1001 "going away" (RFC 6455 §7.4.1): the relay is shutting
+/// down.
+const CLOSE_GOING_AWAY: u16 = 1001;
+/// Close code 1008 "policy violation" (RFC 6455 §7.4.1): too many bad or
+/// over-budget frames.
+const CLOSE_POLICY: u16 = 1008;
+
 /// Longest the task sleeps between host polls even when idle.
 const MAX_IDLE: Duration = Duration::from_millis(50);
 
-/// `GET /ws`.
-pub(crate) async fn upgrade(State(state): State<AppState>, ws: WebSocketUpgrade) -> Response {
+/// `GET /ws`: refused with 429 when the client's address already has
+/// [`Limits::max_connections_per_ip`] sessions open.
+pub(crate) async fn upgrade(
+    State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    ws: WebSocketUpgrade,
+) -> Response {
+    let Some(permit) = state.inner.addr_cap.try_acquire(peer.ip()) else {
+        let refused = state.inner.refused.fetch_add(1, Ordering::Relaxed) + 1;
+        // Logged at 1, 2, 4, 8, …: an attacker retrying cannot flood the log.
+        if refused.is_power_of_two() {
+            info!(peer = %peer.ip(), refused, "connection refused: per-address cap reached");
+        }
+        return (
+            StatusCode::TOO_MANY_REQUESTS,
+            "too many connections from this address",
+        )
+            .into_response();
+    };
+    let limits = state.inner.limits;
+    let sessions = state.inner.shutdown.sessions.clone();
     ws.max_message_size(SOCKET_MAX_MESSAGE)
         .max_frame_size(SOCKET_MAX_MESSAGE)
         .read_buffer_size(SOCKET_READ_BUFFER)
-        .on_upgrade(move |socket| run(socket, state))
+        // Each send is flushed anyway: no write batching, so the cap below
+        // is a cap on a backlog only.
+        .write_buffer_size(0)
+        .max_write_buffer_size(SOCKET_MAX_WRITE_BUFFER)
+        .on_upgrade(move |socket| {
+            sessions.track_future(async move {
+                let _permit = permit;
+                run(socket, state, limits).await;
+            })
+        })
 }
 
-async fn run(mut socket: WebSocket, state: AppState) {
+/// How a session ended, for the summary line.
+#[derive(Debug)]
+enum End {
+    /// The client closed or the socket failed.
+    Client,
+    /// Closed by us for abuse (1008).
+    Violation(String),
+    /// The relay is shutting down (1001).
+    Shutdown,
+    /// A send did not complete within the send timeout.
+    SlowReader,
+}
+
+/// Sends `msg` within `timeout`.
+async fn send(socket: &mut WebSocket, msg: Message, timeout: Duration) -> Result<(), End> {
+    match tokio::time::timeout(timeout, socket.send(msg)).await {
+        Ok(Ok(())) => Ok(()),
+        Ok(Err(_)) => Err(End::Client),
+        Err(_) => Err(End::SlowReader),
+    }
+}
+
+async fn close(socket: &mut WebSocket, code: u16, reason: &str, timeout: Duration) {
+    let frame = CloseFrame {
+        code,
+        reason: reason.into(),
+    };
+    let _ = send(socket, Message::Close(Some(frame)), timeout).await;
+}
+
+async fn run(mut socket: WebSocket, state: AppState, limits: Limits) {
     let n = state.inner.connections.fetch_add(1, Ordering::Relaxed);
     let seed = state.inner.seed_base ^ n.wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    let mut host = ServerHost::new(seed, state.now());
+    let mut session = Session {
+        host: Box::new(ServerHost::new(seed, state.now())),
+        gate: Gate::new(limits, state.now()),
+        log: RejectLog::new(n),
+        token: match resume::new_token() {
+            Ok(t) => Some(t),
+            Err(e) => {
+                warn!(connection = n, error = %e, "no OS randomness: this session cannot be resumed");
+                None
+            }
+        },
+        announce: false,
+        greeted: false,
+    };
+    let shutdown = state.inner.shutdown.token.clone();
     info!(connection = n, seed, "client connected");
-    let mut rejected = 0u64;
-    'session: loop {
-        let wake = host.next_wakeup();
+    let end = 'session: loop {
+        let wake = [
+            Some(session.host.next_wakeup()),
+            session.gate.next_release(),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
+        .unwrap_or_else(|| session.host.next_wakeup());
         let now = state.now();
         let sleep = Duration::from_micros(wake.micros_since(now)).min(MAX_IDLE);
         tokio::select! {
@@ -54,51 +153,227 @@ async fn run(mut socket: WebSocket, state: AppState) {
                     Some(Ok(msg)) => msg,
                     Some(Err(e)) => {
                         info!(connection = n, error = %e, "socket error");
-                        break;
+                        break End::Client;
                     }
-                    None => break,
+                    None => break End::Client,
                 };
                 let now = state.now();
-                match msg {
-                    Message::Binary(bytes) => {
-                        if let Err(e) = host.receive_frame(now, &bytes) {
-                            rejected += 1;
-                            // The first one per connection at info, the rest
-                            // at debug: a hostile client cannot flood the log.
-                            if rejected == 1 {
-                                info!(connection = n, error = %e, "frame rejected (further rejections logged at debug)");
-                            } else {
-                                debug!(connection = n, error = %e, "frame rejected");
-                            }
-                        }
-                    }
+                let verdict = match msg {
+                    Message::Binary(bytes) => session.receive(&state, n, now, &bytes),
                     Message::Text(_) => {
-                        rejected += 1;
-                        let reason = "text frames are not supported: send binary postcard frames".to_string();
-                        if socket.send(Message::Binary(codec::encode(&ServerMsg::Error { reason }).into())).await.is_err() {
+                        let reason = "text frames are not supported: send binary postcard frames";
+                        session.log.rejected(&reason);
+                        session.host.send_error(reason.to_string());
+                        session.gate.strike(now)
+                    }
+                    Message::Close(_) => break End::Client,
+                    Message::Ping(_) | Message::Pong(_) => Ok(()),
+                };
+                if let Err(Violation(reason)) = verdict {
+                    // Say why first (the close reason is limited to 123 bytes).
+                    session.host.send_error(reason.clone());
+                    for frame in session.host.poll(state.now()) {
+                        if send(&mut socket, Message::Binary(frame.into()), limits.send_timeout).await.is_err() {
                             break;
                         }
                     }
-                    Message::Close(_) => break,
-                    Message::Ping(_) | Message::Pong(_) => {}
+                    close(&mut socket, CLOSE_POLICY, "policy violation: see the last Error message", limits.send_timeout).await;
+                    break End::Violation(reason);
                 }
+            }
+            () = shutdown.cancelled() => {
+                close(&mut socket, CLOSE_GOING_AWAY, "relay shutting down", limits.send_timeout).await;
+                break End::Shutdown;
             }
             () = tokio::time::sleep(sleep) => {}
         }
-        for frame in host.poll(state.now()) {
-            if let Err(e) = socket.send(Message::Binary(frame.into())).await {
-                debug!(connection = n, error = %e, "send failed");
-                break 'session;
+        let now = state.now();
+        while let Some(msg) = session.gate.release(now) {
+            if let Err(e) = session.host.receive_msg(now, msg) {
+                session.log.rejected(&e);
             }
         }
-    }
-    let c = host.player().counters();
+        let mut frames = session.host.poll(now);
+        if std::mem::take(&mut session.announce) {
+            // After the Welcome that poll just produced.
+            if let Some(token) = session.token {
+                frames.push(codec::encode(&ServerMsg::SessionToken {
+                    token,
+                    grace_ms: u32::try_from(resume::GRACE.as_millis()).unwrap_or(u32::MAX),
+                }));
+            }
+        }
+        for frame in frames {
+            if let Err(end) = send(
+                &mut socket,
+                Message::Binary(frame.into()),
+                limits.send_timeout,
+            )
+            .await
+            {
+                break 'session end;
+            }
+        }
+    };
+    let c = session.host.player().counters();
+    let g = session.gate.totals();
+    let reason = match &end {
+        End::Client => "client",
+        End::Violation(r) => r.as_str(),
+        End::Shutdown => "shutdown",
+        End::SlowReader => "slow reader: send timed out",
+    };
     info!(
         connection = n,
         moves = c.moves_simulated,
         acks = c.acks_sent,
         adjustments = c.adjustments_sent,
-        rejected,
+        rejected = session.log.count,
+        dropped_moves = g.dropped_moves,
+        dropped_pings = g.dropped_pings,
+        dropped_control = g.dropped_control,
+        coalesced_settings = g.coalesced,
+        ended_by = reason,
         "client disconnected"
     );
+    // A client that dropped (not one thrown out, not a shutdown) may come
+    // back: keep its session for the grace period.
+    if let (End::Client | End::SlowReader, Some(token), true) =
+        (&end, session.token, session.greeted)
+    {
+        state
+            .inner
+            .resume
+            .park(token, session.host, n, std::time::Instant::now());
+        info!(
+            connection = n,
+            grace_s = resume::GRACE.as_secs(),
+            "session kept for a reconnect"
+        );
+    }
+}
+
+/// One connection's server side: the host, its budgets and its resume
+/// token.
+struct Session {
+    host: Box<ServerHost>,
+    gate: Gate,
+    log: RejectLog,
+    /// This connection's resume token (`None` without OS randomness).
+    token: Option<ResumeToken>,
+    /// Send the token after the next poll (a Welcome just went out).
+    announce: bool,
+    /// A Welcome went out: the session is worth keeping on a drop.
+    greeted: bool,
+}
+
+impl Session {
+    /// One binary frame: decode, charge its budget, hand it to the host
+    /// (a Resume is the relay's own business).
+    ///
+    /// # Errors
+    /// A [`Violation`] when the socket is to be closed.
+    fn receive(
+        &mut self,
+        state: &AppState,
+        n: u64,
+        now: sim::SimTime,
+        bytes: &[u8],
+    ) -> Result<(), Violation> {
+        let msg = match codec::decode::<ClientMsg>(bytes) {
+            Ok(msg) => msg,
+            Err(e) => {
+                let e = HostError::from(e);
+                self.log.rejected(&e);
+                self.host.send_error(e.to_string());
+                return self.gate.strike(now);
+            }
+        };
+        let msg = match self.gate.admit(now, msg)? {
+            Admit::Pass(msg) => msg,
+            Admit::Held => return Ok(()),
+            Admit::Dropped(kind) => {
+                self.log.dropped(kind);
+                return Ok(());
+            }
+        };
+        let msg = match msg {
+            ClientMsg::Resume { token } => {
+                match state.inner.resume.take(&token, std::time::Instant::now()) {
+                    Some((host, old)) => {
+                        info!(connection = n, resumes = old, "session resumed");
+                        self.host = host;
+                    }
+                    None => {
+                        let reason = format!(
+                            "resume failed: no such session, or its {} s grace period is over",
+                            resume::GRACE.as_secs()
+                        );
+                        self.log.rejected(&reason);
+                        self.host.send_error(reason);
+                        return Ok(());
+                    }
+                }
+                // The resumed host greets its client again.
+                ClientMsg::Hello
+            }
+            msg => msg,
+        };
+        if msg == ClientMsg::Hello {
+            self.announce = true;
+            self.greeted = true;
+        }
+        match self.host.receive_msg(now, msg) {
+            Ok(()) => Ok(()),
+            Err(e) => {
+                self.log.rejected(&e);
+                self.gate.strike(now)
+            }
+        }
+    }
+}
+
+/// Rejection logging that an attack cannot flood: the first rejection and
+/// the first drop per connection at info, the rest at debug; the totals go
+/// in the disconnect line.
+struct RejectLog {
+    connection: u64,
+    count: u64,
+    dropped: u64,
+}
+
+impl RejectLog {
+    fn new(connection: u64) -> RejectLog {
+        RejectLog {
+            connection,
+            count: 0,
+            dropped: 0,
+        }
+    }
+
+    fn rejected(&mut self, reason: &dyn std::fmt::Display) {
+        self.count += 1;
+        if self.count == 1 {
+            info!(connection = self.connection, reason = %reason, "frame rejected (further rejections logged at debug)");
+        } else {
+            debug!(connection = self.connection, reason = %reason, "frame rejected");
+        }
+    }
+
+    fn dropped(&mut self, kind: Kind) {
+        self.dropped += 1;
+        if self.dropped == 1 {
+            info!(
+                connection = self.connection,
+                ?kind,
+                "frame over the rate limit dropped (further drops logged at debug)"
+            );
+        } else {
+            debug!(
+                connection = self.connection,
+                ?kind,
+                "frame over the rate limit dropped"
+            );
+        }
+    }
 }

@@ -10,7 +10,7 @@ use crate::movement::MovementParams;
 use crate::net::codec::{self, DecodeError};
 use crate::net::link_stats::{observed_loss, RttStats, SeqWindow};
 use crate::net::protocol::{
-    ClientMsg, LagSpike, LinkTotals, NetSettings, ServerMsg, ServerRules, ServerTotals,
+    ClientMsg, LagSpike, LinkTotals, NetSettings, ResumeToken, ServerMsg, ServerRules, ServerTotals,
 };
 use crate::proxy::SimulatedProxy;
 use crate::smoothing::SmoothingMode;
@@ -35,6 +35,9 @@ pub enum ClientEvent {
     Welcomed,
     /// The server rejected something; shown to the user.
     ServerError(String),
+    /// The relay refused a [`ClientEndpoint::resume_frame`] (the session
+    /// expired, or the relay restarted): start a new session.
+    ResumeRefused(String),
     /// Anything else (already applied).
     Applied,
 }
@@ -69,6 +72,10 @@ pub struct ClientEndpoint {
     others: Vec<Vec2>,
     server_totals: ServerTotals,
     last_error: Option<String>,
+    /// The relay's resume token and grace period, once sent.
+    resume: Option<(ResumeToken, u32)>,
+    /// A Resume was sent: the next Welcome keeps the predicted character.
+    resuming: bool,
 }
 
 impl ClientEndpoint {
@@ -109,7 +116,26 @@ impl ClientEndpoint {
             others: Vec::new(),
             server_totals: ServerTotals::default(),
             last_error: None,
+            resume: None,
+            resuming: false,
         }
+    }
+
+    /// The frame that resumes this session on a new connection
+    /// ([`ClientMsg::Resume`]), if the relay sent a token; from now until
+    /// the Welcome, frames other than settings are held back by the driver.
+    /// `None` in local mode.
+    pub fn resume_frame(&mut self) -> Option<Vec<u8>> {
+        let (token, _) = self.resume?;
+        self.resuming = true;
+        Some(codec::encode(&ClientMsg::Resume { token }))
+    }
+
+    /// How long the relay keeps this session after its socket drops (the
+    /// relay's [`ServerMsg::SessionToken`]), if it said so.
+    pub fn resume_grace(&self) -> Option<std::time::Duration> {
+        self.resume
+            .map(|(_, ms)| std::time::Duration::from_millis(u64::from(ms)))
     }
 
     /// Runs one render frame at `now` lasting `dt` seconds with the player's
@@ -193,11 +219,19 @@ impl ClientEndpoint {
         }
         Ok(match msg {
             ServerMsg::Welcome { world, params, .. } => {
-                self.client =
-                    Client::with_config(params, world.spawn, self.client_config, self.seed);
+                // A resumed session keeps its predicted character: the
+                // server corrects it with its next response.
+                if !std::mem::take(&mut self.resuming) {
+                    self.client =
+                        Client::with_config(params, world.spawn, self.client_config, self.seed);
+                }
                 self.world = world;
                 self.welcomed = true;
                 ClientEvent::Welcomed
+            }
+            ServerMsg::SessionToken { token, grace_ms } => {
+                self.resume = Some((token, grace_ms));
+                ClientEvent::Applied
             }
             ServerMsg::MoveResponse(r) => {
                 self.client.handle_move_response(&r, &self.world);
@@ -247,7 +281,13 @@ impl ClientEndpoint {
             }
             ServerMsg::Error { reason } => {
                 self.last_error = Some(reason.clone());
-                ClientEvent::ServerError(reason)
+                // While resuming, only the Resume frame is out.
+                if std::mem::take(&mut self.resuming) {
+                    self.resume = None;
+                    ClientEvent::ResumeRefused(reason)
+                } else {
+                    ClientEvent::ServerError(reason)
+                }
             }
         })
     }

@@ -31,6 +31,11 @@ use thiserror::Error;
 pub const PROXY_UPDATE_INTERVAL_MS: u64 = 50;
 /// Interval between observer snapshots, ms (30 Hz).
 pub const OBSERVER_INTERVAL_MS: u64 = 33;
+/// Most control answers (Welcome, Error) waiting between two polls; more
+/// are dropped. Every frame received adds at most one and a driver polls
+/// after each, so only a driver that feeds many frames without polling (a
+/// fuzzer) ever reaches it.
+pub const MAX_IMMEDIATE: usize = 16;
 /// The bot character's fixed simulation step, ms.
 const NPC_STEP_MS: u16 = 16;
 
@@ -45,6 +50,10 @@ pub enum HostError {
     /// A setting was out of range; nothing was changed.
     #[error("bad settings: {0}")]
     Settings(#[from] SettingsError),
+    /// A [`ClientMsg::Resume`] reached a host: sessions are kept by the
+    /// relay, not by a host on its own (local mode).
+    #[error("resume is not available here")]
+    ResumeUnavailable,
 }
 
 /// The bot-driven character other players see as a simulated proxy.
@@ -117,20 +126,61 @@ impl ServerHost {
     /// range. An Error message is queued for the client either way; nothing
     /// else changes.
     pub fn receive_frame(&mut self, now: SimTime, frame: &[u8]) -> Result<(), HostError> {
-        let result = codec::decode::<ClientMsg>(frame)
-            .map_err(HostError::from)
-            .and_then(|msg| self.receive(now, frame.len(), msg));
+        match codec::decode::<ClientMsg>(frame) {
+            Ok(msg) => self.receive_sized(now, frame.len(), msg),
+            Err(e) => {
+                let e = HostError::from(e);
+                self.send_error(e.to_string());
+                Err(e)
+            }
+        }
+    }
+
+    /// Takes one already decoded message at `now` (for a driver that
+    /// decodes first, e.g. to rate-limit by message kind): the second half
+    /// of [`ServerHost::receive_frame`]. The uplink's bandwidth cap counts
+    /// the message's encoded size.
+    ///
+    /// # Errors
+    /// [`HostError::Settings`] if a setting is out of range; an Error
+    /// message is queued for the client and nothing else changes.
+    pub fn receive_msg(&mut self, now: SimTime, msg: ClientMsg) -> Result<(), HostError> {
+        let frame_len = codec::encode(&msg).len();
+        self.receive_sized(now, frame_len, msg)
+    }
+
+    /// [`ServerHost::receive_msg`] for a message whose frame was
+    /// `frame_len` bytes.
+    fn receive_sized(
+        &mut self,
+        now: SimTime,
+        frame_len: usize,
+        msg: ClientMsg,
+    ) -> Result<(), HostError> {
+        let result = self.receive(now, frame_len, msg);
         if let Err(e) = &result {
-            self.immediate.push(ServerMsg::Error {
-                reason: e.to_string(),
-            });
+            self.send_error(e.to_string());
         }
         result
     }
 
+    /// Queues a [`ServerMsg::Error`] with `reason` for the next
+    /// [`ServerHost::poll`]. At most [`MAX_IMMEDIATE`] messages wait between
+    /// two polls; an error beyond that is dropped (a client sending garbage
+    /// faster than the host is polled gets no more answers, not more memory).
+    pub fn send_error(&mut self, reason: String) {
+        self.push_immediate(ServerMsg::Error { reason });
+    }
+
+    fn push_immediate(&mut self, msg: ServerMsg) {
+        if self.immediate.len() < MAX_IMMEDIATE {
+            self.immediate.push(msg);
+        }
+    }
+
     fn receive(&mut self, now: SimTime, frame_len: usize, msg: ClientMsg) -> Result<(), HostError> {
         match msg {
-            ClientMsg::Hello => self.immediate.push(ServerMsg::Welcome {
+            ClientMsg::Hello => self.push_immediate(ServerMsg::Welcome {
                 world: self.world.clone(),
                 params: self.params,
                 settings: self.settings,
@@ -151,6 +201,7 @@ impl ServerHost {
                 self.uplink.start_lag_spike(now, extra, duration);
                 self.downlink.start_lag_spike(now, extra, duration);
             }
+            ClientMsg::Resume { .. } => return Err(HostError::ResumeUnavailable),
             msg @ (ClientMsg::ServerMove(_) | ClientMsg::Ping { .. }) => {
                 self.uplink.send(now, frame_len, msg);
             }
@@ -189,7 +240,8 @@ impl ServerHost {
                 ClientMsg::Hello
                 | ClientMsg::SetNetSettings(_)
                 | ClientMsg::SetServerRules(_)
-                | ClientMsg::LagSpike(_) => {}
+                | ClientMsg::LagSpike(_)
+                | ClientMsg::Resume { .. } => {}
             }
         }
         if self.player.force_position_update(now, &self.world)

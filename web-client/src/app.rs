@@ -8,6 +8,12 @@
 //! each frame's (quantized) time, so any local run can be recorded and
 //! played back bit for bit. A real socket's timing cannot be replayed,
 //! which is why recording always runs locally.
+//!
+//! When an open relay connection drops, the page reconnects with backoff
+//! and resumes its session (reference `003_…` §六 断线重连) for as long as
+//! the relay keeps it (its grace period, 10 s); a relay that no longer
+//! knows the session (restarted) starts a new one; only when no relay
+//! answers within the grace period does the page fall back to local mode.
 
 use crate::dom::Dom;
 use crate::net::{LinkState, Transport};
@@ -28,6 +34,22 @@ const METRICS_EVERY_MS: u64 = 100;
 /// Most recorded frames played in one page frame (4× speed of a 240 Hz
 /// recording on a 60 Hz screen needs 16).
 const MAX_PLAYBACK_STEPS: usize = 64;
+/// First reconnect delay, ms; doubled per attempt up to
+/// [`RECONNECT_MAX_DELAY_MS`].
+const RECONNECT_FIRST_DELAY_MS: u64 = 250;
+/// Longest delay between two reconnect attempts, ms.
+const RECONNECT_MAX_DELAY_MS: u64 = 2000;
+
+/// Reconnecting after the relay connection dropped.
+#[derive(Debug, Clone, Copy)]
+struct Reconnect {
+    /// When the connection dropped.
+    since: SimTime,
+    /// Attempts so far.
+    attempt: u32,
+    /// When to try next.
+    next_try: SimTime,
+}
 
 /// The page clock (`performance.now()`) as a [`SimTime`].
 pub fn now() -> SimTime {
@@ -52,6 +74,8 @@ enum Driver {
         transport: Transport,
         endpoint: Box<ClientEndpoint>,
         ever_open: bool,
+        /// Set while reconnecting after the connection dropped.
+        reconnect: Option<Reconnect>,
     },
     /// The host in the page, on the run's virtual clock.
     Local(Box<ScenarioRun>),
@@ -177,17 +201,23 @@ impl App {
         }
     }
 
-    /// A fresh client end talking to the relay.
-    fn start_remote(&mut self, transport: Transport) {
+    /// A fresh client end for the relay with the controls' settings.
+    fn new_endpoint(&self) -> Box<ClientEndpoint> {
         let mut endpoint = ClientEndpoint::with_seed(local_seed());
         endpoint.set_net_settings(self.settings);
         endpoint.set_server_rules(self.rules);
         endpoint.set_client_config(self.client_config);
         endpoint.set_smoothing(self.smoothing);
+        Box::new(endpoint)
+    }
+
+    /// A fresh client end talking to the relay.
+    fn start_remote(&mut self, transport: Transport) {
         self.driver = Driver::Remote {
             transport,
-            endpoint: Box::new(endpoint),
+            endpoint: self.new_endpoint(),
             ever_open: false,
+            reconnect: None,
         };
         self.bot = Bot::new();
         self.plots.clear();
@@ -311,7 +341,7 @@ impl App {
                 self.open_fragment(&text);
             }
         }
-        self.watch_link();
+        self.watch_link(now());
         self.take_replies();
         self.handle_clicks();
         let changed = self.read_controls();
@@ -321,16 +351,38 @@ impl App {
         }
         // Fresh time stamp: pings sent now are timed from the send itself.
         let t = now();
+        let (settings, rules) = (self.settings, self.rules);
+        let mut new_session = false;
         match &mut self.driver {
             Driver::Remote {
                 transport,
                 endpoint,
+                reconnect,
                 ..
             } => {
                 let out = endpoint.frame(t, dt, dir, dash);
-                transport.send(out);
+                // While reconnecting, moves are lost like packets (the
+                // SavedMoves keep them; the server corrects the client when
+                // it is back). Sending nothing still flushes the Resume
+                // queued on the socket.
+                transport.send(if reconnect.is_none() { out } else { Vec::new() });
                 for (arrived, f) in transport.receive() {
-                    report(&self.dom, endpoint.receive_frame(arrived, &f));
+                    match endpoint.receive_frame(arrived, &f) {
+                        Ok(sim::ClientEvent::Welcomed) if reconnect.is_some() => {
+                            *reconnect = None;
+                            // The resumed session has the settings of before
+                            // the drop: send the controls' current ones.
+                            endpoint.set_net_settings(settings);
+                            endpoint.set_server_rules(rules);
+                            self.dom.set_status("connected", "reconnected");
+                        }
+                        Ok(sim::ClientEvent::ResumeRefused(reason)) => {
+                            web_sys::console::warn_1(&format!("{reason}: new session").into());
+                            *reconnect = None;
+                            new_session = true;
+                        }
+                        other => report(&self.dom, other),
+                    }
                 }
             }
             Driver::Local(run) => match &mut self.playback {
@@ -356,6 +408,16 @@ impl App {
                     }
                 }
             },
+        }
+        if new_session {
+            let fresh = self.new_endpoint();
+            if let Driver::Remote { endpoint, .. } = &mut self.driver {
+                *endpoint = fresh;
+            }
+            self.bot = Bot::new();
+            self.plots.clear();
+            self.dom
+                .set_status("connected", "reconnected · new session");
         }
         self.follow_playback();
         self.draw(dir);
@@ -685,12 +747,14 @@ impl App {
         share::save(codec::encode(s), self.mailbox.clone());
     }
 
-    /// Tracks the socket; falls back to local mode if the relay is gone.
-    fn watch_link(&mut self) {
+    /// Tracks the socket; reconnects within the relay's grace period, else
+    /// falls back to local mode.
+    fn watch_link(&mut self, t: SimTime) {
         let Driver::Remote {
             transport,
+            endpoint,
             ever_open,
-            ..
+            reconnect,
         } = &mut self.driver
         else {
             return;
@@ -701,6 +765,17 @@ impl App {
                 self.show_mode();
             }
             LinkState::Closed => {
+                if *ever_open {
+                    if let Some(attempt) = try_reconnect(transport, endpoint, reconnect, t) {
+                        if attempt > 0 {
+                            self.dom.set_status(
+                                "connecting",
+                                &format!("relay lost · reconnecting (attempt {attempt})"),
+                            );
+                        }
+                        return;
+                    }
+                }
                 let was_open = *ever_open;
                 self.start_local_live();
                 self.show_mode();
@@ -853,6 +928,43 @@ impl App {
         self.panel.metric("trajectory-hash", &hash);
         self.panel.metric("scenario-progress", &progress);
     }
+}
+
+/// One step of reconnecting after the connection dropped: a new socket
+/// whose first frame is the session's Resume, with backoff
+/// ([`RECONNECT_FIRST_DELAY_MS`] doubling to [`RECONNECT_MAX_DELAY_MS`]).
+/// `Some(attempt)` while still trying (0: waiting for the next attempt);
+/// `None` when the relay's grace period is over (or the relay never
+/// offered one): time for local mode.
+fn try_reconnect(
+    transport: &mut Transport,
+    endpoint: &mut ClientEndpoint,
+    reconnect: &mut Option<Reconnect>,
+    t: SimTime,
+) -> Option<u32> {
+    let grace = endpoint.resume_grace()?;
+    let r = reconnect.get_or_insert(Reconnect {
+        since: t,
+        attempt: 0,
+        next_try: t,
+    });
+    if t.micros_since(r.since) > u64::try_from(grace.as_micros()).unwrap_or(u64::MAX) {
+        return None;
+    }
+    if t < r.next_try {
+        return Some(0);
+    }
+    r.attempt += 1;
+    let delay = (RECONNECT_FIRST_DELAY_MS << r.attempt.min(8)).min(RECONNECT_MAX_DELAY_MS);
+    r.next_try = t.plus_millis(delay);
+    if let Some(mut fresh) = Transport::connect() {
+        // The socket is still connecting: Resume waits in its queue.
+        if let Some(resume) = endpoint.resume_frame() {
+            fresh.send(vec![resume]);
+        }
+        *transport = fresh;
+    }
+    Some(r.attempt)
 }
 
 /// Shows a server error or a frame that did not decode.

@@ -424,6 +424,29 @@ pub enum ClientMsg {
     },
     /// Start a lag spike on both directions now (control channel).
     LagSpike(LagSpike),
+    /// Instead of Hello, on a new connection after the old one dropped:
+    /// take over the session `token` names, character and all (reference
+    /// `003_…` 断线重连). Answered with a Welcome (the client keeps its
+    /// predicted state; the server corrects it with its next response), or
+    /// an Error when the token is unknown or its grace period is over.
+    /// Only the relay keeps sessions; a host on its own refuses it.
+    Resume {
+        /// The token from the old connection's [`ServerMsg::SessionToken`].
+        token: ResumeToken,
+    },
+}
+
+/// An unguessable name for a session (128 random bits from the relay's OS
+/// randomness): whoever holds it may resume the session, so it is sent only
+/// to that session's client.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct ResumeToken(pub [u8; 16]);
+
+impl std::fmt::Debug for ResumeToken {
+    /// Never prints the secret itself.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ResumeToken(…)")
+    }
 }
 
 /// Another player, as replicated to a simulated proxy (UE
@@ -558,5 +581,14 @@ pub enum ServerMsg {
     Error {
         /// Why, for people.
         reason: String,
+    },
+    /// Sent by the relay after a Welcome: the token that resumes this
+    /// session from a new connection within `grace_ms` of this one
+    /// dropping ([`ClientMsg::Resume`]).
+    SessionToken {
+        /// The secret.
+        token: ResumeToken,
+        /// How long the relay keeps the session after the socket drops, ms.
+        grace_ms: u32,
     },
 }

@@ -1,0 +1,75 @@
+// Faults and hardening in the real browser (issue #7): the page runs under
+// the relay's Content-Security-Policy with no violation; when the relay
+// dies and comes back on the same address within the 10 s grace period the
+// page reconnects (with backoff) instead of dropping to local mode; when it
+// stays away past the grace period the page falls back to local mode.
+// Screenshots of each stage go to e2e/artifacts/.
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { startRelay, launchBrowser, metric, waitFor, sleep, ARTIFACTS } from './harness.mjs';
+
+let relay;
+let browser;
+
+after(async () => {
+  await browser?.close();
+  relay?.kill();
+});
+
+const status = async (page) => ({
+  state: await page.locator('#conn-status').getAttribute('data-state'),
+  text: (await page.locator('#conn-status').textContent()).trim(),
+});
+
+test('CSP holds, and the page reconnects to a restarted relay, then falls back to local', async (t) => {
+  relay = await startRelay();
+  const addr = new URL(relay.url).host;
+  browser = await launchBrowser();
+  const page = await browser.context.newPage();
+  const log = [];
+  page.on('console', (m) => log.push(`${m.type()}: ${m.text()}`));
+  page.on('pageerror', (e) => log.push(`pageerror: ${e.message}`));
+  const response = await page.goto(relay.url);
+  const csp = response.headers()['content-security-policy'];
+
+  await t.test('the page runs under its Content-Security-Policy', async () => {
+    assert.match(csp, /script-src 'self' 'wasm-unsafe-eval'( 'sha256-[A-Za-z0-9+/=]+')+;/);
+    assert.equal(response.headers()['x-content-type-options'], 'nosniff');
+    await waitFor(async () => (await status(page)).state === 'connected', 20_000, `connection (console: ${log.join(' | ')})`);
+    await waitFor(async () => (await metric(page, 'acks')) > 0, 5_000, 'acks');
+    const violations = log.filter((l) => /Content Security Policy|Refused to/i.test(l));
+    assert.deepEqual(violations, [], violations.join('\n'));
+  });
+
+  await t.test('relay killed: the page keeps trying, not local mode', async () => {
+    relay.kill();
+    await waitFor(async () => /reconnecting/.test((await status(page)).text), 5_000, 'reconnecting status');
+    await sleep(1500);
+    const s = await status(page);
+    assert.equal(s.state, 'connecting', JSON.stringify(s));
+    await page.screenshot({ path: join(ARTIFACTS, 'faults-relay-down.png') });
+  });
+
+  await t.test('relay back on the same address within 10 s: reconnected, acks flow again', async () => {
+    relay = await startRelay({ addr });
+    // The new relay never saw this session: the resume is refused and the
+    // page starts a new session on it.
+    const ms = await waitFor(async () => /reconnected/.test((await status(page)).text), 8_000, 'reconnected status');
+    const acks0 = await metric(page, 'acks');
+    await waitFor(async () => (await metric(page, 'acks')) > acks0, 5_000, 'acks after the reconnect');
+    await page.screenshot({ path: join(ARTIFACTS, 'faults-reconnected.png') });
+    t.diagnostic(`reconnected ${ms} ms after the restart`);
+  });
+
+  await t.test('relay gone for good: local mode after the grace period', async () => {
+    relay.kill();
+    const t0 = Date.now();
+    await waitFor(async () => /relay lost · local/.test((await status(page)).text), 16_000, 'local mode');
+    const waited = Date.now() - t0;
+    assert.ok(waited >= 9_000, `fell back after only ${waited} ms`);
+    await waitFor(async () => (await metric(page, 'acks')) > 0, 5_000, 'acks in local mode');
+    await page.screenshot({ path: join(ARTIFACTS, 'faults-local.png') });
+    t.diagnostic(`local mode ${waited} ms after the relay died`);
+  });
+});

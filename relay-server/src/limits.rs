@@ -1,0 +1,415 @@
+//! Per-connection budgets: token buckets per message kind, strikes for bad
+//! frames, and the verdict that closes an abusive socket (issue #7).
+//!
+//! Sans-IO like `sim`: every method takes `now` ([`SimTime`], the relay's
+//! clock), so the tests drive it on virtual time.
+//!
+//! | kind | rate | burst | over budget |
+//! |---|---|---|---|
+//! | `ServerMove` | 120 /s | 120 | dropped, counted |
+//! | `Ping` | 10 /s | 10 | dropped, counted |
+//! | `Hello`, `Resume`, `SetNetSettings`, `SetServerRules` | 10 /s | 20 | settings: the newest is held and applied when a token frees up (a slider drag loses nothing but intermediate values); `Hello`, `Resume`: dropped |
+//!
+//! Rates come from the protocol: the page sends at most one ServerMove per
+//! UE `ClientNetSendMoveDeltaTime` (0.0111 s ≈ 90 /s, DESIGN.md "More UE
+//! defaults") and 4 pings/s; a burst of 120 absorbs a one-second stall of
+//! the socket delivering its backlog at once.
+//!
+//! Within one [`Limits::abuse_window`] (10 s), more than
+//! [`Limits::max_strikes`] bad frames (undecodable, text, settings out of
+//! range) or more than [`Limits::max_dropped`] frames over budget close the
+//! socket with 1008 (policy violation) and a reason.
+
+use sim::net::protocol::{ClientMsg, NetSettings, ServerRules};
+use sim::SimTime;
+use std::time::Duration;
+
+/// A token bucket's refill rate and size.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Rate {
+    /// Tokens added per second (messages/s sustained), `> 0`.
+    pub per_second: f64,
+    /// Bucket size (messages accepted back to back), `≥ 1`.
+    pub burst: f64,
+}
+
+/// Everything the relay caps. [`Limits::default`] is what the binary uses
+/// unless its flags say otherwise.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Limits {
+    /// Budget for `ServerMove` frames.
+    pub moves: Rate,
+    /// Budget for `Ping` frames.
+    pub pings: Rate,
+    /// Budget for `Hello`, `Resume`, `SetNetSettings` and `SetServerRules`
+    /// frames.
+    pub control: Rate,
+    /// Length of the window in which strikes and drops are counted.
+    pub abuse_window: Duration,
+    /// Bad frames tolerated per window; one more closes the socket (1008).
+    pub max_strikes: u32,
+    /// Over-budget frames tolerated per window; one more closes the socket
+    /// (1008).
+    pub max_dropped: u32,
+    /// Open WebSocket sessions per client IP address; a further upgrade is
+    /// answered 429. `0` = no cap. Behind a reverse proxy every client has
+    /// the proxy's address: raise it there.
+    pub max_connections_per_ip: usize,
+    /// Longest one outgoing frame may wait for the socket; a client that
+    /// stops reading is dropped after this rather than buffered for ever.
+    pub send_timeout: Duration,
+    /// The kernel's send buffer per connection (`SO_SNDBUF`), bytes; Linux
+    /// doubles it. Without it, autotuning lets a client that does not read
+    /// park up to 4 MiB in the relay's kernel (minutes of frames) before a
+    /// send blocks and the send timeout can see it. 64 KiB is 30+ frames
+    /// of the largest kind.
+    pub socket_send_buffer: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            moves: Rate {
+                per_second: 120.0,
+                burst: 120.0,
+            },
+            pings: Rate {
+                per_second: 10.0,
+                burst: 10.0,
+            },
+            control: Rate {
+                per_second: 10.0,
+                burst: 20.0,
+            },
+            abuse_window: Duration::from_secs(10),
+            max_strikes: 20,
+            max_dropped: 600,
+            max_connections_per_ip: 16,
+            send_timeout: Duration::from_secs(5),
+            socket_send_buffer: 64 * 1024,
+        }
+    }
+}
+
+/// A token bucket on the relay's clock.
+#[derive(Debug, Clone)]
+struct TokenBucket {
+    rate: Rate,
+    tokens: f64,
+    last: SimTime,
+}
+
+impl TokenBucket {
+    fn new(rate: Rate, now: SimTime) -> TokenBucket {
+        TokenBucket {
+            rate,
+            tokens: rate.burst,
+            last: now,
+        }
+    }
+
+    fn refill(&mut self, now: SimTime) {
+        let elapsed = now.micros_since(self.last) as f64 / 1e6;
+        self.last = self.last.max(now);
+        self.tokens = (self.tokens + elapsed * self.rate.per_second).min(self.rate.burst);
+    }
+
+    /// Takes one token if there is one.
+    fn try_take(&mut self, now: SimTime) -> bool {
+        self.refill(now);
+        if self.tokens >= 1.0 {
+            self.tokens -= 1.0;
+            true
+        } else {
+            false
+        }
+    }
+
+    /// When the next whole token will be there.
+    fn next_token(&self) -> SimTime {
+        let missing = (1.0 - self.tokens).max(0.0);
+        self.last
+            .plus_micros((missing / self.rate.per_second * 1e6).ceil() as u64)
+    }
+}
+
+/// Which budget a message draws on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// `ServerMove`.
+    Move,
+    /// `Ping`.
+    Ping,
+    /// `Hello`, `Resume`, `SetNetSettings`, `SetServerRules`.
+    Control,
+}
+
+/// What to do with a decoded message.
+#[derive(Debug)]
+pub(crate) enum Admit {
+    /// Within budget: hand it to the host.
+    Pass(ClientMsg),
+    /// Settings over budget: held (replacing an older held one) until
+    /// [`Gate::release`] returns it.
+    Held,
+    /// Over budget and dropped.
+    Dropped(Kind),
+}
+
+/// Why the socket is to be closed with 1008.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Violation(pub(crate) String);
+
+/// Counters for the disconnect summary.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct GateTotals {
+    /// ServerMoves dropped over budget.
+    pub(crate) dropped_moves: u64,
+    /// Pings dropped over budget.
+    pub(crate) dropped_pings: u64,
+    /// Hellos and Resumes dropped over budget.
+    pub(crate) dropped_control: u64,
+    /// Settings messages replaced by a newer one while held.
+    pub(crate) coalesced: u64,
+    /// Bad frames.
+    pub(crate) strikes: u64,
+}
+
+/// One connection's budgets.
+#[derive(Debug, Clone)]
+pub(crate) struct Gate {
+    limits: Limits,
+    moves: TokenBucket,
+    pings: TokenBucket,
+    control: TokenBucket,
+    held_settings: Option<NetSettings>,
+    held_rules: Option<ServerRules>,
+    window_start: SimTime,
+    window_strikes: u32,
+    window_dropped: u32,
+    totals: GateTotals,
+}
+
+impl Gate {
+    pub(crate) fn new(limits: Limits, now: SimTime) -> Gate {
+        Gate {
+            moves: TokenBucket::new(limits.moves, now),
+            pings: TokenBucket::new(limits.pings, now),
+            control: TokenBucket::new(limits.control, now),
+            limits,
+            held_settings: None,
+            held_rules: None,
+            window_start: now,
+            window_strikes: 0,
+            window_dropped: 0,
+            totals: GateTotals::default(),
+        }
+    }
+
+    pub(crate) fn totals(&self) -> GateTotals {
+        self.totals
+    }
+
+    fn roll_window(&mut self, now: SimTime) {
+        let window = u64::try_from(self.limits.abuse_window.as_micros()).unwrap_or(u64::MAX);
+        if now.micros_since(self.window_start) >= window {
+            self.window_start = now;
+            self.window_strikes = 0;
+            self.window_dropped = 0;
+        }
+    }
+
+    /// Charges `msg` to its budget.
+    ///
+    /// # Errors
+    /// A [`Violation`] when this drop is one too many for the window.
+    pub(crate) fn admit(&mut self, now: SimTime, msg: ClientMsg) -> Result<Admit, Violation> {
+        let (kind, bucket) = match msg {
+            ClientMsg::ServerMove(_) => (Kind::Move, &mut self.moves),
+            ClientMsg::Ping { .. } => (Kind::Ping, &mut self.pings),
+            ClientMsg::Hello
+            | ClientMsg::SetNetSettings(_)
+            | ClientMsg::SetServerRules(_)
+            | ClientMsg::LagSpike(_)
+            | ClientMsg::Resume { .. } => (Kind::Control, &mut self.control),
+        };
+        // A held settings message goes first: a newer one replaces it.
+        let held = self.held_settings.is_some() || self.held_rules.is_some();
+        if !(kind == Kind::Control && held) && bucket.try_take(now) {
+            return Ok(Admit::Pass(msg));
+        }
+        match msg {
+            ClientMsg::SetNetSettings(s) => {
+                self.totals.coalesced += u64::from(self.held_settings.replace(s).is_some());
+                Ok(Admit::Held)
+            }
+            ClientMsg::SetServerRules(r) => {
+                self.totals.coalesced += u64::from(self.held_rules.replace(r).is_some());
+                Ok(Admit::Held)
+            }
+            _ => {
+                match kind {
+                    Kind::Move => self.totals.dropped_moves += 1,
+                    Kind::Ping => self.totals.dropped_pings += 1,
+                    Kind::Control => self.totals.dropped_control += 1,
+                }
+                self.roll_window(now);
+                self.window_dropped += 1;
+                if self.window_dropped > self.limits.max_dropped {
+                    return Err(Violation(format!(
+                        "flooding: more than {} frames over the rate limit within {} s",
+                        self.limits.max_dropped,
+                        self.limits.abuse_window.as_secs()
+                    )));
+                }
+                Ok(Admit::Dropped(kind))
+            }
+        }
+    }
+
+    /// A held settings message whose token has arrived, oldest kind first.
+    pub(crate) fn release(&mut self, now: SimTime) -> Option<ClientMsg> {
+        if (self.held_settings.is_none() && self.held_rules.is_none())
+            || !self.control.try_take(now)
+        {
+            return None;
+        }
+        self.held_settings
+            .take()
+            .map(ClientMsg::SetNetSettings)
+            .or_else(|| self.held_rules.take().map(ClientMsg::SetServerRules))
+    }
+
+    /// When [`Gate::release`] will have something, if anything is held.
+    pub(crate) fn next_release(&self) -> Option<SimTime> {
+        (self.held_settings.is_some() || self.held_rules.is_some())
+            .then(|| self.control.next_token())
+    }
+
+    /// Counts a bad frame.
+    ///
+    /// # Errors
+    /// A [`Violation`] when it is one too many for the window.
+    pub(crate) fn strike(&mut self, now: SimTime) -> Result<(), Violation> {
+        self.totals.strikes += 1;
+        self.roll_window(now);
+        self.window_strikes += 1;
+        if self.window_strikes > self.limits.max_strikes {
+            return Err(Violation(format!(
+                "too many bad frames: more than {} within {} s",
+                self.limits.max_strikes,
+                self.limits.abuse_window.as_secs()
+            )));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sim::net::protocol::{NetPosition, NetworkMove, ServerMove};
+
+    fn mv() -> ClientMsg {
+        ClientMsg::ServerMove(ServerMove {
+            old_move: None,
+            pending_move: None,
+            new_move: NetworkMove {
+                time_stamp: sim::TimeStamp(1),
+                input: sim::MoveInput::default(),
+            },
+            client_location: NetPosition::default(),
+        })
+    }
+
+    fn passes(a: Result<Admit, Violation>) -> bool {
+        matches!(a, Ok(Admit::Pass(_)))
+    }
+
+    #[test]
+    fn moves_at_90_hz_all_pass_and_a_burst_of_120_passes_once() {
+        let mut g = Gate::new(Limits::default(), SimTime::ZERO);
+        let mut now = SimTime::ZERO;
+        for _ in 0..900 {
+            now = now.plus_micros(11_111);
+            assert!(passes(g.admit(now, mv())));
+        }
+        // 120 at once after a pause: all pass; the 121st is dropped.
+        now = now.plus_millis(2000);
+        for _ in 0..120 {
+            assert!(passes(g.admit(now, mv())));
+        }
+        assert!(matches!(g.admit(now, mv()), Ok(Admit::Dropped(Kind::Move))));
+        assert_eq!(g.totals().dropped_moves, 1);
+    }
+
+    #[test]
+    fn a_flood_is_dropped_then_closed() {
+        let mut g = Gate::new(Limits::default(), SimTime::ZERO);
+        let mut dropped = 0;
+        let mut verdict = None;
+        for i in 0..10_000u64 {
+            // 10 000 moves/s.
+            match g.admit(SimTime(i * 100), mv()) {
+                Ok(Admit::Dropped(_)) => dropped += 1,
+                Ok(_) => {}
+                Err(v) => {
+                    verdict = Some(v);
+                    break;
+                }
+            }
+        }
+        assert_eq!(dropped, 600);
+        assert!(verdict.unwrap().0.starts_with("flooding"));
+    }
+
+    #[test]
+    fn a_slider_drag_at_60_hz_ends_on_its_last_value() {
+        let mut g = Gate::new(Limits::default(), SimTime::ZERO);
+        let mut applied = Vec::new();
+        let mut now = SimTime::ZERO;
+        for rtt in 0..=180u16 {
+            now = now.plus_micros(16_667);
+            // RTT in 2 ms steps so both halves are whole milliseconds.
+            let s = NetSettings::symmetric(rtt * 2, 0, 0);
+            if let Ok(Admit::Pass(ClientMsg::SetNetSettings(s))) =
+                g.admit(now, ClientMsg::SetNetSettings(s))
+            {
+                applied.push(s.rtt_ms() / 2);
+            }
+            while let Some(ClientMsg::SetNetSettings(s)) = g.release(now) {
+                applied.push(s.rtt_ms() / 2);
+            }
+        }
+        // Whatever is still held goes out within one token's time.
+        if let Some(at) = g.next_release() {
+            assert!(at.micros_since(now) <= 100_000);
+            if let Some(ClientMsg::SetNetSettings(s)) = g.release(at) {
+                applied.push(s.rtt_ms() / 2);
+            }
+        }
+        assert!(g.next_release().is_none());
+        assert_eq!(applied.last(), Some(&180));
+        // 3 s of drag: the burst of 20 plus 10/s, not 181 messages.
+        assert!(applied.len() <= 20 + 31 + 1, "{}", applied.len());
+        assert!(applied.windows(2).all(|w| w[1] > w[0]));
+    }
+
+    #[test]
+    fn strikes_close_after_20_within_10_s_but_not_spread_out() {
+        let mut g = Gate::new(Limits::default(), SimTime::ZERO);
+        // One bad frame a second for a minute: never closed.
+        for s in 0..60 {
+            assert!(g.strike(SimTime::from_millis(s * 1000)).is_ok());
+        }
+        let t = SimTime::from_millis(70_000);
+        for _ in 0..20 {
+            assert!(g.strike(t).is_ok());
+        }
+        assert!(g
+            .strike(t)
+            .unwrap_err()
+            .0
+            .starts_with("too many bad frames"));
+    }
+}

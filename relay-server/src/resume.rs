@@ -1,0 +1,141 @@
+//! Reconnect (reference `003_…` §六 "断线重连": on logout the server keeps
+//! the player's state; on the next login it hands it back and "the player
+//! continues seamlessly"). When a socket drops, its session's
+//! [`ServerHost`] — authoritative character, rules, settings, conditioner
+//! — is parked here under the session's [`ResumeToken`] for
+//! [`GRACE`]; a new connection whose first word is
+//! `ClientMsg::Resume { token }` takes it over.
+//!
+//! Bounded: at most [`MAX_PARKED`] sessions wait at once (the oldest is
+//! evicted for a newer one) and expired ones are swept on every park and
+//! take. A token is 128 bits from the OS's CSPRNG, sent only to its own
+//! client, and good for one resume: the resumed session gets the new
+//! connection's token.
+
+use sim::net::protocol::ResumeToken;
+use sim::ServerHost;
+use std::collections::HashMap;
+use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+/// How long a dropped session waits for its client.
+pub const GRACE: Duration = Duration::from_secs(10);
+
+/// Most sessions parked at once (≈ 10 KiB each: 10 MiB at most).
+pub const MAX_PARKED: usize = 1024;
+
+/// A parked session.
+#[derive(Debug)]
+struct Parked {
+    host: Box<ServerHost>,
+    since: Instant,
+    connection: u64,
+}
+
+/// Dropped sessions waiting for their clients.
+#[derive(Debug, Default)]
+pub(crate) struct ResumeStore {
+    parked: Mutex<HashMap<ResumeToken, Parked>>,
+}
+
+/// A fresh token.
+///
+/// # Errors
+/// The OS random source's error (no token, so the session is not
+/// resumable).
+pub(crate) fn new_token() -> Result<ResumeToken, getrandom::Error> {
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes)?;
+    Ok(ResumeToken(bytes))
+}
+
+impl ResumeStore {
+    fn sweep(parked: &mut HashMap<ResumeToken, Parked>, now: Instant) {
+        parked.retain(|_, p| now.duration_since(p.since) < GRACE);
+    }
+
+    /// Keeps `host` (of connection `connection`) under `token` from `now`.
+    pub(crate) fn park(
+        &self,
+        token: ResumeToken,
+        host: Box<ServerHost>,
+        connection: u64,
+        now: Instant,
+    ) {
+        let mut parked = self.parked.lock().unwrap_or_else(PoisonError::into_inner);
+        Self::sweep(&mut parked, now);
+        if parked.len() >= MAX_PARKED {
+            let oldest = parked.iter().min_by_key(|(_, p)| p.since).map(|(t, _)| *t);
+            if let Some(t) = oldest {
+                parked.remove(&t);
+            }
+        }
+        parked.insert(
+            token,
+            Parked {
+                host,
+                since: now,
+                connection,
+            },
+        );
+    }
+
+    /// The session `token` names, if it is still waiting: the host and the
+    /// connection number it had.
+    pub(crate) fn take(&self, token: &ResumeToken, now: Instant) -> Option<(Box<ServerHost>, u64)> {
+        let mut parked = self.parked.lock().unwrap_or_else(PoisonError::into_inner);
+        Self::sweep(&mut parked, now);
+        parked.remove(token).map(|p| (p.host, p.connection))
+    }
+
+    /// Sessions waiting now.
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        self.parked
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn host() -> Box<ServerHost> {
+        Box::new(ServerHost::new(1, sim::SimTime::ZERO))
+    }
+
+    #[test]
+    fn a_session_can_be_taken_once_within_the_grace_period() {
+        let store = ResumeStore::default();
+        let t0 = Instant::now();
+        let a = new_token().unwrap();
+        let b = new_token().unwrap();
+        assert_ne!(a, b);
+        store.park(a, host(), 1, t0);
+        store.park(b, host(), 2, t0);
+        assert!(store.take(&a, t0 + GRACE / 2).is_some());
+        assert!(store.take(&a, t0 + GRACE / 2).is_none(), "used twice");
+        assert!(store.take(&b, t0 + GRACE).is_none(), "expired");
+        assert_eq!(store.len(), 0);
+    }
+
+    #[test]
+    fn at_most_max_parked_wait_and_the_oldest_goes_first() {
+        let store = ResumeStore::default();
+        let t0 = Instant::now();
+        let first = new_token().unwrap();
+        store.park(first, host(), 0, t0);
+        for i in 1..=MAX_PARKED {
+            store.park(
+                new_token().unwrap(),
+                host(),
+                i as u64,
+                t0 + Duration::from_micros(i as u64),
+            );
+        }
+        assert_eq!(store.len(), MAX_PARKED);
+        assert!(store.take(&first, t0 + Duration::from_millis(1)).is_none());
+    }
+}
