@@ -302,7 +302,9 @@ impl App {
     fn show_mode(&mut self) {
         match &self.driver {
             Driver::Local(run) => {
-                let mode = if self.playback.is_some() {
+                let mode = if self.playback.as_ref().is_some_and(|p| p.just_recorded) {
+                    "recorded (host in page)"
+                } else if self.playback.is_some() {
                     "replay (host in page)"
                 } else if run.is_recording() {
                     "recording (host in page)"
