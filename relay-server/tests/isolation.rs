@@ -10,8 +10,11 @@
 //! the moves: alone or not, the sequence must be identical. Every 25th
 //! move reports a position 50 cm off (an Adjustment); every 60th dashes.
 
+mod common;
+
+use common::*;
+
 use futures_util::{SinkExt, StreamExt};
-use relay_server::AppState;
 use sim::net::codec;
 use sim::net::protocol::{
     ClientMsg, MoveResponse, NetPosition, NetworkMove, ServerMove, ServerMsg, ServerRules,
@@ -26,23 +29,6 @@ use tokio_tungstenite::tungstenite::Message;
 const MOVES: u32 = 240;
 /// Client time per move, ms (and the wall-clock pace).
 const STEP_MS: u32 = 16;
-
-type Ws =
-    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
-
-async fn start() -> String {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let state = AppState::new("/nonexistent", 1);
-    tokio::spawn(relay_server::serve(listener, state, std::future::pending()));
-    format!("ws://{addr}/ws")
-}
-
-async fn send(ws: &mut Ws, msg: &ClientMsg) {
-    ws.send(Message::Binary(codec::encode(msg).into()))
-        .await
-        .unwrap();
-}
 
 /// One response as the normal client saw it: time stamp and, for an
 /// Adjustment, the reason and the state's hash.

@@ -3,40 +3,13 @@
 //! token resumes its character and the server's state; a wrong or used
 //! token is refused with a reason.
 
-use futures_util::{SinkExt, StreamExt};
-use sim::net::codec;
+mod common;
+
+use common::*;
+
 use sim::net::protocol::{ClientMsg, NetPosition, NetworkMove, ResumeToken, ServerMove, ServerMsg};
 use sim::{MoveInput, TimeStamp, Vec2};
 use std::time::Duration;
-use tokio_tungstenite::tungstenite::Message;
-
-type Ws =
-    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
-
-async fn start() -> String {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let state = relay_server::AppState::new("/nonexistent", 1);
-    tokio::spawn(relay_server::serve(listener, state, std::future::pending()));
-    format!("ws://{addr}/ws")
-}
-
-async fn send(ws: &mut Ws, msg: &ClientMsg) {
-    ws.send(Message::Binary(codec::encode(msg).into()))
-        .await
-        .unwrap();
-}
-
-async fn drain(ws: &mut Ws, ms: u64) -> Vec<ServerMsg> {
-    let mut out = Vec::new();
-    let deadline = tokio::time::Instant::now() + Duration::from_millis(ms);
-    while let Ok(Some(Ok(msg))) = tokio::time::timeout_at(deadline, ws.next()).await {
-        if let Message::Binary(b) = msg {
-            out.push(codec::decode::<ServerMsg>(&b).unwrap());
-        }
-    }
-    out
-}
 
 fn run_right(ts: u32) -> ClientMsg {
     ClientMsg::ServerMove(ServerMove {

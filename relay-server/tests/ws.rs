@@ -1,6 +1,10 @@
 //! The relay over a real socket on port 0, with a tokio-tungstenite client.
 
-use futures_util::{SinkExt, StreamExt};
+mod common;
+
+use common::*;
+
+use futures_util::SinkExt;
 use sim::net::codec;
 use sim::net::protocol::{
     ClientMsg, MoveResponse, NetPosition, NetworkMove, ServerMove, ServerMsg,
@@ -8,14 +12,6 @@ use sim::net::protocol::{
 use sim::{MoveInput, TimeStamp, Vec2};
 use std::time::Duration;
 use tokio_tungstenite::tungstenite::Message;
-
-async fn start() -> String {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let state = relay_server::AppState::new("/nonexistent", 1);
-    tokio::spawn(relay_server::serve(listener, state, std::future::pending()));
-    format!("ws://{addr}/ws")
-}
 
 fn server_move(ts: u32, at: Vec2) -> Vec<u8> {
     codec::encode(&ClientMsg::ServerMove(ServerMove {
@@ -27,21 +23,6 @@ fn server_move(ts: u32, at: Vec2) -> Vec<u8> {
         },
         client_location: NetPosition::quantize(at),
     }))
-}
-
-/// Reads frames for `ms` milliseconds and returns the decoded messages.
-async fn drain<S>(ws: &mut S, ms: u64) -> Vec<ServerMsg>
-where
-    S: StreamExt<Item = Result<Message, tokio_tungstenite::tungstenite::Error>> + Unpin,
-{
-    let mut out = Vec::new();
-    let deadline = tokio::time::Instant::now() + Duration::from_millis(ms);
-    while let Ok(Some(Ok(msg))) = tokio::time::timeout_at(deadline, ws.next()).await {
-        if let Message::Binary(b) = msg {
-            out.push(codec::decode::<ServerMsg>(&b).expect("server frames decode"));
-        }
-    }
-    out
 }
 
 #[tokio::test]
