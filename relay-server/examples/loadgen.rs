@@ -23,6 +23,10 @@
 //!     --sessions 250,500,1000,1500 --duration 10 --out bench-results/loadgen.json
 //! ```
 
+mod common;
+
+use common::Relay;
+
 use anyhow::{bail, Context};
 use clap::Parser;
 use futures_util::{SinkExt, StreamExt};
@@ -30,9 +34,7 @@ use sim::net::codec;
 use sim::net::protocol::{ClientMsg, MoveResponse, ServerMsg};
 use sim::{Bot, Client, NetSettings, SmoothingMode, TimeStamp};
 use std::collections::VecDeque;
-use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -169,70 +171,6 @@ async fn run_all(args: &Args) -> anyhow::Result<Vec<RunResult>> {
     Ok(results)
 }
 
-/// The relay child: killed when dropped.
-struct Relay {
-    child: Child,
-    url: String,
-}
-
-impl Relay {
-    fn start(bin: &PathBuf) -> anyhow::Result<Relay> {
-        let mut child = Command::new(bin)
-            .args([
-                "--addr",
-                "127.0.0.1:0",
-                "--dist",
-                "/nonexistent",
-                "--seed",
-                "1",
-                // Every generated session comes from 127.0.0.1.
-                "--max-connections-per-ip",
-                "0",
-            ])
-            .env("RUST_LOG", "error")
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .with_context(|| {
-                format!(
-                    "starting {} (build it: cargo build --release -p relay-server)",
-                    bin.display()
-                )
-            })?;
-        let stdout = child.stdout.take().context("relay stdout")?;
-        let mut lines = BufReader::new(stdout).lines();
-        let mut addr = None;
-        for line in lines.by_ref().take(50) {
-            let line = line?;
-            if let Some(a) = line.split("listening on http://").nth(1) {
-                addr = Some(a.trim().trim_end_matches('/').to_string());
-                break;
-            }
-        }
-        let Some(addr) = addr else {
-            let _ = child.kill();
-            bail!("relay did not print its address");
-        };
-        // Keep draining its stdout so a log line never blocks it.
-        std::thread::spawn(move || lines.for_each(drop));
-        Ok(Relay {
-            child,
-            url: format!("ws://{addr}/ws"),
-        })
-    }
-
-    fn pid(&self) -> u32 {
-        self.child.id()
-    }
-}
-
-impl Drop for Relay {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 /// CPU time (user + system) of a process, s.
 fn cpu_secs(pid: &str) -> f64 {
     let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
@@ -244,19 +182,6 @@ fn cpu_secs(pid: &str) -> f64 {
     let ticks = |i: usize| f.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
     // utime = field 14, stime = 15 (1-based); here index 11, 12. USER_HZ = 100.
     (ticks(11) + ticks(12)) / 100.0
-}
-
-/// Resident memory of a process, bytes.
-fn rss_bytes(pid: &str) -> u64 {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmRSS:"))
-                .and_then(|l| l.split_whitespace().nth(1))
-                .and_then(|kb| kb.parse::<u64>().ok())
-        })
-        .map_or(0, |kb| kb * 1024)
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -387,12 +312,12 @@ fn quantile_ms(sorted: &[u32], q: f64) -> f64 {
 async fn run_one(args: &Args, n: usize) -> anyhow::Result<RunResult> {
     let n = n.clamp(1, MAX_SESSIONS);
     let measure = Duration::from_secs(args.duration.clamp(1, MAX_MEASURE_SECS));
-    let relay = Relay::start(&args.relay)?;
+    let relay = Relay::start(&args.relay, 1)?;
     let pid = relay.pid().to_string();
     tokio::time::sleep(Duration::from_millis(300)).await;
     let mut r = RunResult {
         sessions: n,
-        rss_base: rss_bytes(&pid),
+        rss_base: relay.rss_kib().unwrap_or(0) * 1024,
         ..Default::default()
     };
 
@@ -431,7 +356,7 @@ async fn run_one(args: &Args, n: usize) -> anyhow::Result<RunResult> {
     let idle = Duration::from_secs(args.idle.max(1));
     tokio::time::sleep(idle).await;
     r.relay_cpu_idle_pct = (cpu_secs(&pid) - cpu0) / idle.as_secs_f64() * 100.0;
-    r.rss_idle = rss_bytes(&pid);
+    r.rss_idle = relay.rss_kib().unwrap_or(0) * 1024;
 
     // Load: warm up, then measure.
     phase_tx.send_replace(Phase::Warmup);
@@ -444,7 +369,7 @@ async fn run_one(args: &Args, n: usize) -> anyhow::Result<RunResult> {
     r.measure_s = secs;
     r.relay_cpu_pct = (cpu_secs(&pid) - relay_cpu0) / secs * 100.0;
     r.generator_cpu_pct = (cpu_secs("self") - gen_cpu0) / secs * 100.0;
-    r.rss_load = rss_bytes(&pid);
+    r.rss_load = relay.rss_kib().unwrap_or(0) * 1024;
 
     let mut all = SessionStats::default();
     for t in tasks {

@@ -16,13 +16,16 @@
 //! cargo run --release -p relay-server --example soak -- --duration 1800 --csv soak.csv
 //! ```
 
-use anyhow::{bail, Context};
+mod common;
+
+use common::Relay;
+
+use anyhow::bail;
 use clap::Parser;
 use futures_util::{SinkExt, StreamExt};
 use sim::{Bot, ClientEndpoint, NetSettings, SimTime};
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -62,67 +65,6 @@ struct Args {
     /// Fail if the RSS at the end exceeds the baseline by more than this.
     #[arg(long)]
     max_growth_kib: Option<u64>,
-}
-
-/// The relay child: killed when dropped.
-struct Relay {
-    child: Child,
-    url: String,
-}
-
-impl Relay {
-    fn start(bin: &PathBuf) -> anyhow::Result<Relay> {
-        let mut child = Command::new(bin)
-            .args([
-                "--addr",
-                "127.0.0.1:0",
-                "--dist",
-                "/nonexistent",
-                "--seed",
-                "7",
-                "--max-connections-per-ip",
-                "0",
-            ])
-            .env("RUST_LOG", "error")
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .with_context(|| format!("starting {}", bin.display()))?;
-        let stdout = child.stdout.take().context("relay stdout")?;
-        let mut relay = Relay {
-            child,
-            url: String::new(),
-        };
-        // The log may share stdout: look for the line the scripts read.
-        for line in BufReader::new(stdout).lines().take(20) {
-            let line = line?;
-            if let Some(addr) = line
-                .trim()
-                .strip_prefix("relay-server listening on http://")
-                .and_then(|s| s.strip_suffix('/'))
-            {
-                relay.url = format!("ws://{addr}/ws");
-                return Ok(relay);
-            }
-        }
-        bail!("the relay did not say where it listens")
-    }
-
-    fn rss_kib(&self) -> anyhow::Result<u64> {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))?;
-        status
-            .lines()
-            .find_map(|l| l.strip_prefix("VmRSS:"))
-            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-            .context("no VmRSS")
-    }
-}
-
-impl Drop for Relay {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 #[derive(Debug, Default)]
@@ -188,7 +130,7 @@ fn main() -> anyhow::Result<()> {
     let duration = Duration::from_secs(args.duration.min(24 * 3600));
     let settings = NetSettings::symmetric(args.rtt, 0, args.loss);
     settings.validate()?;
-    let relay = Relay::start(&args.relay)?;
+    let relay = Relay::start(&args.relay, 7)?;
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
         .enable_all()
