@@ -3,7 +3,9 @@
 //! the fate of a fixed send sequence is pinned (the browser test expects
 //! the same value from wasm).
 
-use sim::net::conditioner::{fate_fingerprint, LinkConditioner, LinkConditions};
+use sim::net::conditioner::{
+    fate_fingerprint, LinkConditioner, LinkConditions, FINGERPRINT_CONDITIONS,
+};
 use sim::net::gilbert_elliott::GilbertElliott;
 use sim::SimTime;
 
@@ -267,22 +269,6 @@ fn lag_spike_holds_later_packets_in_order() {
 /// the page's `fate_fingerprint` export with the same arguments).
 #[test]
 fn fate_sequence_hash_is_pinned() {
-    let h = fate_fingerprint(
-        7,
-        LinkConditions {
-            latency_ms: 50,
-            jitter_ms: 20,
-            loss: 0.05,
-            burst: GilbertElliott {
-                enter_bad: 0.01,
-                leave_bad: 0.25,
-                loss_in_bad: 0.5,
-            },
-            duplicate: 0.02,
-            reorder: 0.02,
-            bandwidth_bytes_per_s: 4000,
-        },
-        10_000,
-    );
+    let h = fate_fingerprint(7, FINGERPRINT_CONDITIONS, 10_000);
     assert_eq!(format!("{h:016x}"), "bd81a58dd70734e6");
 }

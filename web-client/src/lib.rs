@@ -84,28 +84,12 @@ pub fn headless_run(
 
 /// The fate of a fixed packet sequence through a link conditioner inside
 /// wasm, as 16 hex digits: `sim::net::conditioner::fate_fingerprint` with
-/// the conditions of `sim/tests/conditioner.rs`'s pinned test (latency
-/// 50 ± 20 ms, 5 % loss, Gilbert–Elliott 1 % / 25 % / 50 %, 2 %
-/// duplicates, 2 % reordering, 4000 B/s cap). The browser test compares it
-/// with the native value pinned there.
+/// `FINGERPRINT_CONDITIONS` (every impairment on). The browser test
+/// compares it with the native value pinned in `sim/tests/conditioner.rs`.
 #[wasm_bindgen]
 pub fn fate_fingerprint(seed: u32, packets: u32) -> String {
-    use sim::net::conditioner::LinkConditions;
-    use sim::net::gilbert_elliott::GilbertElliott;
-    let conditions = LinkConditions {
-        latency_ms: 50,
-        jitter_ms: 20,
-        loss: 0.05,
-        burst: GilbertElliott {
-            enter_bad: 0.01,
-            leave_bad: 0.25,
-            loss_in_bad: 0.5,
-        },
-        duplicate: 0.02,
-        reorder: 0.02,
-        bandwidth_bytes_per_s: 4000,
-    };
-    let h = sim::net::conditioner::fate_fingerprint(u64::from(seed), conditions, packets);
+    use sim::net::conditioner as c;
+    let h = c::fate_fingerprint(u64::from(seed), c::FINGERPRINT_CONDITIONS, packets);
     format!("{h:016x}")
 }
 

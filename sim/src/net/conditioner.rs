@@ -278,6 +278,23 @@ fn unit(r: u32) -> f64 {
     f64::from(r) / 4_294_967_296.0
 }
 
+/// The impairments the native-vs-wasm fingerprint check uses: every
+/// mechanism on at once (50 ± 20 ms, 5 % loss, Gilbert–Elliott 1 % / 25 % /
+/// 50 %, 2 % duplicates, 2 % reordering, a 4000 B/s cap).
+pub const FINGERPRINT_CONDITIONS: LinkConditions = LinkConditions {
+    latency_ms: 50,
+    jitter_ms: 20,
+    loss: 0.05,
+    burst: GilbertElliott {
+        enter_bad: 0.01,
+        leave_bad: 0.25,
+        loss_in_bad: 0.5,
+    },
+    duplicate: 0.02,
+    reorder: 0.02,
+    bandwidth_bytes_per_s: 4000,
+};
+
 /// A hash of the fates of `packets` packets of 40 bytes sent every 16 ms
 /// through a conditioner seeded with `seed`: for each delivery, which
 /// packet and when (µs); for each drop, which packet. Natively and in wasm
