@@ -189,7 +189,9 @@ async fn run(mut socket: WebSocket, state: AppState, limits: Limits) {
         }
         let now = state.now();
         while let Some(msg) = session.gate.release(now) {
-            if let Err(e) = session.host.receive_msg(now, msg) {
+            // Held back by the control budget: settings only, which never
+            // cross the uplink, so the frame size does not matter.
+            if let Err(e) = session.host.receive_msg(now, 0, msg) {
                 session.log.rejected(&e);
             }
         }
@@ -323,7 +325,7 @@ impl Session {
             self.announce = true;
             self.greeted = true;
         }
-        match self.host.receive_msg(now, msg) {
+        match self.host.receive_msg(now, bytes.len(), msg) {
             Ok(()) => Ok(()),
             Err(e) => {
                 self.log.rejected(&e);

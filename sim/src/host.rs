@@ -127,7 +127,7 @@ impl ServerHost {
     /// else changes.
     pub fn receive_frame(&mut self, now: SimTime, frame: &[u8]) -> Result<(), HostError> {
         match codec::decode::<ClientMsg>(frame) {
-            Ok(msg) => self.receive_sized(now, frame.len(), msg),
+            Ok(msg) => self.receive_msg(now, frame.len(), msg),
             Err(e) => {
                 let e = HostError::from(e);
                 self.send_error(e.to_string());
@@ -138,20 +138,14 @@ impl ServerHost {
 
     /// Takes one already decoded message at `now` (for a driver that
     /// decodes first, e.g. to rate-limit by message kind): the second half
-    /// of [`ServerHost::receive_frame`]. The uplink's bandwidth cap counts
-    /// the message's encoded size.
+    /// of [`ServerHost::receive_frame`]. `frame_len` is the size of the
+    /// frame it came in, bytes: the uplink's bandwidth cap counts it for
+    /// the messages that cross the uplink (ServerMove, Ping).
     ///
     /// # Errors
     /// [`HostError::Settings`] if a setting is out of range; an Error
     /// message is queued for the client and nothing else changes.
-    pub fn receive_msg(&mut self, now: SimTime, msg: ClientMsg) -> Result<(), HostError> {
-        let frame_len = codec::encode(&msg).len();
-        self.receive_sized(now, frame_len, msg)
-    }
-
-    /// [`ServerHost::receive_msg`] for a message whose frame was
-    /// `frame_len` bytes.
-    fn receive_sized(
+    pub fn receive_msg(
         &mut self,
         now: SimTime,
         frame_len: usize,
