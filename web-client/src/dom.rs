@@ -64,14 +64,11 @@ impl Dom {
     /// values fall back to defaults) so a trimmed page still runs.
     pub fn new() -> Option<Dom> {
         let doc = web_sys::window()?.document()?;
-        let input = |id: &str| {
-            doc.get_element_by_id(id)
-                .and_then(|e| e.dyn_into::<HtmlInputElement>().ok())
-        };
+        let input = |id: &str| input(&doc, id);
         let bot_clicks = Rc::new(Cell::new(0));
         let clear_clicks = Rc::new(Cell::new(0));
-        count_clicks(&doc, "bot-toggle", &bot_clicks);
-        count_clicks(&doc, "clear-trails", &clear_clicks);
+        count_events(&doc, "bot-toggle", "click", &bot_clicks);
+        count_events(&doc, "clear-trails", "click", &clear_clicks);
         let metrics = METRIC_NAMES
             .iter()
             .map(|&n| {
@@ -250,9 +247,7 @@ impl Dom {
                 "time-discrepancy" => m.time_discrepancy_events.to_string(),
                 _ => continue,
             };
-            if el.text_content().as_deref() != Some(text.as_str()) {
-                el.set_text_content(Some(&text));
-            }
+            write_text(el, &text);
         }
     }
 
@@ -285,9 +280,21 @@ impl Dom {
     }
 }
 
+/// The `<input>` with this id, if there is one.
+pub fn input(doc: &Document, id: &str) -> Option<HtmlInputElement> {
+    doc.get_element_by_id(id).and_then(|e| e.dyn_into().ok())
+}
+
+/// Sets an element's text if it differs (no needless DOM writes).
+pub fn write_text(el: &Element, text: &str) {
+    if el.text_content().as_deref() != Some(text) {
+        el.set_text_content(Some(text));
+    }
+}
+
 /// A number input's value clamped to `min..=max` (`default` if absent or
 /// not a number).
-fn number(e: &Option<HtmlInputElement>, default: f64, min: f64, max: f64) -> f64 {
+pub fn number(e: &Option<HtmlInputElement>, default: f64, min: f64, max: f64) -> f64 {
     e.as_ref()
         .map(|e| e.value_as_number())
         .filter(|v| v.is_finite())
@@ -302,11 +309,23 @@ fn notify(e: &web_sys::EventTarget) {
     }
 }
 
-/// Sets a number input (if it differs) and notifies.
-fn set_number(e: &Option<HtmlInputElement>, v: f64) {
-    if let Some(e) = e {
-        if e.value_as_number() != v {
+/// Sets a number input if it differs (so typing is not disturbed);
+/// `true` if it changed.
+pub fn set_value(e: &Option<HtmlInputElement>, v: f64) -> bool {
+    match e {
+        Some(e) if e.value_as_number() != v => {
             e.set_value_as_number(v);
+            true
+        }
+        _ => false,
+    }
+}
+
+/// Sets a number input (if it differs) and fires `input` so the page's
+/// read-outs follow.
+pub fn set_number(e: &Option<HtmlInputElement>, v: f64) {
+    if set_value(e, v) {
+        if let Some(e) = e {
             notify(e);
         }
     }
@@ -326,12 +345,12 @@ fn checked(e: &Option<HtmlInputElement>, default: bool) -> bool {
     e.as_ref().map_or(default, |e| e.checked())
 }
 
-/// Counts clicks on element `id` into `counter`.
-pub fn count_clicks(doc: &Document, id: &str, counter: &Rc<Cell<u32>>) {
+/// Counts `event`s (e.g. `click`) on element `id` into `counter`.
+pub fn count_events(doc: &Document, id: &str, event: &str, counter: &Rc<Cell<u32>>) {
     if let Some(el) = doc.get_element_by_id(id) {
         let c = counter.clone();
         let cb = Closure::<dyn FnMut()>::new(move || c.set(c.get() + 1));
-        let _ = el.add_event_listener_with_callback("click", cb.as_ref().unchecked_ref());
+        let _ = el.add_event_listener_with_callback(event, cb.as_ref().unchecked_ref());
         // Lives as long as the page.
         cb.forget();
     }

@@ -3,13 +3,13 @@
 //! Like [`crate::dom`], inputs are polled once per frame; the preset
 //! picker and the spike button count their events.
 
+use crate::dom::{count_events, input, number, set_number, set_value, write_text};
 use sim::metrics::Metrics;
 use sim::{LagSpike, LinkSettings, NetSettings, Preset};
 use std::cell::Cell;
 use std::rc::Rc;
-use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
-use web_sys::{Document, Element, Event, HtmlInputElement, HtmlSelectElement};
+use web_sys::{Document, Element, HtmlInputElement, HtmlSelectElement};
 
 /// The inputs of one direction (`up-…` or `down-…`).
 struct DirectionInputs {
@@ -70,21 +70,21 @@ impl DirectionInputs {
 
     /// Shows `s` in the inputs.
     fn show(&self, s: &LinkSettings) {
-        set(&self.latency, f64::from(s.latency_ms));
-        set(&self.jitter, f64::from(s.jitter_ms));
-        set(&self.loss, f64::from(s.loss_tenth_percent) / 10.0);
-        set(&self.duplicate, f64::from(s.duplicate_tenth_percent) / 10.0);
-        set(&self.reorder, f64::from(s.reorder_percent));
-        set(
+        set_value(&self.latency, f64::from(s.latency_ms));
+        set_value(&self.jitter, f64::from(s.jitter_ms));
+        set_value(&self.loss, f64::from(s.loss_tenth_percent) / 10.0);
+        set_value(&self.duplicate, f64::from(s.duplicate_tenth_percent) / 10.0);
+        set_value(&self.reorder, f64::from(s.reorder_percent));
+        set_value(
             &self.burst_enter,
             f64::from(s.burst_enter_tenth_percent) / 10.0,
         );
-        set(
+        set_value(
             &self.burst_len,
             (100.0 / f64::from(s.burst_leave_percent.max(1))).round(),
         );
-        set(&self.burst_loss, f64::from(s.burst_loss_percent));
-        set(&self.bandwidth, f64::from(s.bandwidth_bytes_per_s / 1000));
+        set_value(&self.burst_loss, f64::from(s.burst_loss_percent));
+        set_value(&self.bandwidth, f64::from(s.bandwidth_bytes_per_s / 1000));
     }
 
     /// Mirrors the basic sliders into the split-only inputs, greyed out.
@@ -96,9 +96,9 @@ impl DirectionInputs {
             e.set_disabled(!split);
         }
         if !split {
-            set(&self.latency, f64::from(basic.latency_ms));
-            set(&self.jitter, f64::from(basic.jitter_ms));
-            set(&self.loss, f64::from(basic.loss_tenth_percent) / 10.0);
+            set_value(&self.latency, f64::from(basic.latency_ms));
+            set_value(&self.jitter, f64::from(basic.jitter_ms));
+            set_value(&self.loss, f64::from(basic.loss_tenth_percent) / 10.0);
         }
     }
 }
@@ -226,9 +226,9 @@ impl NetControls {
             e.set_checked(!symmetric);
         }
         if symmetric {
-            set_and_announce(&self.rtt, f64::from(s.rtt_ms()));
-            set_and_announce(&self.jitter, f64::from(u.jitter_ms));
-            set_and_announce(&self.loss, f64::from(u.loss_tenth_percent) / 10.0);
+            set_number(&self.rtt, f64::from(s.rtt_ms()));
+            set_number(&self.jitter, f64::from(u.jitter_ms));
+            set_number(&self.loss, f64::from(u.loss_tenth_percent) / 10.0);
         }
         self.up.show(&u);
         self.down.show(&d);
@@ -339,51 +339,8 @@ fn extras(u: &LinkSettings, d: &LinkSettings) -> String {
     }
 }
 
-fn input(doc: &Document, id: &str) -> Option<HtmlInputElement> {
-    doc.get_element_by_id(id).and_then(|e| e.dyn_into().ok())
-}
-
-/// A number input's value clamped to `min..=max` (`default` if absent or
-/// empty).
-fn number(e: &Option<HtmlInputElement>, default: f64, min: f64, max: f64) -> f64 {
-    e.as_ref()
-        .map(|e| e.value_as_number())
-        .filter(|v| v.is_finite())
-        .unwrap_or(default)
-        .clamp(min, max)
-}
-
-/// Sets an input's value if it differs (so typing is not disturbed).
-fn set(e: &Option<HtmlInputElement>, v: f64) {
-    if let Some(e) = e {
-        if e.value_as_number() != v {
-            e.set_value_as_number(v);
-        }
-    }
-}
-
-/// Sets a slider and fires `input` so the page's read-outs follow.
-fn set_and_announce(e: &Option<HtmlInputElement>, v: f64) {
-    set(e, v);
-    if let (Some(e), Ok(ev)) = (e, Event::new("input")) {
-        let _ = e.dispatch_event(&ev);
-    }
-}
-
 fn write(el: &Option<Element>, text: &str) {
     if let Some(el) = el {
-        if el.text_content().as_deref() != Some(text) {
-            el.set_text_content(Some(text));
-        }
-    }
-}
-
-fn count_events(doc: &Document, id: &str, event: &str, counter: &Rc<Cell<u32>>) {
-    if let Some(el) = doc.get_element_by_id(id) {
-        let c = counter.clone();
-        let cb = Closure::<dyn FnMut()>::new(move || c.set(c.get() + 1));
-        let _ = el.add_event_listener_with_callback(event, cb.as_ref().unchecked_ref());
-        // Lives as long as the page.
-        cb.forget();
+        write_text(el, text);
     }
 }

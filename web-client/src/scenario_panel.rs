@@ -2,7 +2,7 @@
 //! (play / pause / restart / speed), the share links and the read-outs
 //! the browser test checks (`data-metric="scenario-…"`).
 
-use crate::dom::count_clicks;
+use crate::dom::{count_events, write_text};
 use sim::scenario::Outcome;
 use std::cell::Cell;
 use std::rc::Rc;
@@ -61,7 +61,7 @@ impl ScenarioPanel {
     pub fn new(doc: &Document) -> ScenarioPanel {
         let counters: [Rc<Cell<u32>>; 6] = Default::default();
         for (id, c) in BUTTONS.iter().zip(&counters) {
-            count_clicks(doc, id, c);
+            count_events(doc, id, "click", c);
         }
         let get = |id: &str| doc.get_element_by_id(id);
         ScenarioPanel {
@@ -142,9 +142,7 @@ impl ScenarioPanel {
 
     fn set_text(&self, id: &str, text: &str) {
         if let Some(e) = self.el(id) {
-            if e.text_content().as_deref() != Some(text) {
-                e.set_text_content(Some(text));
-            }
+            write_text(&e, text);
         }
     }
 
@@ -268,9 +266,7 @@ impl ScenarioPanel {
             .doc
             .query_selector(&format!("[data-metric=\"{name}\"]"))
         {
-            if e.text_content().as_deref() != Some(text) {
-                e.set_text_content(Some(text));
-            }
+            write_text(&e, text);
         }
     }
 }
