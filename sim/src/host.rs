@@ -26,11 +26,20 @@ use crate::time::SimTime;
 use crate::world::World;
 use thiserror::Error;
 
-/// Interval between simulated-proxy updates, ms: 20 Hz ("servers usually
-/// broadcast simulated proxies at 30 Hz or less", `000_…` §7.2).
-pub const PROXY_UPDATE_INTERVAL_MS: u64 = 50;
-/// Interval between observer snapshots, ms (30 Hz).
-pub const OBSERVER_INTERVAL_MS: u64 = 33;
+/// Interval between the host's net updates, ms (20 Hz): each one sends the
+/// simulated proxy's update ("servers usually broadcast simulated proxies
+/// at 30 Hz or less", `000_…` §7.2) and the observer snapshot together, so
+/// a driver that sends what one [`ServerHost::poll`] returns in one write
+/// wakes once per update for both streams (issue #6: the proxy at 20 Hz and
+/// the observer at 30 Hz on their own timers were half of the relay's CPU).
+pub const NET_UPDATE_INTERVAL_MS: u64 = 50;
+/// Period of the server's check for a silent client
+/// ([`ServerCharacter::force_position_update`]), ms: 30 Hz, UE's default
+/// dedicated-server tick (`NetServerMaxTickRate`). The checks fall on a
+/// grid from the host's creation and the host wakes for one only when it
+/// would act, so forced updates land where they did when the 30 Hz
+/// observer stream drove them (recorded scenarios replay unchanged).
+pub const STALL_CHECK_INTERVAL_MS: u64 = 33;
 /// Most control answers (Welcome, Error) waiting between two polls; more
 /// are dropped. Every frame received adds at most one and a driver polls
 /// after each, so only a driver that feeds many frames without polling (a
@@ -78,8 +87,12 @@ pub struct ServerHost {
     pings_received: SeqWindow,
     player: ServerCharacter,
     npc: Npc,
-    next_proxy: SimTime,
-    next_observer: SimTime,
+    /// When the next proxy update and observer snapshot are due.
+    next_net_update: SimTime,
+    /// Origin of the stall-check grid (the host's creation).
+    created: SimTime,
+    /// The latest [`ServerHost::poll`].
+    last_poll: SimTime,
     observed: Vec<ObservedMove>,
     immediate: Vec<ServerMsg>,
 }
@@ -104,8 +117,9 @@ impl ServerHost {
                 bot: npc_bot,
                 clock: now,
             },
-            next_proxy: now,
-            next_observer: now,
+            next_net_update: now,
+            created: now,
+            last_poll: now,
             observed: Vec::new(),
             immediate: Vec::new(),
             world,
@@ -211,9 +225,11 @@ impl ServerHost {
 
     /// Advances the host to `now` and returns the frames to send, in order:
     /// delivers due uplink packets to the server, flushes its response,
-    /// steps the bot character, queues proxy updates, delivers due downlink
-    /// packets and adds an observer snapshot when one is due.
+    /// steps the bot character, queues the proxy update when a net update
+    /// is due, delivers due downlink packets and adds the net update's
+    /// observer snapshot.
     pub fn poll(&mut self, now: SimTime) -> Vec<Vec<u8>> {
+        self.last_poll = self.last_poll.max(now);
         while let Some(msg) = self.uplink.poll(now) {
             match msg {
                 ClientMsg::ServerMove(m) => {
@@ -250,8 +266,9 @@ impl ServerHost {
             self.send_down(now, &ServerMsg::MoveResponse(r));
         }
         self.step_npc(now);
-        if now >= self.next_proxy {
-            self.next_proxy = now.plus_millis(PROXY_UPDATE_INTERVAL_MS);
+        let net_update = now >= self.next_net_update;
+        if net_update {
+            self.next_net_update = now.plus_millis(NET_UPDATE_INTERVAL_MS);
             let update = ProxyUpdate {
                 id: 1,
                 position: self.npc.state.position,
@@ -267,8 +284,7 @@ impl ServerHost {
         while let Some(frame) = self.downlink.poll(now) {
             out.push(frame);
         }
-        if now >= self.next_observer {
-            self.next_observer = now.plus_millis(OBSERVER_INTERVAL_MS);
+        if net_update {
             out.push(codec::encode(&ServerMsg::Observer(
                 self.observer_snapshot(now),
             )));
@@ -340,13 +356,34 @@ impl ServerHost {
         [
             self.uplink.next_delivery(),
             self.downlink.next_delivery(),
-            Some(self.next_proxy),
-            Some(self.next_observer),
+            Some(self.next_net_update),
+            self.next_stall_check(),
         ]
         .into_iter()
         .flatten()
         .min()
-        .unwrap_or(self.next_observer)
+        .unwrap_or(self.next_net_update)
+    }
+
+    /// The first point of the stall-check grid after the latest poll at
+    /// which a forced position update would act, if any.
+    fn next_stall_check(&self) -> Option<SimTime> {
+        let tick = STALL_CHECK_INTERVAL_MS * 1000;
+        let from = self
+            .player
+            .forced_update_from()?
+            .max(self.last_poll.plus_micros(1));
+        let ticks = from.micros_since(self.created).div_ceil(tick);
+        let mut at = self.created.plus_micros(ticks * tick);
+        // `from` is at most a tick early: the second grid point is due.
+        for _ in 0..3 {
+            if self.player.forced_update_due(at) {
+                return Some(at);
+            }
+            at = at.plus_micros(tick);
+        }
+        debug_assert!(false, "forced_update_from is more than a tick early");
+        None
     }
 
     /// The authoritative player character.

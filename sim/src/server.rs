@@ -376,6 +376,35 @@ impl ServerCharacter {
         reason.is_some()
     }
 
+    /// Whether [`ServerCharacter::force_position_update`] at `now` would
+    /// change anything: no ServerMove for `max_client_update_interval`, and
+    /// this silence not yet marked or with forced-update time left. Between
+    /// two such times, checking does nothing, so a driver need only poll then.
+    pub fn forced_update_due(&self, now: SimTime) -> bool {
+        let Some(last) = self.last_move_at else {
+            return false;
+        };
+        now.secs_since(last) >= f64::from(self.config.max_client_update_interval)
+            && (self.forced_until.is_none()
+                || self.forced_total < self.config.max_client_forced_update_duration)
+    }
+
+    /// A time at or before the first at which
+    /// [`ServerCharacter::forced_update_due`] holds, or `None` if it cannot
+    /// hold before the next ServerMove (none yet, or this silence's forced
+    /// update time is used up).
+    pub fn forced_update_from(&self) -> Option<SimTime> {
+        let last = self.last_move_at?;
+        if self.forced_until.is_some()
+            && self.forced_total >= self.config.max_client_forced_update_duration
+        {
+            return None;
+        }
+        // Rounded down: the exact test is `forced_update_due`.
+        let micros = (f64::from(self.config.max_client_update_interval) * 1e6) as u64;
+        Some(last.plus_micros(micros.saturating_sub(1)))
+    }
+
     /// UE `ForcePositionUpdate` (`000_…` §9.5): if no ServerMove has arrived
     /// for `max_client_update_interval`, simulate the client's last input up
     /// to `now` — at most `max_client_forced_update_duration` in total per

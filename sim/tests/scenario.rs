@@ -170,3 +170,49 @@ fn outcome_of_an_empty_scenario_is_the_spawn() {
         (0, 0, 0, 0)
     );
 }
+
+/// 40 s of the bot at 150 ms / 10 % loss with a lag spike of `extra_ms`
+/// for 3 s every 10 s: long silences, so the server's forced position
+/// updates (and, past 1 s, their exhausted budget) shape the run.
+fn record_with_silences(extra_ms: u16) -> Outcome {
+    let setup = Setup {
+        net: NetSettings::symmetric(150, 10, 10),
+        ..Setup::default()
+    };
+    let mut run = ScenarioRun::record("silences", 42, setup);
+    let mut bot = Bot::new();
+    for i in 0..40 * 60 {
+        if i % 600 == 300 {
+            run.change(Setting::LagSpike(LagSpike {
+                extra_ms,
+                duration_ms: 3000,
+            }));
+        }
+        let dt = 0.0166 + (i % 3) as f64 * 0.0001;
+        let (dir, dash) = bot.input(run.endpoint().client().state().position, dt as f32);
+        run.step_live(dt, dir, dash);
+    }
+    run.stop_recording();
+    run.scenario().outcome.clone().expect("recorded")
+}
+
+/// Outcomes recorded by the host before its proxy and observer streams
+/// moved onto one 20 Hz net update (issue #6): scenarios saved then must
+/// replay identically now, forced updates included — the host still
+/// checks a silent client on the same 33 ms grid.
+#[test]
+fn recordings_made_before_the_net_update_merge_still_match() {
+    let pinned = [
+        (400, 0x2aaa_1c04_1a4e_0162, 0xd1b4_3ff2_2bbb_b85f, 42),
+        (1000, 0xf44b_e2b2_60d0_b721, 0x5529_1827_8b6a_8a7d, 12),
+        (2000, 0x66e4_170f_d664_293e, 0x6ac4_ad50_a5db_fc1c, 10),
+    ];
+    for (extra_ms, trajectory, state, adjustments) in pinned {
+        let o = record_with_silences(extra_ms);
+        assert_eq!(
+            (o.trajectory_hash, o.state_hash, o.adjustments),
+            (trajectory, state, adjustments),
+            "lag spikes of {extra_ms} ms"
+        );
+    }
+}

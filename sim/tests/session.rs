@@ -269,3 +269,37 @@ fn after_an_adjustment_and_replay_client_and_server_agree_bit_for_bit() {
         Some(sim::MoveResponse::Ack { .. })
     ));
 }
+
+/// Issue #6: the simulated proxy's update and the observer snapshot leave
+/// together on one 20 Hz net update, so a relay wakes once for both; an
+/// idle host (no moves yet) has nothing else to wake for.
+#[test]
+fn proxy_update_and_observer_snapshot_leave_together_at_20_hz() {
+    use sim::net::codec;
+    use sim::net::protocol::ClientMsg;
+    use sim::net::protocol::ServerMsg;
+    use sim::{ServerHost, SimTime};
+    let mut host = ServerHost::new(1, SimTime(0));
+    // A perfect link (the relay load test's): the proxy update is not held
+    // back by the downlink conditioner.
+    let perfect = ClientMsg::SetNetSettings(NetSettings::symmetric(0, 0, 0));
+    host.receive_msg(SimTime(0), 0, perfect).unwrap();
+    let mut wakeups = Vec::new();
+    let (mut proxies, mut snapshots) = (Vec::new(), Vec::new());
+    let mut now = SimTime(0);
+    while now < SimTime(1_000_000) {
+        wakeups.push(now.0);
+        for frame in host.poll(now) {
+            match codec::decode::<ServerMsg>(&frame) {
+                Ok(ServerMsg::Proxy(_)) => proxies.push(now.0),
+                Ok(ServerMsg::Observer(_)) => snapshots.push(now.0),
+                other => panic!("unexpected {other:?}"),
+            }
+        }
+        now = host.next_wakeup();
+    }
+    let every_50_ms: Vec<u64> = (0..20).map(|i| i * 50_000).collect();
+    assert_eq!(proxies, every_50_ms);
+    assert_eq!(snapshots, every_50_ms);
+    assert_eq!(wakeups, every_50_ms);
+}
