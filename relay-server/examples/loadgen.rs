@@ -436,14 +436,13 @@ async fn session(
             Err(_) => tokio::time::sleep(Duration::from_millis(200)).await,
         }
     }
-    let Some(ws) = ws else {
+    let Some(mut ws) = ws else {
         stats.errors += 1;
         return stats;
     };
-    let (mut tx, mut rx) = ws.split();
     let settings = NetSettings::symmetric(0, 0, 0);
     for msg in [ClientMsg::Hello, ClientMsg::SetNetSettings(settings)] {
-        if tx
+        if ws
             .send(Message::Binary(codec::encode(&msg).into()))
             .await
             .is_err()
@@ -454,7 +453,7 @@ async fn session(
     }
     // Welcome → the world and the movement constants.
     let (world, params) = loop {
-        match tokio::time::timeout(Duration::from_secs(20), rx.next()).await {
+        match tokio::time::timeout(Duration::from_secs(20), ws.next()).await {
             Ok(Some(Ok(Message::Binary(b)))) => {
                 if let Ok(ServerMsg::Welcome { world, params, .. }) = codec::decode::<ServerMsg>(&b)
                 {
@@ -477,30 +476,36 @@ async fn session(
     let mut pings: VecDeque<(u32, Instant)> = VecDeque::new();
     let mut ping_id = 0u32;
     let mut frame_no = 0u32;
-    let mut ticker: Option<tokio::time::Interval> = None;
-    loop {
-        let now_phase = *phase.borrow();
-        if now_phase == Phase::Stop {
-            break;
-        }
-        if now_phase != Phase::Idle && ticker.is_none() {
-            let mut t = tokio::time::interval_at(tokio::time::Instant::now() + offset, FRAME);
-            t.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-            ticker = Some(t);
-        }
-        let measuring = now_phase == Phase::Measure;
+    // Idle: read what the relay streams until the load starts.
+    while *phase.borrow() == Phase::Idle {
         tokio::select! {
             changed = phase.changed() => {
                 if changed.is_err() {
-                    break;
+                    return stats;
                 }
             }
-            () = async {
-                match ticker.as_mut() {
-                    Some(t) => { t.tick().await; }
-                    None => std::future::pending::<()>().await,
+            msg = ws.next() => {
+                if !matches!(msg, Some(Ok(_))) {
+                    stats.errors += 1;
+                    return stats;
                 }
-            } => {
+            }
+        }
+    }
+    // Load: the phase is read at each frame, not waited on (one waiter per
+    // session on the shared channel would cost this generator a lock per
+    // message, on the cores the relay is measured on).
+    let mut ticker = tokio::time::interval_at(tokio::time::Instant::now() + offset, FRAME);
+    ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut measuring = false;
+    loop {
+        tokio::select! {
+            _ = ticker.tick() => {
+                let now_phase = *phase.borrow();
+                if now_phase == Phase::Stop {
+                    break;
+                }
+                measuring = now_phase == Phase::Measure;
                 frame_no = frame_no.wrapping_add(1);
                 let (dir, dash) = bot.input(client.state().position, FRAME.as_secs_f32());
                 let mut out = Vec::with_capacity(2);
@@ -532,13 +537,13 @@ async fn session(
                     if measuring {
                         stats.bytes_out += frame.len() as u64;
                     }
-                    if tx.send(Message::Binary(frame.into())).await.is_err() {
+                    if ws.send(Message::Binary(frame.into())).await.is_err() {
                         stats.errors += 1;
                         return stats;
                     }
                 }
             }
-            msg = rx.next() => {
+            msg = ws.next() => {
                 let Some(Ok(msg)) = msg else {
                     stats.errors += 1;
                     return stats;
@@ -589,7 +594,7 @@ async fn session(
             }
         }
     }
-    let _ = tx.send(Message::Close(None)).await;
+    let _ = ws.send(Message::Close(None)).await;
     stats
 }
 

@@ -43,7 +43,7 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 use tower_http::services::{ServeDir, ServeFile};
 use tower_http::set_header::SetResponseHeaderLayer;
 use tower_http::trace::TraceLayer;
@@ -144,6 +144,11 @@ impl AppState {
     /// Microseconds since the relay started, as the hosts' clock.
     fn now(&self) -> sim::SimTime {
         sim::SimTime(u64::try_from(self.inner.epoch.elapsed().as_micros()).unwrap_or(u64::MAX))
+    }
+
+    /// The instant at which the hosts' clock reads `t`.
+    fn instant_at(&self, t: sim::SimTime) -> tokio::time::Instant {
+        tokio::time::Instant::from_std(self.inner.epoch + Duration::from_micros(t.0))
     }
 }
 

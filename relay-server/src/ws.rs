@@ -12,6 +12,7 @@ use axum::extract::ws::{CloseFrame, Message, WebSocket};
 use axum::extract::{ConnectInfo, State, WebSocketUpgrade};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
+use futures_util::SinkExt;
 use sim::host::HostError;
 use sim::net::codec::{self, MAX_FRAME_LEN};
 use sim::net::protocol::{ClientMsg, ResumeToken, ServerMsg};
@@ -34,6 +35,12 @@ const SOCKET_MAX_MESSAGE: usize = 4 * MAX_FRAME_LEN;
 /// ≤ [`MAX_FRAME_LEN`] bytes; a longer message still gets its full length
 /// reserved once its header is read.
 const SOCKET_READ_BUFFER: usize = 4096;
+
+/// Bytes the socket layer gathers before it writes on its own (tungstenite
+/// `write_buffer_size`): more than one poll's frames, so that everything a
+/// [`ServerHost::poll`] returns — a net update's proxy update and observer
+/// snapshot, an Ack with them — leaves in one `write` at the flush.
+const SOCKET_WRITE_BUFFER: usize = 4 * MAX_FRAME_LEN;
 
 /// Most bytes the socket layer buffers for a client that is not reading
 /// before a send fails (tungstenite `max_write_buffer_size`): 16 observer
@@ -75,9 +82,7 @@ pub(crate) async fn upgrade(
     ws.max_message_size(SOCKET_MAX_MESSAGE)
         .max_frame_size(SOCKET_MAX_MESSAGE)
         .read_buffer_size(SOCKET_READ_BUFFER)
-        // Each send is flushed anyway: no write batching, so the cap below
-        // is a cap on a backlog only.
-        .write_buffer_size(0)
+        .write_buffer_size(SOCKET_WRITE_BUFFER)
         .max_write_buffer_size(SOCKET_MAX_WRITE_BUFFER)
         .on_upgrade(move |socket| {
             sessions.track_future(async move {
@@ -100,9 +105,23 @@ enum End {
     SlowReader,
 }
 
-/// Sends `msg` within `timeout`.
-async fn send(socket: &mut WebSocket, msg: Message, timeout: Duration) -> Result<(), End> {
-    match tokio::time::timeout(timeout, socket.send(msg)).await {
+/// Sends `frames` as binary messages with one flush — one `write` for
+/// them all — within `timeout`.
+async fn send_all(
+    socket: &mut WebSocket,
+    frames: Vec<Vec<u8>>,
+    timeout: Duration,
+) -> Result<(), End> {
+    if frames.is_empty() {
+        return Ok(());
+    }
+    let send = async {
+        for frame in frames {
+            socket.feed(Message::Binary(frame.into())).await?;
+        }
+        socket.flush().await
+    };
+    match tokio::time::timeout(timeout, send).await {
         Ok(Ok(())) => Ok(()),
         Ok(Err(_)) => Err(End::Client),
         Err(_) => Err(End::SlowReader),
@@ -114,7 +133,7 @@ async fn close(socket: &mut WebSocket, code: u16, reason: &str, timeout: Duratio
         code,
         reason: reason.into(),
     };
-    let _ = send(socket, Message::Close(Some(frame)), timeout).await;
+    let _ = tokio::time::timeout(timeout, socket.send(Message::Close(Some(frame)))).await;
 }
 
 async fn run(mut socket: WebSocket, state: AppState, limits: Limits) {
@@ -134,9 +153,18 @@ async fn run(mut socket: WebSocket, state: AppState, limits: Limits) {
         announce: false,
         greeted: false,
     };
-    let shutdown = state.inner.shutdown.token.clone();
     info!(connection = n, seed, "client connected");
-    let end = 'session: loop {
+    // Made once, not per message: each `cancelled()` future registers with
+    // the token's lock shared by every session, and each new `sleep` is a
+    // timer insert; the timer is moved only when the wake-up changes.
+    let shutdown = state.inner.shutdown.token.clone();
+    let cancelled = shutdown.cancelled();
+    tokio::pin!(cancelled);
+    let timer = tokio::time::sleep(Duration::ZERO);
+    tokio::pin!(timer);
+    // `None` once the timer has fired: it must be set again.
+    let mut armed: Option<tokio::time::Instant> = None;
+    let end = loop {
         let wake = [
             Some(session.host.next_wakeup()),
             session.gate.next_release(),
@@ -145,8 +173,12 @@ async fn run(mut socket: WebSocket, state: AppState, limits: Limits) {
         .flatten()
         .min()
         .unwrap_or_else(|| session.host.next_wakeup());
-        let now = state.now();
-        let sleep = Duration::from_micros(wake.micros_since(now)).min(MAX_IDLE);
+        let latest = tokio::time::Instant::now() + MAX_IDLE;
+        let wanted = state.instant_at(wake).min(latest);
+        if armed != Some(wanted) {
+            armed = Some(wanted);
+            timer.as_mut().reset(wanted);
+        }
         tokio::select! {
             msg = socket.recv() => {
                 let msg = match msg {
@@ -172,20 +204,17 @@ async fn run(mut socket: WebSocket, state: AppState, limits: Limits) {
                 if let Err(Violation(reason)) = verdict {
                     // Say why first (the close reason is limited to 123 bytes).
                     session.host.send_error(reason.clone());
-                    for frame in session.host.poll(state.now()) {
-                        if send(&mut socket, Message::Binary(frame.into()), limits.send_timeout).await.is_err() {
-                            break;
-                        }
-                    }
+                    let frames = session.host.poll(state.now());
+                    let _ = send_all(&mut socket, frames, limits.send_timeout).await;
                     close(&mut socket, CLOSE_POLICY, "policy violation: see the last Error message", limits.send_timeout).await;
                     break End::Violation(reason);
                 }
             }
-            () = shutdown.cancelled() => {
+            () = &mut cancelled => {
                 close(&mut socket, CLOSE_GOING_AWAY, "relay shutting down", limits.send_timeout).await;
                 break End::Shutdown;
             }
-            () = tokio::time::sleep(sleep) => {}
+            () = &mut timer => armed = None,
         }
         let now = state.now();
         while let Some(msg) = session.gate.release(now) {
@@ -205,16 +234,8 @@ async fn run(mut socket: WebSocket, state: AppState, limits: Limits) {
                 }));
             }
         }
-        for frame in frames {
-            if let Err(end) = send(
-                &mut socket,
-                Message::Binary(frame.into()),
-                limits.send_timeout,
-            )
-            .await
-            {
-                break 'session end;
-            }
+        if let Err(end) = send_all(&mut socket, frames, limits.send_timeout).await {
+            break end;
         }
     };
     let c = session.host.player().counters();
