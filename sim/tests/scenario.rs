@@ -193,7 +193,7 @@ fn record_with_silences(extra_ms: u16) -> Outcome {
         run.step_live(dt, dir, dash);
     }
     run.stop_recording();
-    run.scenario().outcome.clone().expect("recorded")
+    run.scenario().outcome.expect("recorded")
 }
 
 /// Outcomes recorded by the host before its proxy and observer streams
