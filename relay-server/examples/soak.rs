@@ -130,11 +130,8 @@ fn main() -> anyhow::Result<()> {
     let duration = Duration::from_secs(args.duration.min(24 * 3600));
     let settings = NetSettings::symmetric(args.rtt, 0, args.loss);
     settings.validate()?;
-    let relay = Relay::start(&args.relay, 7)?;
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()?;
+    let relay = Relay::start_on(&args.relay, 7, None, None)?;
+    let rt = relay_server::runtime(1)?;
     let counters = Arc::new(Counters::default());
     let started = Instant::now();
     let until = started + duration;

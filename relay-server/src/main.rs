@@ -29,10 +29,23 @@ struct Args {
     /// clients share the proxy's address: raise it there.
     #[arg(long, default_value_t = relay_server::Limits::default().max_connections_per_ip, env = "PLAYGROUND_MAX_CONNECTIONS_PER_IP")]
     max_connections_per_ip: usize,
+    /// Threads running the sessions (default: one per core). With 1 the
+    /// relay runs on tokio's single-threaded scheduler, the cheapest per
+    /// message (issue #6 load test: the relay alone on one core).
+    #[arg(long, env = "PLAYGROUND_THREADS", value_parser = clap::value_parser!(u16).range(1..=256))]
+    threads: Option<u16>,
 }
 
-#[tokio::main]
-async fn main() -> anyhow::Result<()> {
+fn main() -> anyhow::Result<()> {
+    let args = Args::parse();
+    let threads = args.threads.map_or_else(
+        || std::thread::available_parallelism().map_or(1, |n| n.get()),
+        usize::from,
+    );
+    relay_server::runtime(threads)?.block_on(run(args))
+}
+
+async fn run(args: Args) -> anyhow::Result<()> {
     use std::io::IsTerminal;
     tracing_subscriber::fmt()
         .with_ansi(std::io::stderr().is_terminal())
@@ -41,7 +54,6 @@ async fn main() -> anyhow::Result<()> {
                 .unwrap_or_else(|_| EnvFilter::new("info,tower_http=warn")),
         )
         .init();
-    let args = Args::parse();
     if !args.dist.join("index.html").is_file() {
         tracing::warn!(dist = %args.dist.display(), "no index.html in the dist folder: build the page first (trunk build --release)");
     }

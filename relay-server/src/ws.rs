@@ -12,7 +12,7 @@ use axum::extract::ws::{CloseFrame, Message, WebSocket};
 use axum::extract::{ConnectInfo, State, WebSocketUpgrade};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use futures_util::SinkExt;
+use futures_util::{FutureExt, SinkExt};
 use sim::host::HostError;
 use sim::net::codec::{self, MAX_FRAME_LEN};
 use sim::net::protocol::{ClientMsg, ResumeToken, ServerMsg};
@@ -34,7 +34,7 @@ const SOCKET_MAX_MESSAGE: usize = 4 * MAX_FRAME_LEN;
 /// test: 137 → 9 KiB per idle session, relay CPU halved). Frames here are
 /// ≤ [`MAX_FRAME_LEN`] bytes; a longer message still gets its full length
 /// reserved once its header is read.
-const SOCKET_READ_BUFFER: usize = 4096;
+const SOCKET_READ_BUFFER: usize = 512;
 
 /// Bytes the socket layer gathers before it writes on its own (tungstenite
 /// `write_buffer_size`): more than one poll's frames, so that everything a
@@ -121,11 +121,16 @@ async fn send_all(
         }
         socket.flush().await
     };
-    match tokio::time::timeout(timeout, send).await {
-        Ok(Ok(())) => Ok(()),
-        Ok(Err(_)) => Err(End::Client),
-        Err(_) => Err(End::SlowReader),
-    }
+    let mut send = std::pin::pin!(send);
+    // Almost always the kernel takes the bytes at once: no timer for that.
+    let sent = match (&mut send).now_or_never() {
+        Some(sent) => sent,
+        None => match tokio::time::timeout(timeout, send).await {
+            Ok(sent) => sent,
+            Err(_) => return Err(End::SlowReader),
+        },
+    };
+    sent.map_err(|_| End::Client)
 }
 
 async fn close(socket: &mut WebSocket, code: u16, reason: &str, timeout: Duration) {

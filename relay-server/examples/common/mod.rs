@@ -18,13 +18,32 @@ pub struct Relay {
 
 impl Relay {
     /// Starts `bin` with conditioner seed `seed` and waits for its
-    /// "listening on" line.
+    /// "listening on" line; pinned to `cpu` with `taskset` (util-linux) if
+    /// given, and with `--threads threads` if given.
     ///
     /// # Errors
-    /// If the binary does not start or never says where it listens.
-    pub fn start(bin: &Path, seed: u64) -> anyhow::Result<Relay> {
+    /// If the binary (or `taskset`, when pinning) does not start or never
+    /// says where it listens.
+    pub fn start_on(
+        bin: &Path,
+        seed: u64,
+        cpu: Option<usize>,
+        threads: Option<u16>,
+    ) -> anyhow::Result<Relay> {
         let data = std::env::temp_dir().join(format!("np-relay-{}", std::process::id()));
-        let mut child = Command::new(bin)
+        let mut command = match cpu {
+            Some(cpu) => {
+                // taskset execs the relay: the child's pid is the relay's.
+                let mut c = Command::new("taskset");
+                c.args(["-c", &cpu.to_string()]).arg(bin);
+                c
+            }
+            None => Command::new(bin),
+        };
+        if let Some(threads) = threads {
+            command.args(["--threads", &threads.to_string()]);
+        }
+        let mut child = command
             .args(["--addr", "127.0.0.1:0", "--dist", "/nonexistent"])
             .args(["--seed", &seed.to_string(), "--max-connections-per-ip", "0"])
             .arg("--db")
