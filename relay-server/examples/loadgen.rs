@@ -110,6 +110,69 @@ struct Args {
     /// Write the results as JSON here.
     #[arg(long)]
     out: Option<PathBuf>,
+    /// Seconds of the machine stall probe on each CPU before the runs
+    /// (0 = none): a thread that only reads the clock, pinned to the CPU,
+    /// records every gap over 0.5 ms — time the CPU was taken from it.
+    #[arg(long, default_value_t = 5)]
+    stall_probe: u64,
+    /// Internal: be one stall probe for this many seconds and print its
+    /// JSON (the generator runs itself this way, pinned with `taskset`).
+    #[arg(long, hide = true)]
+    probe_for: Option<u64>,
+}
+
+/// Spins for `secs` reading the monotonic clock and returns, as JSON, the
+/// gaps over 0.5 ms between consecutive readings: their count, how many
+/// were over 2 ms, their total and the largest, ms.
+fn probe(secs: u64) -> String {
+    let start = Instant::now();
+    let end = start + Duration::from_secs(secs.min(60));
+    let mut last = start;
+    let mut gaps: Vec<f64> = Vec::new();
+    loop {
+        let now = Instant::now();
+        let gap = now - last;
+        if gap > Duration::from_micros(500) {
+            gaps.push(gap.as_secs_f64() * 1e3);
+        }
+        last = now;
+        if now >= end {
+            break;
+        }
+    }
+    let total: f64 = gaps.iter().sum();
+    let max = gaps.iter().copied().fold(0.0, f64::max);
+    let over_2 = gaps.iter().filter(|&&g| g > 2.0).count();
+    format!(
+        "{{\"seconds\":{secs},\"gaps_over_0_5_ms\":{},\"gaps_over_2_ms\":{over_2},\"total_ms\":{total:.1},\"max_ms\":{max:.2}}}",
+        gaps.len()
+    )
+}
+
+/// Runs the stall probe on each of `cpus` at once (this binary, pinned
+/// with `taskset`), each for `secs`; one JSON object per CPU.
+fn probe_cpus(cpus: &[usize], secs: u64) -> anyhow::Result<Vec<String>> {
+    let exe = std::env::current_exe()?;
+    let children = cpus
+        .iter()
+        .map(|cpu| {
+            std::process::Command::new("taskset")
+                .args(["-c", &cpu.to_string()])
+                .arg(&exe)
+                .args(["--probe-for", &secs.to_string()])
+                .stdout(std::process::Stdio::piped())
+                .spawn()
+                .context("running taskset (util-linux) for the stall probe")
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    cpus.iter()
+        .zip(children)
+        .map(|(cpu, child)| {
+            let out = child.wait_with_output()?;
+            let json = String::from_utf8_lossy(&out.stdout).trim().to_string();
+            Ok(format!("{{\"cpu\":{cpu},\"probe\":{json}}}"))
+        })
+        .collect()
 }
 
 /// Where the relay and this generator run.
@@ -168,7 +231,22 @@ fn pin_self(cpu: usize) -> anyhow::Result<()> {
 
 fn main() -> anyhow::Result<()> {
     let args = Args::parse();
+    if let Some(secs) = args.probe_for {
+        println!("{}", probe(secs));
+        return Ok(());
+    }
     let placement = Placement::new(&args);
+    let stalls = match (args.stall_probe, placement.relay_cpu, placement.generator_cpu) {
+        (0, ..) => Vec::new(),
+        (secs, Some(relay), Some(generator)) => {
+            eprintln!("loadgen: probing CPUs {relay} and {generator} for stalls ({secs} s)");
+            probe_cpus(&[relay, generator], secs)?
+        }
+        _ => Vec::new(),
+    };
+    for s in &stalls {
+        eprintln!("loadgen: stall probe {s}");
+    }
     if let Some(cpu) = placement.generator_cpu {
         pin_self(cpu)?;
     }
@@ -184,10 +262,11 @@ fn main() -> anyhow::Result<()> {
         }
     })?;
     let json = format!(
-        "{{\"machine_cores\":{},\"generator_threads\":{},\"placement\":{},\"repeat\":{},\"p99_budget_ms\":{},\"largest_n_within_budget\":{},\"by_sessions\":[{}],\"runs\":[{}]}}",
+        "{{\"machine_cores\":{},\"generator_threads\":{},\"placement\":{},\"machine_stalls\":[{}],\"repeat\":{},\"p99_budget_ms\":{},\"largest_n_within_budget\":{},\"by_sessions\":[{}],\"runs\":[{}]}}",
         placement.cores,
         args.threads,
         placement.json(),
+        stalls.join(","),
         args.repeat,
         args.p99_budget_ms,
         largest_within(&results, args.p99_budget_ms).map_or("null".into(), |n| n.to_string()),
