@@ -236,7 +236,11 @@ fn main() -> anyhow::Result<()> {
         return Ok(());
     }
     let placement = Placement::new(&args);
-    let stalls = match (args.stall_probe, placement.relay_cpu, placement.generator_cpu) {
+    let stalls = match (
+        args.stall_probe,
+        placement.relay_cpu,
+        placement.generator_cpu,
+    ) {
         (0, ..) => Vec::new(),
         (secs, Some(relay), Some(generator)) => {
             eprintln!("loadgen: probing CPUs {relay} and {generator} for stalls ({secs} s)");
