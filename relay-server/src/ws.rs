@@ -55,8 +55,10 @@ const CLOSE_GOING_AWAY: u16 = 1001;
 /// over-budget frames.
 const CLOSE_POLICY: u16 = 1008;
 
-/// Longest the task sleeps between host polls even when idle.
-const MAX_IDLE: Duration = Duration::from_millis(50);
+/// Longest the task sleeps between host polls: how often a quiet session
+/// (nothing scheduled until its client sends, see
+/// [`sim::host::QUIET_CLIENT_MS`]) wakes; a busy one wakes sooner.
+const MAX_IDLE: Duration = Duration::from_secs(1);
 
 /// `GET /ws`: refused with 429 when the client's address already has
 /// [`Limits::max_connections_per_ip`] sessions open.
@@ -170,16 +172,12 @@ async fn run(mut socket: WebSocket, state: AppState, limits: Limits) {
     // `None` once the timer has fired: it must be set again.
     let mut armed: Option<tokio::time::Instant> = None;
     let end = loop {
-        let wake = [
-            Some(session.host.next_wakeup()),
-            session.gate.next_release(),
-        ]
-        .into_iter()
-        .flatten()
-        .min()
-        .unwrap_or_else(|| session.host.next_wakeup());
         let latest = tokio::time::Instant::now() + MAX_IDLE;
-        let wanted = state.instant_at(wake).min(latest);
+        let wanted = [session.host.next_wakeup(), session.gate.next_release()]
+            .into_iter()
+            .flatten()
+            .min()
+            .map_or(latest, |wake| state.instant_at(wake).min(latest));
         if armed != Some(wanted) {
             armed = Some(wanted);
             timer.as_mut().reset(wanted);

@@ -177,3 +177,33 @@ async fn ping_rtt_matches_the_configured_rtt() {
     assert!(rtts.iter().all(|&r| r >= 100), "{rtts:?}");
     assert!(rtts[2] <= 115, "median of {rtts:?}");
 }
+
+/// A client that goes quiet (a hidden tab) stops getting the net update
+/// streams 1 s after its last frame; its next frame brings them back.
+#[tokio::test]
+async fn a_quiet_client_stops_getting_net_updates_until_it_sends() {
+    let (mut ws, _) = tokio_tungstenite::connect_async(start().await)
+        .await
+        .unwrap();
+    send(&mut ws, &ClientMsg::Hello).await;
+    let snapshots = |msgs: &[ServerMsg]| {
+        msgs.iter()
+            .filter(|m| matches!(m, ServerMsg::Observer(_)))
+            .count()
+    };
+    // 20 Hz while the Hello is less than 1 s old (timing slack both ways).
+    let first = drain(&mut ws, 1500).await;
+    assert!(
+        (15..=21).contains(&snapshots(&first)),
+        "{} snapshots in the first 1.5 s",
+        snapshots(&first)
+    );
+    assert_eq!(snapshots(&drain(&mut ws, 1000).await), 0, "still streaming");
+    send(&mut ws, &ClientMsg::Ping { id: 1 }).await;
+    let back = drain(&mut ws, 500).await;
+    assert!(
+        snapshots(&back) >= 8,
+        "{} snapshots in 0.5 s after the Ping",
+        snapshots(&back)
+    );
+}

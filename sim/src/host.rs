@@ -33,6 +33,14 @@ use thiserror::Error;
 /// wakes once per update for both streams (issue #6: the proxy at 20 Hz and
 /// the observer at 30 Hz on their own timers were half of the relay's CPU).
 pub const NET_UPDATE_INTERVAL_MS: u64 = 50;
+/// A client that has sent nothing for this long, ms, gets no net updates
+/// until it sends again. A running page sends a Ping every 250 ms, so a
+/// second of silence means its tab is hidden or frozen — the browser runs
+/// no frames there — and the updates would only pile up unread in it; a
+/// hidden tab then costs the relay nothing. A client driven by
+/// [`crate::LocalSession`] or a scenario is never this quiet (frames are
+/// ≤ 0.25 s apart), so recorded runs are unaffected.
+pub const QUIET_CLIENT_MS: u64 = 1000;
 /// Period of the server's check for a silent client
 /// ([`ServerCharacter::force_position_update`]), ms: 30 Hz, UE's default
 /// dedicated-server tick (`NetServerMaxTickRate`). The checks fall on a
@@ -93,6 +101,8 @@ pub struct ServerHost {
     created: SimTime,
     /// The latest [`ServerHost::poll`].
     last_poll: SimTime,
+    /// When the client last sent a frame.
+    last_heard: SimTime,
     observed: Vec<ObservedMove>,
     immediate: Vec<ServerMsg>,
 }
@@ -120,6 +130,7 @@ impl ServerHost {
             next_net_update: now,
             created: now,
             last_poll: now,
+            last_heard: now,
             observed: Vec::new(),
             immediate: Vec::new(),
             world,
@@ -143,6 +154,7 @@ impl ServerHost {
         match codec::decode::<ClientMsg>(frame) {
             Ok(msg) => self.receive_msg(now, frame.len(), msg),
             Err(e) => {
+                self.last_heard = self.last_heard.max(now);
                 let e = HostError::from(e);
                 self.send_error(e.to_string());
                 Err(e)
@@ -165,6 +177,7 @@ impl ServerHost {
         frame_len: usize,
         msg: ClientMsg,
     ) -> Result<(), HostError> {
+        self.last_heard = self.last_heard.max(now);
         let result = self.receive(now, frame_len, msg);
         if let Err(e) = &result {
             self.send_error(e.to_string());
@@ -266,7 +279,7 @@ impl ServerHost {
             self.send_down(now, &ServerMsg::MoveResponse(r));
         }
         self.step_npc(now);
-        let net_update = now >= self.next_net_update;
+        let net_update = now >= self.next_net_update && self.listening();
         if net_update {
             self.next_net_update = now.plus_millis(NET_UPDATE_INTERVAL_MS);
             let update = ProxyUpdate {
@@ -340,29 +353,32 @@ impl ServerHost {
     /// not rounded up to its frame rate.
     pub fn poll_until(&mut self, now: SimTime) -> Vec<(SimTime, Vec<u8>)> {
         let mut out = Vec::new();
-        loop {
-            let t = self.next_wakeup();
-            if t >= now {
-                break;
-            }
+        while let Some(t) = self.next_wakeup().filter(|&t| t < now) {
             out.extend(self.poll(t).into_iter().map(|f| (t, f)));
         }
         out.extend(self.poll(now).into_iter().map(|f| (now, f)));
         out
     }
 
-    /// The earliest time at which [`ServerHost::poll`] has something to do.
-    pub fn next_wakeup(&self) -> SimTime {
+    /// The earliest time at which [`ServerHost::poll`] has something to do,
+    /// or `None` if nothing happens until the client sends a frame (it
+    /// has been quiet for [`QUIET_CLIENT_MS`] and nothing is in flight).
+    pub fn next_wakeup(&self) -> Option<SimTime> {
         [
             self.uplink.next_delivery(),
             self.downlink.next_delivery(),
-            Some(self.next_net_update),
+            self.listening().then_some(self.next_net_update),
             self.next_stall_check(),
         ]
         .into_iter()
         .flatten()
         .min()
-        .unwrap_or(self.next_net_update)
+    }
+
+    /// Whether the next net update falls before the client has been quiet
+    /// for [`QUIET_CLIENT_MS`].
+    fn listening(&self) -> bool {
+        self.next_net_update < self.last_heard.plus_millis(QUIET_CLIENT_MS)
     }
 
     /// The first point of the stall-check grid after the latest poll at

@@ -287,7 +287,8 @@ fn proxy_update_and_observer_snapshot_leave_together_at_20_hz() {
     let mut wakeups = Vec::new();
     let (mut proxies, mut snapshots) = (Vec::new(), Vec::new());
     let mut now = SimTime(0);
-    while now < SimTime(1_000_000) {
+    // Until the client has been quiet for 1 s (see the next test).
+    loop {
         wakeups.push(now.0);
         for frame in host.poll(now) {
             match codec::decode::<ServerMsg>(&frame) {
@@ -296,10 +297,56 @@ fn proxy_update_and_observer_snapshot_leave_together_at_20_hz() {
                 other => panic!("unexpected {other:?}"),
             }
         }
-        now = host.next_wakeup();
+        match host.next_wakeup() {
+            Some(t) => now = t,
+            None => break,
+        }
     }
     let every_50_ms: Vec<u64> = (0..20).map(|i| i * 50_000).collect();
     assert_eq!(proxies, every_50_ms);
     assert_eq!(snapshots, every_50_ms);
     assert_eq!(wakeups, every_50_ms);
+}
+
+/// A client that sends nothing for 1 s (a hidden or frozen tab: a running
+/// page pings every 250 ms) gets no net updates, and the host has nothing
+/// to wake for; its next frame brings them back at once.
+#[test]
+fn a_quiet_client_gets_no_net_updates_until_it_sends_again() {
+    use sim::host::QUIET_CLIENT_MS;
+    use sim::net::codec;
+    use sim::net::protocol::{ClientMsg, ServerMsg};
+    use sim::{ServerHost, SimTime};
+    assert_eq!(QUIET_CLIENT_MS, 1000);
+    let mut host = ServerHost::new(1, SimTime(0));
+    let perfect = ClientMsg::SetNetSettings(NetSettings::symmetric(0, 0, 0));
+    host.receive_msg(SimTime(0), 0, perfect).unwrap();
+    let snapshots_at = |frames: Vec<Vec<u8>>, now: SimTime, out: &mut Vec<u64>| {
+        for f in frames {
+            if let Ok(ServerMsg::Observer(_)) = codec::decode::<ServerMsg>(&f) {
+                out.push(now.0 / 1000);
+            }
+        }
+    };
+    let mut snapshots = Vec::new();
+    let mut now = SimTime(0);
+    loop {
+        snapshots_at(host.poll(now), now, &mut snapshots);
+        match host.next_wakeup() {
+            Some(t) => now = t,
+            None => break,
+        }
+    }
+    // Every 50 ms while the last frame (at 0) is less than 1 s old.
+    assert_eq!(snapshots, (0..20).map(|i| i * 50).collect::<Vec<u64>>());
+    // Silent from 950 ms on: nothing at 3 s…
+    let later = SimTime(3_000_000);
+    snapshots_at(host.poll(later), later, &mut snapshots);
+    assert_eq!(snapshots.len(), 20);
+    // …until a Ping: the next poll sends a snapshot, and they go on.
+    let frame = codec::encode(&ClientMsg::Ping { id: 1 });
+    host.receive_frame(later, &frame).unwrap();
+    snapshots_at(host.poll(later), later, &mut snapshots);
+    assert_eq!(snapshots[20..], [3000]);
+    assert_eq!(host.next_wakeup(), Some(SimTime(3_050_000)));
 }
