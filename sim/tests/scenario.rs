@@ -18,16 +18,21 @@ fn frame_dt(i: usize) -> f64 {
     [0.0166, 0.0167, 0.0167, 0.0168][noise as usize]
 }
 
-/// Records `secs` of the bot at 10 % loss, with the sliders moved (loss
-/// to 30 % in bursts at 10 s, a 300 ms lag spike at 15 s, rules and
-/// smoothing at 20 s).
-fn record(secs: usize) -> Scenario {
+/// A recording named `name` with seed 42 at 150 ms ± 10 ms and 10 % loss,
+/// and the bot that will drive it.
+fn start_recording(name: &str) -> (ScenarioRun, Bot) {
     let setup = Setup {
         net: NetSettings::symmetric(150, 10, 10),
         ..Setup::default()
     };
-    let mut run = ScenarioRun::record("bot at 10 % loss", 42, setup);
-    let mut bot = Bot::new();
+    (ScenarioRun::record(name, 42, setup), Bot::new())
+}
+
+/// Records `secs` of the bot at 10 % loss, with the sliders moved (loss
+/// to 30 % in bursts at 10 s, a 300 ms lag spike at 15 s, rules and
+/// smoothing at 20 s).
+fn record(secs: usize) -> Scenario {
+    let (mut run, mut bot) = start_recording("bot at 10 % loss");
     for i in 0..secs * 60 {
         if i == 600 {
             let mut net = NetSettings::symmetric(150, 10, 30);
@@ -175,12 +180,7 @@ fn outcome_of_an_empty_scenario_is_the_spawn() {
 /// for 3 s every 10 s: long silences, so the server's forced position
 /// updates (and, past 1 s, their exhausted budget) shape the run.
 fn record_with_silences(extra_ms: u16) -> Outcome {
-    let setup = Setup {
-        net: NetSettings::symmetric(150, 10, 10),
-        ..Setup::default()
-    };
-    let mut run = ScenarioRun::record("silences", 42, setup);
-    let mut bot = Bot::new();
+    let (mut run, mut bot) = start_recording("silences");
     for i in 0..40 * 60 {
         if i % 600 == 300 {
             run.change(Setting::LagSpike(LagSpike {
