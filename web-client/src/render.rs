@@ -409,7 +409,7 @@ fn authoritative_panel(f: &Frame, r: RectF, u: f32) {
                 ("move", with_alpha(ORANGE, 0.6)),
                 ("correction", RED),
             ],
-            subtitle: ("observer view of the server, not delayed", MUTED),
+            subtitle: ("observer view of the server, 20 Hz, not delayed", MUTED),
             subtitle_right: "",
             footer: &footer,
         },
