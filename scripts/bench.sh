@@ -5,8 +5,8 @@
 #   bench-results/latest.md         the table the README's "Performance"
 #                                   section quotes (budgets and verdicts)
 #
-#   scripts/bench.sh           full run (about 10 min on the 2-core machine)
-#   scripts/bench.sh --quick   short run that checks the plumbing (~4 min)
+#   scripts/bench.sh           full run (about 8 min on the 2-core machine)
+#   scripts/bench.sh --quick   short run that checks the plumbing (~3 min)
 #
 # In order: release builds (page, relay, load generator) and the wasm size;
 # criterion on `sim` natively (sim/benches/sim.rs) and the wire figures
