@@ -385,8 +385,14 @@ impl ServerCharacter {
             return false;
         };
         now.secs_since(last) >= f64::from(self.config.max_client_update_interval)
-            && (self.forced_until.is_none()
-                || self.forced_total < self.config.max_client_forced_update_duration)
+            && !self.forced_time_used_up()
+    }
+
+    /// This silence has been marked and its forced-update time is spent:
+    /// checking again changes nothing until the next ServerMove.
+    fn forced_time_used_up(&self) -> bool {
+        self.forced_until.is_some()
+            && self.forced_total >= self.config.max_client_forced_update_duration
     }
 
     /// A time at or before the first at which
@@ -395,9 +401,7 @@ impl ServerCharacter {
     /// update time is used up).
     pub fn forced_update_from(&self) -> Option<SimTime> {
         let last = self.last_move_at?;
-        if self.forced_until.is_some()
-            && self.forced_total >= self.config.max_client_forced_update_duration
-        {
+        if self.forced_time_used_up() {
             return None;
         }
         // Rounded down: the exact test is `forced_update_due`.
