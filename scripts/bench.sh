@@ -13,7 +13,7 @@
 # (sim/benches/wire.rs); the replay in wasm, first frame and frame times in
 # headless Chromium (e2e/bench-wasm.mjs); the hot paths again with `sim` at
 # opt-level 3 (the shipped profile is opt-level "s"); the relay load test
-# (relay-server/examples/loadgen.rs). Absolute times drift on a shared
+# (relay-server/examples/loadgen/). Absolute times drift on a shared
 # machine: compare the ratios, which come from this one run.
 # Not part of scripts/test.sh (only the size check is).
 set -euo pipefail

@@ -29,35 +29,26 @@
 //!     --sessions 500,750,1000 --repeat 3 --duration 10 --out bench-results/loadgen.json
 //! ```
 
+#[path = "../common/mod.rs"]
 mod common;
+mod placement;
+mod session;
 
 use common::Relay;
+use placement::{pin_self, probe, probe_cpus, Placement};
+use session::{session, Phase, SessionStats, FRAME};
 
 use anyhow::{bail, Context};
 use clap::Parser;
-use futures_util::{SinkExt, StreamExt};
-use sim::net::codec;
-use sim::net::protocol::{ClientMsg, MoveResponse, ServerMsg};
-use sim::{Bot, Client, NetSettings, SmoothingMode, TimeStamp};
-use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::watch;
-use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
-use tokio_tungstenite::tungstenite::Message;
 
 /// Hard caps, whatever the flags say.
 const MAX_SESSIONS: usize = 5000;
 const MAX_MEASURE_SECS: u64 = 60;
-/// One client frame.
-const FRAME: Duration = Duration::from_micros(16_667);
-/// Ping every this many frames (250 ms, as the page).
-const PING_EVERY: u32 = 15;
-/// WebSocket read buffer per session, bytes.
-const READ_BUFFER: usize = 512;
-
 #[derive(Debug, Parser)]
 #[command(about = "Load generator for relay-server (loopback only, bounded, stops by itself)")]
 struct Args {
@@ -121,121 +112,13 @@ struct Args {
     probe_for: Option<u64>,
 }
 
-/// Spins for `secs` reading the monotonic clock and returns, as JSON, the
-/// gaps over 0.5 ms between consecutive readings: their count, how many
-/// were over 2 ms, their total and the largest, ms.
-fn probe(secs: u64) -> String {
-    let start = Instant::now();
-    let end = start + Duration::from_secs(secs.min(60));
-    let mut last = start;
-    let mut gaps: Vec<f64> = Vec::new();
-    loop {
-        let now = Instant::now();
-        let gap = now - last;
-        if gap > Duration::from_micros(500) {
-            gaps.push(gap.as_secs_f64() * 1e3);
-        }
-        last = now;
-        if now >= end {
-            break;
-        }
-    }
-    let total: f64 = gaps.iter().sum();
-    let max = gaps.iter().copied().fold(0.0, f64::max);
-    let over_2 = gaps.iter().filter(|&&g| g > 2.0).count();
-    format!(
-        "{{\"seconds\":{secs},\"gaps_over_0_5_ms\":{},\"gaps_over_2_ms\":{over_2},\"total_ms\":{total:.1},\"max_ms\":{max:.2}}}",
-        gaps.len()
-    )
-}
-
-/// Runs the stall probe on each of `cpus` at once (this binary, pinned
-/// with `taskset`), each for `secs`; one JSON object per CPU.
-fn probe_cpus(cpus: &[usize], secs: u64) -> anyhow::Result<Vec<String>> {
-    let exe = std::env::current_exe()?;
-    let children = cpus
-        .iter()
-        .map(|cpu| {
-            std::process::Command::new("taskset")
-                .args(["-c", &cpu.to_string()])
-                .arg(&exe)
-                .args(["--probe-for", &secs.to_string()])
-                .stdout(std::process::Stdio::piped())
-                .spawn()
-                .context("running taskset (util-linux) for the stall probe")
-        })
-        .collect::<anyhow::Result<Vec<_>>>()?;
-    cpus.iter()
-        .zip(children)
-        .map(|(cpu, child)| {
-            let out = child.wait_with_output()?;
-            let json = String::from_utf8_lossy(&out.stdout).trim().to_string();
-            Ok(format!("{{\"cpu\":{cpu},\"probe\":{json}}}"))
-        })
-        .collect()
-}
-
-/// Where the relay and this generator run.
-#[derive(Debug, Clone)]
-struct Placement {
-    /// Cores this machine lets us use (before pinning).
-    cores: usize,
-    /// The relay's CPU (`taskset -c`), if pinned.
-    relay_cpu: Option<usize>,
-    /// This generator's CPU, if pinned.
-    generator_cpu: Option<usize>,
-    relay_threads: Option<u16>,
-}
-
-impl Placement {
-    fn new(args: &Args) -> Placement {
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let pin = !args.no_pin && cores >= 2;
-        Placement {
-            cores,
-            relay_cpu: pin.then_some(0),
-            generator_cpu: pin.then_some(1),
-            relay_threads: args.relay_threads.or(pin.then_some(1)),
-        }
-    }
-
-    fn json(&self) -> String {
-        let opt = |v: Option<usize>| v.map_or("null".into(), |v| v.to_string());
-        format!(
-            "{{\"relay_cpu\":{},\"generator_cpu\":{},\"relay_threads\":{}}}",
-            opt(self.relay_cpu),
-            opt(self.generator_cpu),
-            opt(self.relay_threads.map(usize::from)),
-        )
-    }
-}
-
-/// Pins this process (its only thread so far: call before the runtime
-/// starts, whose threads inherit it) to `cpu` with `taskset`.
-fn pin_self(cpu: usize) -> anyhow::Result<()> {
-    let status = std::process::Command::new("taskset")
-        .args([
-            "-p",
-            "-c",
-            &cpu.to_string(),
-            &std::process::id().to_string(),
-        ])
-        .stdout(std::process::Stdio::null())
-        .status()
-        .context("running taskset (util-linux) to pin the generator; or pass --no-pin")?;
-    if !status.success() {
-        bail!("taskset could not pin the generator to CPU {cpu}; pass --no-pin");
-    }
-    Ok(())
-}
-
 fn main() -> anyhow::Result<()> {
     let args = Args::parse();
     if let Some(secs) = args.probe_for {
         println!("{}", probe(secs));
         return Ok(());
     }
-    let placement = Placement::new(&args);
+    let placement = Placement::new(args.no_pin, args.relay_threads);
     let stalls = match (
         args.stall_probe,
         placement.relay_cpu,
@@ -394,28 +277,6 @@ fn cpu_secs(pid: &str) -> f64 {
     let ticks = |i: usize| f.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
     // utime = field 14, stime = 15 (1-based); here index 11, 12. USER_HZ = 100.
     (ticks(11) + ticks(12)) / 100.0
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Phase {
-    Idle,
-    Warmup,
-    Measure,
-    Stop,
-}
-
-/// What one session measured while the phase was `Measure`.
-#[derive(Debug, Default)]
-struct SessionStats {
-    moves_sent: u64,
-    acks: u64,
-    adjustments: u64,
-    frames_in: u64,
-    bytes_in: u64,
-    bytes_out: u64,
-    ack_us: Vec<u32>,
-    pong_us: Vec<u32>,
-    errors: u64,
 }
 
 #[derive(Debug, Default)]
@@ -619,196 +480,4 @@ async fn run_one(args: &Args, placement: &Placement, n: usize) -> anyhow::Result
     // Let the kernel reap the closed sockets before the next N.
     tokio::time::sleep(Duration::from_millis(500)).await;
     Ok(r)
-}
-
-/// One simulated page: connect, Hello, link at 0 ms / 0 % loss, wait for
-/// Welcome; then, once the phase leaves Idle, a bot-driven client sends a
-/// ServerMove each frame and a Ping every 250 ms, and applies the answers.
-async fn session(
-    id: usize,
-    url: String,
-    mut phase: watch::Receiver<Phase>,
-    connected: Arc<AtomicUsize>,
-    gate: Arc<tokio::sync::Semaphore>,
-    offset: Duration,
-) -> SessionStats {
-    let mut stats = SessionStats::default();
-    let permit = gate.acquire().await;
-    let mut ws = None;
-    for _ in 0..3 {
-        // tungstenite zero-fills its whole read buffer (128 KiB by default)
-        // before every read: keep it small, as the relay does.
-        let config = WebSocketConfig::default().read_buffer_size(READ_BUFFER);
-        match tokio_tungstenite::connect_async_with_config(url.as_str(), Some(config), true).await {
-            Ok((s, _)) => {
-                ws = Some(s);
-                break;
-            }
-            Err(_) => tokio::time::sleep(Duration::from_millis(200)).await,
-        }
-    }
-    let Some(mut ws) = ws else {
-        stats.errors += 1;
-        return stats;
-    };
-    let settings = NetSettings::symmetric(0, 0, 0);
-    for msg in [ClientMsg::Hello, ClientMsg::SetNetSettings(settings)] {
-        if ws
-            .send(Message::Binary(codec::encode(&msg).into()))
-            .await
-            .is_err()
-        {
-            stats.errors += 1;
-            return stats;
-        }
-    }
-    // Welcome → the world and the movement constants.
-    let (world, params) = loop {
-        match tokio::time::timeout(Duration::from_secs(20), ws.next()).await {
-            Ok(Some(Ok(Message::Binary(b)))) => {
-                if let Ok(ServerMsg::Welcome { world, params, .. }) = codec::decode::<ServerMsg>(&b)
-                {
-                    break (world, params);
-                }
-            }
-            Ok(Some(Ok(_))) => {}
-            _ => {
-                stats.errors += 1;
-                return stats;
-            }
-        }
-    };
-    drop(permit);
-    connected.fetch_add(1, Ordering::Relaxed);
-
-    let mut client = Client::new(params, world.spawn);
-    let mut bot = Bot::new().starting_at(id);
-    let mut sent: VecDeque<(TimeStamp, Instant)> = VecDeque::new();
-    let mut pings: VecDeque<(u32, Instant)> = VecDeque::new();
-    let mut ping_id = 0u32;
-    let mut frame_no = 0u32;
-    // Idle: read what the relay streams until the load starts.
-    while *phase.borrow() == Phase::Idle {
-        tokio::select! {
-            changed = phase.changed() => {
-                if changed.is_err() {
-                    return stats;
-                }
-            }
-            msg = ws.next() => {
-                if !matches!(msg, Some(Ok(_))) {
-                    stats.errors += 1;
-                    return stats;
-                }
-            }
-        }
-    }
-    // Load: the phase is read at each frame, not waited on (one waiter per
-    // session on the shared channel would cost this generator a lock per
-    // message, on the cores the relay is measured on).
-    let mut ticker = tokio::time::interval_at(tokio::time::Instant::now() + offset, FRAME);
-    ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    let mut measuring = false;
-    loop {
-        tokio::select! {
-            _ = ticker.tick() => {
-                let now_phase = *phase.borrow();
-                if now_phase == Phase::Stop {
-                    break;
-                }
-                measuring = now_phase == Phase::Measure;
-                frame_no = frame_no.wrapping_add(1);
-                let (dir, dash) = bot.input(client.state().position, FRAME.as_secs_f32());
-                let mut out = Vec::with_capacity(2);
-                if let Some(m) = client.tick(FRAME.as_secs_f64(), dir, dash, SmoothingMode::Exponential, &world) {
-                    let ts = m.new_move.time_stamp;
-                    out.push((Some(ts), None, codec::encode(&ClientMsg::ServerMove(m))));
-                }
-                if frame_no % PING_EVERY == 0 {
-                    ping_id = ping_id.wrapping_add(1);
-                    out.push((None, Some(ping_id), codec::encode(&ClientMsg::Ping { id: ping_id })));
-                }
-                for (ts, ping, frame) in out {
-                    let at = Instant::now();
-                    if let Some(ts) = ts {
-                        sent.push_back((ts, at));
-                        if sent.len() > 256 {
-                            sent.pop_front();
-                        }
-                        if measuring {
-                            stats.moves_sent += 1;
-                        }
-                    }
-                    if let Some(p) = ping {
-                        pings.push_back((p, at));
-                        if pings.len() > 64 {
-                            pings.pop_front();
-                        }
-                    }
-                    if measuring {
-                        stats.bytes_out += frame.len() as u64;
-                    }
-                    if ws.send(Message::Binary(frame.into())).await.is_err() {
-                        stats.errors += 1;
-                        return stats;
-                    }
-                }
-            }
-            msg = ws.next() => {
-                let Some(Ok(msg)) = msg else {
-                    stats.errors += 1;
-                    return stats;
-                };
-                let Message::Binary(b) = msg else { continue };
-                let at = Instant::now();
-                if measuring {
-                    stats.frames_in += 1;
-                    stats.bytes_in += b.len() as u64;
-                }
-                match codec::decode::<ServerMsg>(&b) {
-                    Ok(ServerMsg::MoveResponse(resp)) => {
-                        let ts = match resp {
-                            MoveResponse::Ack { time_stamp } => {
-                                if measuring { stats.acks += 1; }
-                                time_stamp
-                            }
-                            MoveResponse::Adjustment { time_stamp, .. } => {
-                                if measuring { stats.adjustments += 1; }
-                                time_stamp
-                            }
-                        };
-                        while let Some(&(t, sent_at)) = sent.front() {
-                            if t.is_after(ts) {
-                                break;
-                            }
-                            sent.pop_front();
-                            if t == ts && measuring {
-                                stats.ack_us.push(micros(at - sent_at));
-                            }
-                        }
-                        client.handle_move_response(&resp, &world);
-                    }
-                    Ok(ServerMsg::Pong { id: pong, .. }) => {
-                        while let Some(&(p, sent_at)) = pings.front() {
-                            pings.pop_front();
-                            if p == pong {
-                                if measuring {
-                                    stats.pong_us.push(micros(at - sent_at));
-                                }
-                                break;
-                            }
-                        }
-                    }
-                    Ok(ServerMsg::Error { .. }) | Err(_) => stats.errors += 1,
-                    Ok(_) => {}
-                }
-            }
-        }
-    }
-    let _ = ws.send(Message::Close(None)).await;
-    stats
-}
-
-fn micros(d: Duration) -> u32 {
-    u32::try_from(d.as_micros()).unwrap_or(u32::MAX)
 }
