@@ -289,8 +289,7 @@ impl Client {
         self.counters.dual_moves += u64::from(packet.pending_move.is_some());
         self.counters.old_moves_resent += u64::from(packet.old_move.is_some());
         if self.config.forced_move_loss_percent > 0.0 {
-            let roll =
-                f64::from(rand_core::RngCore::next_u32(&mut self.rng)) / 4_294_967_296.0 * 100.0;
+            let roll = crate::hash::unit(rand_core::RngCore::next_u32(&mut self.rng)) * 100.0;
             if roll < f64::from(self.config.forced_move_loss_percent) {
                 self.counters.forced_move_drops += 1;
                 return None;

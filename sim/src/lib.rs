@@ -24,6 +24,7 @@
 //! ## Layout
 //! | module | holds |
 //! |---|---|
+//! | `hash` | the one stable hasher (FNV-1a) and PRNG-draw roll |
 //! | `math`, `time` | [`Vec2`] (cm), [`TimeStamp`] (wrapping ms), [`SimTime`] (µs) |
 //! | `world`, `movement` | the arena and [`perform_movement`] |
 //! | `saved_move`, `client`, `client_config` | the autonomous proxy and its switches |
@@ -41,6 +42,7 @@ pub mod bot;
 pub mod client;
 mod client_config;
 pub mod endpoint;
+pub mod hash;
 pub mod host;
 mod math;
 pub mod metrics;

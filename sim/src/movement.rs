@@ -97,7 +97,7 @@ impl CharacterState {
     /// A 64-bit FNV-1a hash of the exact bits of the state: equal hashes on
     /// two machines mean bit-identical simulations.
     pub fn state_hash(&self) -> u64 {
-        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        let mut h = crate::hash::Fnv64::new();
         for v in [
             self.position.x,
             self.position.y,
@@ -105,12 +105,9 @@ impl CharacterState {
             self.velocity.y,
             self.dash_cooldown,
         ] {
-            for b in v.to_bits().to_le_bytes() {
-                h ^= u64::from(b);
-                h = h.wrapping_mul(0x0000_0100_0000_01b3);
-            }
+            h.f32(v);
         }
-        h
+        h.finish()
     }
 }
 

@@ -355,7 +355,7 @@ impl ServerCharacter {
         let err_sq = (self.state.position - client_location).length_squared();
         let limit = self.config.max_position_error;
         let forced = self.config.forced_adjustment_percent > 0.0
-            && f64::from(self.rng.next_u32()) / 4_294_967_296.0 * 100.0
+            && crate::hash::unit(self.rng.next_u32()) * 100.0
                 < f64::from(self.config.forced_adjustment_percent);
         let hint = self.reason_hint.take();
         let reason = if hint == Some(AdjustmentReason::ForcedPositionUpdate) {

@@ -31,6 +31,7 @@
 //! [`fate_fingerprint`] hashes such a sequence so both can be compared.
 
 use super::gilbert_elliott::{BurstState, GilbertElliott};
+use crate::hash::unit;
 use crate::time::SimTime;
 use rand_core::{RngCore, SeedableRng};
 use rand_pcg::Pcg32;
@@ -273,11 +274,6 @@ impl<T: Clone> LinkConditioner<T> {
     }
 }
 
-/// Maps a `u32` to `[0, 1)`.
-fn unit(r: u32) -> f64 {
-    f64::from(r) / 4_294_967_296.0
-}
-
 /// The impairments the native-vs-wasm fingerprint check uses: every
 /// mechanism on at once (50 ± 20 ms, 5 % loss, Gilbert–Elliott 1 % / 25 % /
 /// 50 %, 2 % duplicates, 2 % reordering, a 4000 B/s cap).
@@ -302,12 +298,9 @@ pub const FINGERPRINT_CONDITIONS: LinkConditions = LinkConditions {
 /// `fate_fingerprint` export; `sim/tests/conditioner.rs` pins it).
 pub fn fate_fingerprint(seed: u64, conditions: LinkConditions, packets: u32) -> u64 {
     let mut c = LinkConditioner::new(conditions, seed);
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut h = crate::hash::Fnv64::new();
     let mut mix = |v: u64| {
-        for b in v.to_le_bytes() {
-            h ^= u64::from(b);
-            h = h.wrapping_mul(0x0000_0100_0000_01b3);
-        }
+        h.u64(v);
     };
     let mut now = SimTime::ZERO;
     for i in 0..packets {
@@ -327,7 +320,7 @@ pub fn fate_fingerprint(seed: u64, conditions: LinkConditions, packets: u32) -> 
             mix(now.0);
         }
     }
-    h
+    h.finish()
 }
 
 #[cfg(test)]

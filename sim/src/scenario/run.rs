@@ -3,6 +3,7 @@
 //! the same `step`, so a played-back run is the recorded run.
 
 use super::{Change, FrameInput, Outcome, Scenario, Setting, Setup};
+use crate::hash::Fnv64;
 use crate::math::Vec2;
 use crate::metrics::Metrics;
 use crate::session::LocalSession;
@@ -11,16 +12,6 @@ use crate::ClientEndpoint;
 /// Most frames one scenario holds: 10 minutes at 240 frames/s. Recording
 /// stops by itself there (the run goes on, unrecorded).
 pub const MAX_RECORDED_FRAMES: usize = 144_000;
-
-/// FNV-1a-style fold of one more value into a running hash.
-fn fold(h: u64, v: u64) -> u64 {
-    let mut h = h;
-    for b in v.to_le_bytes() {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    h
-}
 
 /// A run of a [`LocalSession`] from a [`Scenario`]'s seed and setup.
 #[derive(Debug, Clone)]
@@ -60,7 +51,7 @@ impl ScenarioRun {
             cursor: 0,
             next_change: 0,
             recording: false,
-            trajectory_hash: 0xcbf2_9ce4_8422_2325,
+            trajectory_hash: Fnv64::new().finish(),
             settings: setup,
         }
     }
@@ -246,6 +237,6 @@ impl ScenarioRun {
         self.session.step(input.dt(), input.direction(), input.dash);
         self.cursor += 1;
         let h = self.session.endpoint.client().state().state_hash();
-        self.trajectory_hash = fold(self.trajectory_hash, h);
+        self.trajectory_hash = Fnv64::resume(self.trajectory_hash).u64(h).finish();
     }
 }
