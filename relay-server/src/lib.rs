@@ -30,6 +30,7 @@ pub mod api;
 mod limits;
 mod page_headers;
 pub mod resume;
+mod session;
 pub mod shutdown;
 pub mod store;
 mod ws;

@@ -1,29 +1,29 @@
-//! One WebSocket connection: decode → budget ([`Gate`]) → [`ServerHost`]
-//! → encode, with the host polled whenever a frame arrives and whenever it
-//! next has work (delayed packets due, proxy or observer updates, a held
-//! settings message). Bad frames get an Error with a reason; too many of
-//! them, or a flood, close the socket with 1008; shutdown closes it with
-//! 1001; a client that does not read is dropped after the send timeout.
+//! One WebSocket connection's I/O: the upgrade and the `select!` loop
+//! that feeds the sans-IO [`Session`] with frames and time, whenever a
+//! frame arrives and whenever it next has work, and writes what it returns.
+//! Every way the relay ends a connection sends a Close frame with its code
+//! and reason (RFC 6455 §7.4.1): too many bad frames or a flood 1008, a
+//! message over the socket's size limit 1009, shutdown 1001, and a
+//! client's own Close is echoed. A client that does not read is dropped
+//! after the send timeout.
 
-use crate::limits::{Admit, Gate, Kind, Limits, Violation};
+use crate::limits::{Limits, Violation};
 use crate::resume;
+use crate::session::Session;
 use crate::AppState;
 use axum::extract::ws::{CloseFrame, Message, WebSocket};
 use axum::extract::{ConnectInfo, State, WebSocketUpgrade};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use futures_util::{FutureExt, SinkExt};
-use sim::host::HostError;
-use sim::net::codec::{self, MAX_FRAME_LEN};
-use sim::net::protocol::{ClientMsg, ResumeToken, ServerMsg};
-use sim::ServerHost;
+use sim::net::codec::MAX_FRAME_LEN;
 use std::net::SocketAddr;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
-use tracing::{debug, info, warn};
+use tracing::{info, warn};
 
 /// Largest WebSocket message accepted by the socket layer, bytes: room for
-/// one over-long frame so that [`codec::decode`] can reject it with a
+/// one over-long frame so that [`sim::net::codec::decode`] can reject it with a
 /// reason instead of the socket closing silently.
 const SOCKET_MAX_MESSAGE: usize = 4 * MAX_FRAME_LEN;
 
@@ -38,7 +38,7 @@ const SOCKET_READ_BUFFER: usize = 512;
 
 /// Bytes the socket layer gathers before it writes on its own (tungstenite
 /// `write_buffer_size`): more than one poll's frames, so that everything a
-/// [`ServerHost::poll`] returns — a net update's proxy update and observer
+/// [`sim::ServerHost::poll`] returns — a net update's proxy update and observer
 /// snapshot, an Ack with them — leaves in one `write` at the flush.
 const SOCKET_WRITE_BUFFER: usize = 4 * MAX_FRAME_LEN;
 
@@ -54,6 +54,14 @@ const CLOSE_GOING_AWAY: u16 = 1001;
 /// Close code 1008 "policy violation" (RFC 6455 §7.4.1): too many bad or
 /// over-budget frames.
 const CLOSE_POLICY: u16 = 1008;
+/// Close code 1009 "message too big" (RFC 6455 §7.4.1): a message over
+/// [`SOCKET_MAX_MESSAGE`].
+const CLOSE_TOO_BIG: u16 = 1009;
+
+/// Longest the relay waits, after sending its Close frame, for the
+/// client's (RFC 6455 §7.1.1: the server closes the TCP connection after
+/// the closing handshake).
+const CLOSE_LINGER: Duration = Duration::from_secs(1);
 
 /// Longest the task sleeps between host polls: how often a quiet session
 /// (nothing scheduled until its client sends, see
@@ -101,6 +109,8 @@ enum End {
     Client,
     /// Closed by us for abuse (1008).
     Violation(String),
+    /// Closed by us for a message over the socket's limit (1009).
+    TooBig(String),
     /// The relay is shutting down (1001).
     Shutdown,
     /// A send did not complete within the send timeout.
@@ -135,31 +145,63 @@ async fn send_all(
     sent.map_err(|_| End::Client)
 }
 
+/// Ends the connection the RFC 6455 way: our Close frame with its code
+/// and reason, then the client's Close is awaited (frames before it are
+/// read and dropped) for at most [`CLOSE_LINGER`]. Reading until then
+/// keeps unread bytes out of the kernel's buffer, so that closing the TCP
+/// socket does not reset it under the client before it has read ours.
+/// When the socket layer has stopped reading (a message over its size
+/// limit), the wait is a plain linger for the same reason.
 async fn close(socket: &mut WebSocket, code: u16, reason: &str, timeout: Duration) {
     let frame = CloseFrame {
         code,
         reason: reason.into(),
     };
-    let _ = tokio::time::timeout(timeout, socket.send(Message::Close(Some(frame)))).await;
+    if tokio::time::timeout(timeout, socket.send(Message::Close(Some(frame))))
+        .await
+        .is_err()
+    {
+        return;
+    }
+    let drain = async {
+        loop {
+            match socket.recv().await {
+                Some(Ok(Message::Close(_))) | Some(Err(_)) => return,
+                Some(Ok(_)) => {}
+                None => std::future::pending::<()>().await,
+            }
+        }
+    };
+    let _ = tokio::time::timeout(CLOSE_LINGER, drain).await;
+}
+
+/// The close code and reason for a socket-layer read error: 1009 for a
+/// message over [`SOCKET_MAX_MESSAGE`], else none (the connection is
+/// broken: there is no one to tell).
+fn read_error_close(error: axum::Error) -> Option<(u16, String)> {
+    match error.into_inner().downcast::<tungstenite::Error>() {
+        Ok(e) => match *e {
+            tungstenite::Error::Capacity(c) => Some((
+                CLOSE_TOO_BIG,
+                format!("message too big ({c}); the limit is {SOCKET_MAX_MESSAGE} bytes"),
+            )),
+            _ => None,
+        },
+        Err(_) => None,
+    }
 }
 
 async fn run(mut socket: WebSocket, state: AppState, limits: Limits) {
     let n = state.inner.connections.fetch_add(1, Ordering::Relaxed);
     let seed = state.inner.seed_base ^ n.wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    let mut session = Session {
-        host: Box::new(ServerHost::new(seed, state.now())),
-        gate: Gate::new(limits, state.now()),
-        log: RejectLog::new(n),
-        token: match resume::new_token() {
-            Ok(t) => Some(t),
-            Err(e) => {
-                warn!(connection = n, error = %e, "no OS randomness: this session cannot be resumed");
-                None
-            }
-        },
-        announce: false,
-        greeted: false,
+    let token = match resume::new_token() {
+        Ok(t) => Some(t),
+        Err(e) => {
+            warn!(connection = n, error = %e, "no OS randomness: this session cannot be resumed");
+            None
+        }
     };
+    let mut session = Session::new(n, seed, limits, token, state.now());
     info!(connection = n, seed, "client connected");
     // Made once, not per message: each `cancelled()` future registers with
     // the token's lock shared by every session, and each new `sleep` is a
@@ -173,10 +215,8 @@ async fn run(mut socket: WebSocket, state: AppState, limits: Limits) {
     let mut armed: Option<tokio::time::Instant> = None;
     let end = loop {
         let latest = tokio::time::Instant::now() + MAX_IDLE;
-        let wanted = [session.host.next_wakeup(), session.gate.next_release()]
-            .into_iter()
-            .flatten()
-            .min()
+        let wanted = session
+            .next_wakeup()
             .map_or(latest, |wake| state.instant_at(wake).min(latest));
         if armed != Some(wanted) {
             armed = Some(wanted);
@@ -186,28 +226,33 @@ async fn run(mut socket: WebSocket, state: AppState, limits: Limits) {
             msg = socket.recv() => {
                 let msg = match msg {
                     Some(Ok(msg)) => msg,
-                    Some(Err(e)) => {
-                        info!(connection = n, error = %e, "socket error");
-                        break End::Client;
-                    }
+                    Some(Err(e)) => match read_error_close(e) {
+                        Some((code, reason)) => {
+                            close(&mut socket, code, &reason, limits.send_timeout).await;
+                            break End::TooBig(reason);
+                        }
+                        None => break End::Client,
+                    },
                     None => break End::Client,
                 };
                 let now = state.now();
                 let verdict = match msg {
-                    Message::Binary(bytes) => session.receive(&state, n, now, &bytes),
-                    Message::Text(_) => {
-                        let reason = "text frames are not supported: send binary postcard frames";
-                        session.log.rejected(&reason);
-                        session.host.send_error(reason.to_string());
-                        session.gate.strike(now)
+                    Message::Binary(bytes) => {
+                        session.receive_binary(now, &bytes, &state.inner.resume)
                     }
-                    Message::Close(_) => break End::Client,
+                    Message::Text(_) => session.receive_text(now),
+                    Message::Close(_) => {
+                        // The socket layer queued the echo of the client's
+                        // Close (RFC 6455 §5.5.1): send it.
+                        let _ = tokio::time::timeout(limits.send_timeout, socket.flush()).await;
+                        break End::Client;
+                    }
                     Message::Ping(_) | Message::Pong(_) => Ok(()),
                 };
                 if let Err(Violation(reason)) = verdict {
                     // Say why first (the close reason is limited to 123 bytes).
-                    session.host.send_error(reason.clone());
-                    let frames = session.host.poll(state.now());
+                    session.send_error(reason.clone());
+                    let frames = session.poll(state.now());
                     let _ = send_all(&mut socket, frames, limits.send_timeout).await;
                     close(&mut socket, CLOSE_POLICY, "policy violation: see the last Error message", limits.send_timeout).await;
                     break End::Violation(reason);
@@ -219,186 +264,30 @@ async fn run(mut socket: WebSocket, state: AppState, limits: Limits) {
             }
             () = &mut timer => armed = None,
         }
-        let now = state.now();
-        while let Some(msg) = session.gate.release(now) {
-            // Held back by the control budget: settings only, which never
-            // cross the uplink, so the frame size does not matter.
-            if let Err(e) = session.host.receive_msg(now, 0, msg) {
-                session.log.rejected(&e);
-            }
-        }
-        let mut frames = session.host.poll(now);
-        if std::mem::take(&mut session.announce) {
-            // After the Welcome that poll just produced.
-            if let Some(token) = session.token {
-                frames.push(codec::encode(&ServerMsg::SessionToken {
-                    token,
-                    grace_ms: u32::try_from(resume::GRACE.as_millis()).unwrap_or(u32::MAX),
-                }));
-            }
-        }
+        let frames = session.poll(state.now());
         if let Err(end) = send_all(&mut socket, frames, limits.send_timeout).await {
             break end;
         }
     };
-    let c = session.host.player().counters();
-    let g = session.gate.totals();
-    let reason = match &end {
+    let ended_by = match &end {
         End::Client => "client",
-        End::Violation(r) => r.as_str(),
+        End::Violation(r) | End::TooBig(r) => r.as_str(),
         End::Shutdown => "shutdown",
         End::SlowReader => "slow reader: send timed out",
     };
-    info!(
-        connection = n,
-        moves = c.moves_simulated,
-        acks = c.acks_sent,
-        adjustments = c.adjustments_sent,
-        rejected = session.log.count,
-        dropped_moves = g.dropped_moves,
-        dropped_pings = g.dropped_pings,
-        dropped_control = g.dropped_control,
-        coalesced_settings = g.coalesced,
-        ended_by = reason,
-        "client disconnected"
-    );
+    session.log_end(ended_by);
     // A client that dropped (not one thrown out, not a shutdown) may come
     // back: keep its session for the grace period.
-    if let (End::Client | End::SlowReader, Some(token), true) =
-        (&end, session.token, session.greeted)
-    {
-        state
-            .inner
-            .resume
-            .park(token, session.host, n, std::time::Instant::now());
-        info!(
-            connection = n,
-            grace_s = resume::GRACE.as_secs(),
-            "session kept for a reconnect"
-        );
-    }
-}
-
-/// One connection's server side: the host, its budgets and its resume
-/// token.
-struct Session {
-    host: Box<ServerHost>,
-    gate: Gate,
-    log: RejectLog,
-    /// This connection's resume token (`None` without OS randomness).
-    token: Option<ResumeToken>,
-    /// Send the token after the next poll (a Welcome just went out).
-    announce: bool,
-    /// A Welcome went out: the session is worth keeping on a drop.
-    greeted: bool,
-}
-
-impl Session {
-    /// One binary frame: decode, charge its budget, hand it to the host
-    /// (a Resume is the relay's own business).
-    ///
-    /// # Errors
-    /// A [`Violation`] when the socket is to be closed.
-    fn receive(
-        &mut self,
-        state: &AppState,
-        n: u64,
-        now: sim::SimTime,
-        bytes: &[u8],
-    ) -> Result<(), Violation> {
-        let msg = match codec::decode::<ClientMsg>(bytes) {
-            Ok(msg) => msg,
-            Err(e) => {
-                let e = HostError::from(e);
-                self.log.rejected(&e);
-                self.host.send_error(e.to_string());
-                return self.gate.strike(now);
-            }
-        };
-        let msg = match self.gate.admit(now, msg)? {
-            Admit::Pass(msg) => msg,
-            Admit::Held => return Ok(()),
-            Admit::Dropped(kind) => {
-                self.log.dropped(kind);
-                return Ok(());
-            }
-        };
-        let msg = match msg {
-            ClientMsg::Resume { token } => {
-                match state.inner.resume.take(&token, std::time::Instant::now()) {
-                    Some((host, old)) => {
-                        info!(connection = n, resumes = old, "session resumed");
-                        self.host = host;
-                    }
-                    None => {
-                        let reason = format!(
-                            "resume failed: no such session, or its {} s grace period is over",
-                            resume::GRACE.as_secs()
-                        );
-                        self.log.rejected(&reason);
-                        self.host.send_error(reason);
-                        return Ok(());
-                    }
-                }
-                // The resumed host greets its client again.
-                ClientMsg::Hello
-            }
-            msg => msg,
-        };
-        if msg == ClientMsg::Hello {
-            self.announce = true;
-            self.greeted = true;
-        }
-        match self.host.receive_msg(now, bytes.len(), msg) {
-            Ok(()) => Ok(()),
-            Err(e) => {
-                self.log.rejected(&e);
-                self.gate.strike(now)
-            }
-        }
-    }
-}
-
-/// Rejection logging that an attack cannot flood: the first rejection and
-/// the first drop per connection at info, the rest at debug; the totals go
-/// in the disconnect line.
-struct RejectLog {
-    connection: u64,
-    count: u64,
-    dropped: u64,
-}
-
-impl RejectLog {
-    fn new(connection: u64) -> RejectLog {
-        RejectLog {
-            connection,
-            count: 0,
-            dropped: 0,
-        }
-    }
-
-    fn rejected(&mut self, reason: &dyn std::fmt::Display) {
-        self.count += 1;
-        if self.count == 1 {
-            info!(connection = self.connection, reason = %reason, "frame rejected (further rejections logged at debug)");
-        } else {
-            debug!(connection = self.connection, reason = %reason, "frame rejected");
-        }
-    }
-
-    fn dropped(&mut self, kind: Kind) {
-        self.dropped += 1;
-        if self.dropped == 1 {
+    if matches!(end, End::Client | End::SlowReader) {
+        if let Some((token, host)) = session.into_resumable() {
+            state
+                .inner
+                .resume
+                .park(token, host, n, std::time::Instant::now());
             info!(
-                connection = self.connection,
-                ?kind,
-                "frame over the rate limit dropped (further drops logged at debug)"
-            );
-        } else {
-            debug!(
-                connection = self.connection,
-                ?kind,
-                "frame over the rate limit dropped"
+                connection = n,
+                grace_s = resume::GRACE.as_secs(),
+                "session kept for a reconnect"
             );
         }
     }

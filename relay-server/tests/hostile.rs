@@ -11,6 +11,7 @@ use sim::{MoveInput, TimeStamp};
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
+use tokio_tungstenite::tungstenite::protocol::CloseFrame;
 use tokio_tungstenite::tungstenite::Message;
 
 type Ws =
@@ -115,19 +116,42 @@ async fn oversized_frames_are_refused_before_decoding() {
     assert!(got
         .iter()
         .any(|m| matches!(m, ServerMsg::Pong { id: 1, .. })));
-    // Over the socket's limit: the socket layer refuses it unread and the
-    // connection ends (tungstenite closes with 1009 "message too big").
-    let _ = ws.send(Message::Binary(vec![1u8; 100_000].into())).await;
-    let (_, close) = read_until_close(&mut ws, 2).await;
-    if let Some((code, _)) = close {
-        assert_eq!(code, CloseCode::Size);
+}
+
+/// A message over the socket layer's 8 KiB limit — just over, or 2 MiB —
+/// ends the connection with a Close frame 1009 "message too big" and a
+/// reason; no close frame fails the test.
+#[tokio::test]
+async fn a_message_over_the_socket_limit_is_closed_with_1009() {
+    let relay = start(AppState::new("/nonexistent", 1)).await;
+    for size in [9 * 1024, 100_000, 2 * 1024 * 1024] {
+        let mut ws = connect(&relay).await;
+        let _ = ws.send(Message::Binary(vec![1u8; size].into())).await;
+        let (_, close) = read_until_close(&mut ws, 3).await;
+        let (code, reason) = close.unwrap_or_else(|| panic!("no close frame after {size} B"));
+        assert_eq!(code, CloseCode::Size, "{size} B");
+        assert!(reason.contains("the limit is 8192 bytes"), "{reason}");
     }
-    assert!(
-        tokio::time::timeout(Duration::from_secs(1), ws.next())
-            .await
-            .map(|m| !matches!(m, Some(Ok(Message::Binary(_)))))
-            .unwrap_or(false),
-        "session still running after a 100 kB frame"
+}
+
+/// RFC 6455 §5.5.1: the relay answers a client's Close with its own.
+#[tokio::test]
+async fn a_clients_close_is_echoed() {
+    let relay = start(AppState::new("/nonexistent", 1)).await;
+    let mut ws = connect(&relay).await;
+    ws.send(Message::Binary(codec::encode(&ClientMsg::Hello).into()))
+        .await
+        .unwrap();
+    ws.close(Some(CloseFrame {
+        code: CloseCode::Normal,
+        reason: "bye".into(),
+    }))
+    .await
+    .unwrap();
+    let (_, close) = read_until_close(&mut ws, 3).await;
+    assert_eq!(
+        close.expect("the relay's Close frame"),
+        (CloseCode::Normal, "bye".to_owned())
     );
 }
 

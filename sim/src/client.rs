@@ -299,12 +299,14 @@ impl Client {
         Some(packet)
     }
 
-    /// Advances the client time stamp by `dt_ms`, restarting from 0 once it
-    /// has passed [`MIN_TIME_BETWEEN_TIME_STAMP_RESETS_MS`] (UE
-    /// `CurrentTimeStamp` reset, `000_…` §9.2).
+    /// Advances the client time stamp by `dt_ms`, taking
+    /// [`MIN_TIME_BETWEEN_TIME_STAMP_RESETS_MS`] off once it has passed it
+    /// (UE `CurrentTimeStamp -= MinTimeBetweenTimeStampResets`, `000_…`
+    /// §9.2): subtracting, not restarting from 0, keeps the time of a move
+    /// lost just before the reset, which the server adds back.
     fn advance_time_stamp(&mut self, dt_ms: u16) {
         if self.time_stamp.0 >= MIN_TIME_BETWEEN_TIME_STAMP_RESETS_MS {
-            self.time_stamp = TimeStamp(0);
+            self.time_stamp = TimeStamp(self.time_stamp.0 - MIN_TIME_BETWEEN_TIME_STAMP_RESETS_MS);
             self.counters.time_stamp_resets += 1;
         }
         self.time_stamp = self.time_stamp.plus_ms(u32::from(dt_ms));

@@ -9,6 +9,7 @@ use crate::metrics::{Metrics, RateMeter};
 use crate::movement::MovementParams;
 use crate::net::codec::{self, DecodeError};
 use crate::net::link_stats::{observed_loss, RttStats, SeqWindow};
+use crate::net::newest_wins::NewestWins;
 use crate::net::protocol::{
     ClientMsg, LagSpike, LinkTotals, NetSettings, ResumeToken, ServerMsg, ServerRules, ServerTotals,
 };
@@ -70,6 +71,8 @@ pub struct ClientEndpoint {
     server_corrections: VecDeque<(Vec2, Vec2)>,
     server_position: Option<Vec2>,
     others: Vec<Vec2>,
+    /// Observer snapshots are replicated state too: newest wins.
+    observer_updates: NewestWins,
     server_totals: ServerTotals,
     last_error: Option<String>,
     /// The relay's resume token and grace period, once sent.
@@ -114,6 +117,7 @@ impl ClientEndpoint {
             server_corrections: VecDeque::new(),
             server_position: None,
             others: Vec::new(),
+            observer_updates: NewestWins::default(),
             server_totals: ServerTotals::default(),
             last_error: None,
             resume: None,
@@ -241,6 +245,7 @@ impl ClientEndpoint {
                 self.proxy.on_update(&u, self.smoothing);
                 ClientEvent::Applied
             }
+            ServerMsg::Observer(s) if !self.observer_updates.accept(s.seq) => ClientEvent::Applied,
             ServerMsg::Observer(s) => {
                 for m in &s.moves {
                     push_bounded(&mut self.server_trail, m.position, TRAIL_LEN);
@@ -320,6 +325,7 @@ impl ClientEndpoint {
             dual_moves: c.dual_moves,
             old_moves_resent: c.old_moves_resent,
             time_discrepancy_events: u64::from(self.server_totals.time_discrepancy_events),
+            stale_updates: self.proxy.stale_updates() + self.observer_updates.stale(),
         }
     }
 

@@ -21,7 +21,7 @@ use crate::net::protocol::{
     ClientMsg, DirectionTotals, LinkTotals, NetSettings, ObservedMove, ObserverSnapshot,
     ProxyUpdate, ServerMsg, ServerRules, ServerTotals, SettingsError,
 };
-use crate::server::{ServerCharacter, ServerConfig};
+use crate::server::{ProcessedMove, ServerCharacter, ServerConfig};
 use crate::time::SimTime;
 use crate::world::World;
 use thiserror::Error;
@@ -97,6 +97,8 @@ pub struct ServerHost {
     npc: Npc,
     /// When the next proxy update and observer snapshot are due.
     next_net_update: SimTime,
+    /// The replication counter of the latest net update (newest wins).
+    net_update_seq: u32,
     /// Origin of the stall-check grid (the host's creation).
     created: SimTime,
     /// The latest [`ServerHost::poll`].
@@ -128,6 +130,7 @@ impl ServerHost {
                 clock: now,
             },
             next_net_update: now,
+            net_update_seq: 0,
             created: now,
             last_poll: now,
             last_heard: now,
@@ -246,14 +249,8 @@ impl ServerHost {
         while let Some(msg) = self.uplink.poll(now) {
             match msg {
                 ClientMsg::ServerMove(m) => {
-                    for p in self.player.receive_server_move(&m, now, &self.world) {
-                        if self.observed.len() < ObserverSnapshot::MAX_MOVES {
-                            self.observed.push(ObservedMove {
-                                position: p.position,
-                                corrected_from: p.client_error_from,
-                            });
-                        }
-                    }
+                    let processed = self.player.receive_server_move(&m, now, &self.world);
+                    self.observe(&processed);
                 }
                 ClientMsg::Ping { id } => {
                     self.pings_received.record(id);
@@ -267,6 +264,8 @@ impl ServerHost {
                 | ClientMsg::Resume { .. } => {}
             }
         }
+        let released = self.player.release_held_moves(now, &self.world);
+        self.observe(&released);
         if self.player.force_position_update(now, &self.world)
             && self.observed.len() < ObserverSnapshot::MAX_MOVES
         {
@@ -282,8 +281,10 @@ impl ServerHost {
         let net_update = now >= self.next_net_update && self.listening();
         if net_update {
             self.next_net_update = now.plus_millis(NET_UPDATE_INTERVAL_MS);
+            self.net_update_seq = self.net_update_seq.wrapping_add(1);
             let update = ProxyUpdate {
                 id: 1,
+                seq: self.net_update_seq,
                 position: self.npc.state.position,
                 velocity: self.npc.state.velocity,
             };
@@ -303,6 +304,18 @@ impl ServerHost {
             )));
         }
         out
+    }
+
+    /// Adds what the server did with moves to the next observer snapshot.
+    fn observe(&mut self, processed: &[ProcessedMove]) {
+        for p in processed {
+            if self.observed.len() < ObserverSnapshot::MAX_MOVES {
+                self.observed.push(ObservedMove {
+                    position: p.position,
+                    corrected_from: p.client_error_from,
+                });
+            }
+        }
     }
 
     fn send_down(&mut self, now: SimTime, msg: &ServerMsg) {
@@ -325,6 +338,7 @@ impl ServerHost {
         let c = self.player.counters();
         let clip = |n: u64| u32::try_from(n).unwrap_or(u32::MAX);
         ObserverSnapshot {
+            seq: self.net_update_seq,
             player: *self.player.state(),
             last_time_stamp: self.player.current_time_stamp(),
             moves: std::mem::take(&mut self.observed),
@@ -368,6 +382,7 @@ impl ServerHost {
             self.uplink.next_delivery(),
             self.downlink.next_delivery(),
             self.listening().then_some(self.next_net_update),
+            self.player.held_moves_due(),
             self.next_stall_check(),
         ]
         .into_iter()

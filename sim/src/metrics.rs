@@ -102,6 +102,10 @@ pub struct Metrics {
     pub old_moves_resent: u64,
     /// Server time-discrepancy events (`time-discrepancy`).
     pub time_discrepancy_events: u64,
+    /// Replicated-state updates (proxy, observer) ignored because a newer
+    /// one had already been applied: late or duplicated on the way
+    /// (`stale-updates`).
+    pub stale_updates: u64,
 }
 
 #[cfg(test)]

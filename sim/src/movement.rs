@@ -191,7 +191,13 @@ pub struct MoveEvents {
 /// accumulated force, applied first),
 /// `CalcVelocity` (braking or friction-limited turning, then acceleration
 /// and the max-speed clamp), then the move itself with collision.
-/// `dt <= 0` or non-finite leaves the state unchanged.
+/// A move of `dt = 0` (the server cut it to nothing for time discrepancy)
+/// still applies its dash impulse — the impulse is input of the move
+/// (reference `004_…`) — and does nothing else. UE's `PerformMovement`
+/// returns early for such a move and keeps `PendingImpulseToApply` for the
+/// next one; applying it here keeps the client's and server's velocity
+/// equal from this move on. `dt < 0` or non-finite leaves the state
+/// unchanged.
 pub fn perform_movement(
     state: &mut CharacterState,
     input: &MoveInput,
@@ -200,7 +206,7 @@ pub fn perform_movement(
     world: &World,
 ) -> MoveEvents {
     let mut events = MoveEvents::default();
-    if !(dt > 0.0 && dt.is_finite()) {
+    if !(dt >= 0.0 && dt.is_finite()) {
         return events;
     }
     let accel = input.acceleration(params);
@@ -219,6 +225,9 @@ pub fn perform_movement(
         state.velocity += dir * params.dash_impulse;
         state.dash_cooldown = params.dash_cooldown;
         events.dashed = true;
+    }
+    if dt == 0.0 {
+        return events;
     }
     calc_velocity(state, accel, dt, params);
     move_with_collision(state, dt, params, world);

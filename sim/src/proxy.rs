@@ -4,6 +4,7 @@
 //! drawn position is smoothed with a [`MeshSmoother`].
 
 use crate::math::Vec2;
+use crate::net::newest_wins::NewestWins;
 use crate::net::protocol::ProxyUpdate;
 use crate::smoothing::{MeshSmoother, SmoothingMode};
 use crate::world::World;
@@ -23,12 +24,19 @@ pub struct SimulatedProxy {
     since_update: f32,
     smoother: MeshSmoother,
     seen: bool,
+    updates: NewestWins,
 }
 
 impl SimulatedProxy {
     /// A replicated update arrived: snap the collision position, keep the
-    /// mesh where it was as an offset (UE `SmoothCorrection`).
-    pub fn on_update(&mut self, update: &ProxyUpdate, mode: SmoothingMode) {
+    /// mesh where it was as an offset (UE `SmoothCorrection`). An update
+    /// not newer than the last one applied (late or duplicated on the way)
+    /// is ignored and counted ([`SimulatedProxy::stale_updates`]); returns
+    /// whether it was applied.
+    pub fn on_update(&mut self, update: &ProxyUpdate, mode: SmoothingMode) -> bool {
+        if !self.updates.accept(update.seq) {
+            return false;
+        }
         let drawn_before = self.drawn_position();
         self.position = update.position;
         self.velocity = update.velocity;
@@ -37,6 +45,12 @@ impl SimulatedProxy {
             self.smoother.on_snap(drawn_before, self.position, mode);
         }
         self.seen = true;
+        true
+    }
+
+    /// Updates ignored because a newer one had already been applied.
+    pub fn stale_updates(&self) -> u64 {
+        self.updates.stale()
     }
 
     /// Advances render time by `dt` s: extrapolate (at most
@@ -59,6 +73,11 @@ impl SimulatedProxy {
         self.position
     }
 
+    /// Replicated velocity, cm/s (what it is extrapolated with).
+    pub fn velocity(&self) -> Vec2 {
+        self.velocity
+    }
+
     /// Drawn (smoothed) position, cm.
     pub fn drawn_position(&self) -> Vec2 {
         self.position + self.smoother.offset()
@@ -75,12 +94,29 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_late_update_does_not_move_the_proxy_back() {
+        let mut p = SimulatedProxy::default();
+        let update = |seq, x| ProxyUpdate {
+            id: 1,
+            seq,
+            position: Vec2::new(x, 300.0),
+            velocity: Vec2::ZERO,
+        };
+        assert!(p.on_update(&update(2, 1100.0), SmoothingMode::Disabled));
+        assert!(!p.on_update(&update(1, 1000.0), SmoothingMode::Disabled));
+        assert!(!p.on_update(&update(2, 1000.0), SmoothingMode::Disabled));
+        assert_eq!(p.position(), Vec2::new(1100.0, 300.0));
+        assert_eq!(p.stale_updates(), 2);
+    }
+
+    #[test]
     fn extrapolates_then_smooths_the_next_snap() {
         let w = World::arena();
         let mut p = SimulatedProxy::default();
         p.on_update(
             &ProxyUpdate {
                 id: 1,
+                seq: 1,
                 position: Vec2::new(1000.0, 300.0),
                 velocity: Vec2::new(600.0, 0.0),
             },
@@ -92,6 +128,7 @@ mod tests {
         p.on_update(
             &ProxyUpdate {
                 id: 1,
+                seq: 2,
                 position: Vec2::new(1020.0, 300.0),
                 velocity: Vec2::ZERO,
             },
@@ -104,6 +141,7 @@ mod tests {
         p.on_update(
             &ProxyUpdate {
                 id: 1,
+                seq: 3,
                 position: Vec2::new(1000.0, 300.0),
                 velocity: Vec2::new(100.0, 0.0),
             },

@@ -34,19 +34,22 @@ impl LocalSession {
         s
     }
 
-    /// Advances by one client frame of `dt` seconds with this input:
-    /// the client predicts and sends, then the host runs through each of
-    /// its wake-ups up to the new time and its frames reach the client
-    /// stamped with their own arrival times.
+    /// Advances by one client frame of `dt` seconds with this input, in
+    /// UE's frame order (network input before the character ticks, the
+    /// frame drawn after the replay): the host runs through each of its
+    /// wake-ups up to the new time and its frames reach the client stamped
+    /// with their own arrival times; then the client replays any
+    /// correction, predicts and sends. What a caller draws after `step` is
+    /// never a snapped-but-not-replayed state.
     pub fn step(&mut self, dt: f64, direction: Vec2, dash: bool) {
         self.now = self.now.plus_micros((dt.max(0.0) * 1e6).round() as u64);
+        for (at, frame) in self.host.poll_until(self.now) {
+            let _ = self.endpoint.receive_frame(at, &frame);
+        }
         for frame in self.endpoint.frame(self.now, dt, direction, dash) {
             // Frames built by the endpoint always decode; an error here is
             // still answered by the host, never a panic.
             let _ = self.host.receive_frame(self.now, &frame);
-        }
-        for (at, frame) in self.host.poll_until(self.now) {
-            let _ = self.endpoint.receive_frame(at, &frame);
         }
     }
 

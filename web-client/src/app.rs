@@ -275,12 +275,10 @@ impl App {
                 reconnect,
                 ..
             } => {
-                let out = endpoint.frame(t, dt, dir, dash);
-                // While reconnecting, moves are lost like packets (the
-                // SavedMoves keep them; the server corrects the client when
-                // it is back). Sending nothing still flushes the Resume
-                // queued on the socket.
-                transport.send(if reconnect.is_none() { out } else { Vec::new() });
+                // UE's frame order: network input first, then the
+                // character ticks (replaying any correction just received),
+                // then the frame is drawn — never a snapped-but-not-
+                // replayed state.
                 for (arrived, f) in transport.receive() {
                     match endpoint.receive_frame(arrived, &f) {
                         Ok(sim::ClientEvent::Welcomed) if reconnect.is_some() => {
@@ -299,6 +297,12 @@ impl App {
                         other => report(&self.dom, other),
                     }
                 }
+                let out = endpoint.frame(t, dt, dir, dash);
+                // While reconnecting, moves are lost like packets (the
+                // SavedMoves keep them; the server corrects the client when
+                // it is back). Sending nothing still flushes the Resume
+                // queued on the socket.
+                transport.send(if reconnect.is_none() { out } else { Vec::new() });
             }
             Driver::Local(run) => match &mut self.playback {
                 Some(p) => {
@@ -392,12 +396,16 @@ impl App {
                 self.show_mode();
             }
             LinkState::Closed => {
+                let closed_by = transport
+                    .close_reason()
+                    .map(|(code, reason)| format!(" (closed {code}: {reason})"))
+                    .unwrap_or_default();
                 if *ever_open {
                     if let Some(attempt) = try_reconnect(transport, endpoint, reconnect, t) {
                         if attempt > 0 {
                             self.dom.set_status(
                                 "connecting",
-                                &format!("relay lost · reconnecting (attempt {attempt})"),
+                                &format!("relay lost{closed_by} · reconnecting (attempt {attempt})"),
                             );
                         }
                         return;
@@ -406,14 +414,9 @@ impl App {
                 let was_open = *ever_open;
                 self.start_local_live();
                 self.show_mode();
-                self.dom.set_status(
-                    "error",
-                    if was_open {
-                        "relay lost · local"
-                    } else {
-                        "no relay · local"
-                    },
-                );
+                let what = if was_open { "relay lost" } else { "no relay" };
+                self.dom
+                    .set_status("error", &format!("{what}{closed_by} · local"));
             }
             _ => {}
         }

@@ -36,7 +36,7 @@ pub struct Dom {
 }
 
 /// Names of the `data-metric` read-outs, as tests read them.
-const METRIC_NAMES: [&str; 15] = [
+const METRIC_NAMES: [&str; 16] = [
     "rtt-ms",
     "moves-sent",
     "acks",
@@ -52,6 +52,7 @@ const METRIC_NAMES: [&str; 15] = [
     "dual-moves",
     "old-moves",
     "time-discrepancy",
+    "stale-updates",
 ];
 
 impl Dom {
@@ -245,6 +246,7 @@ impl Dom {
                 "dual-moves" => m.dual_moves.to_string(),
                 "old-moves" => m.old_moves_resent.to_string(),
                 "time-discrepancy" => m.time_discrepancy_events.to_string(),
+                "stale-updates" => m.stale_updates.to_string(),
                 _ => continue,
             };
             write_text(el, &text);

@@ -8,7 +8,7 @@ use std::collections::VecDeque;
 use std::rc::Rc;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
-use web_sys::{BinaryType, MessageEvent, WebSocket};
+use web_sys::{BinaryType, CloseEvent, MessageEvent, WebSocket};
 
 /// Connection state as shown in the header.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -28,6 +28,8 @@ pub struct Shared {
     /// depend on the frame rate.
     inbox: VecDeque<(SimTime, Vec<u8>)>,
     closed: bool,
+    /// The close frame's code and reason, when the relay sent one.
+    close: Option<(u16, String)>,
 }
 
 /// The relay, over `ws(s)://<host>/ws`.
@@ -61,10 +63,20 @@ impl Transport {
         socket.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
         on_message.forget();
         let s = shared.clone();
-        let on_close = Closure::<dyn FnMut()>::new(move || s.borrow_mut().closed = true);
+        let on_close = Closure::<dyn FnMut(CloseEvent)>::new(move |e: CloseEvent| {
+            let mut s = s.borrow_mut();
+            s.closed = true;
+            // 1005: no status in the frame; 1006: no close frame at all.
+            if !matches!(e.code(), 1005 | 1006) {
+                s.close = Some((e.code(), e.reason()));
+            }
+        });
         socket.set_onclose(Some(on_close.as_ref().unchecked_ref()));
-        socket.set_onerror(Some(on_close.as_ref().unchecked_ref()));
         on_close.forget();
+        let s = shared.clone();
+        let on_error = Closure::<dyn FnMut()>::new(move || s.borrow_mut().closed = true);
+        socket.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+        on_error.forget();
         Some(Transport {
             socket,
             shared,
@@ -86,6 +98,12 @@ impl Transport {
         } else {
             LinkState::Connecting
         }
+    }
+
+    /// The relay's close code and reason, once it closed the connection
+    /// with a Close frame (1001 shutdown, 1008 policy, 1009 too big, …).
+    pub fn close_reason(&self) -> Option<(u16, String)> {
+        self.shared.borrow().close.clone()
     }
 
     /// Sends frames (queued until a connecting socket opens).

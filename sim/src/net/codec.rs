@@ -7,7 +7,7 @@ use serde::Serialize;
 use thiserror::Error;
 
 /// Version byte at the start of every frame. Bump on any wire change.
-pub const PROTOCOL_VERSION: u8 = 2;
+pub const PROTOCOL_VERSION: u8 = 3;
 
 /// Largest frame accepted or produced, bytes. A ServerMove is ~20 bytes and
 /// an observer snapshot under 600; anything bigger is rejected *before*
@@ -124,7 +124,7 @@ mod tests {
             decode::<ClientMsg>(&[9, 0]),
             Err(DecodeError::UnsupportedVersion {
                 got: 9,
-                expected: 2
+                expected: 3
             })
         );
         assert!(matches!(

@@ -2,12 +2,14 @@
 //! ([`codec`]), the packed ServerMove layout ([`packed`]), the seeded link
 //! conditioner ([`conditioner`]) with its bursty-loss model
 //! ([`gilbert_elliott`]), named link profiles ([`preset`]) and the link
-//! measured from its ends ([`link_stats`]).
+//! measured from its ends ([`link_stats`]), and the newest-wins rule for
+//! replicated state ([`newest_wins`]).
 
 pub mod codec;
 pub mod conditioner;
 pub mod gilbert_elliott;
 pub mod link_stats;
+pub mod newest_wins;
 pub mod packed;
 pub mod preset;
 pub mod protocol;

@@ -455,6 +455,9 @@ impl std::fmt::Debug for ResumeToken {
 pub struct ProxyUpdate {
     /// Which character.
     pub id: u8,
+    /// The server's replication counter: newest wins, a late or duplicate
+    /// update is ignored ([`super::newest_wins`]).
+    pub seq: u32,
     /// Its authoritative position (cm) and velocity (cm/s).
     pub position: Vec2,
     /// Velocity, cm/s, used to extrapolate between updates.
@@ -476,6 +479,9 @@ pub struct ObservedMove {
 /// watches the server, not game traffic) and is not counted in bytes/s.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ObserverSnapshot {
+    /// The server's replication counter (the net update's, shared with the
+    /// proxy update sent beside it): newest wins.
+    pub seq: u32,
     /// The player's authoritative state.
     pub player: CharacterState,
     /// Time stamp of the last move the server simulated, if any.

@@ -95,6 +95,11 @@ impl ScenarioRun {
         &self.session.endpoint
     }
 
+    /// The server end (the authority's state and counters).
+    pub fn host(&self) -> &crate::ServerHost {
+        &self.session.host
+    }
+
     /// Forgets the drawn trails (display only: the run is unchanged).
     pub fn clear_trails(&mut self) {
         self.session.endpoint.clear_trails();

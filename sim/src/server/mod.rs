@@ -22,6 +22,13 @@ use crate::time::{SimTime, TimeStamp};
 use crate::world::World;
 use rand_core::{RngCore, SeedableRng};
 
+mod forced_update;
+mod move_order;
+mod time_stamps;
+
+pub use move_order::MAX_HELD_MOVES;
+pub use time_stamps::TIME_STAMP_RESET_WINDOW_MS;
+
 /// Server rules. Defaults are the reference values.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ServerConfig {
@@ -95,11 +102,11 @@ impl Default for ServerConfig {
     }
 }
 
-/// Half of UE's `MinTimeBetweenTimeStampResets` (240 s, `000_…` §9.2), ms:
-/// a time stamp this far *behind* the current one is a legitimate reset; this
-/// far *ahead* it is rejected (too far in the future, or a move from before
-/// a reset arriving late).
-pub const TIME_STAMP_RESET_WINDOW_MS: u32 = 120_000;
+
+/// A rule's duration in whole ms (`0.125` s → 125).
+fn secs_to_ms(secs: f32) -> u32 {
+    (secs * 1000.0).round().max(0.0) as u32
+}
 
 /// The server's answer-in-waiting (UE `ServerData->PendingAdjustment`):
 /// overwritten by every checked move, read once at flush time.
@@ -166,17 +173,20 @@ pub struct ServerCharacter {
     last_ack_sent: Option<SimTime>,
     last_adjustment_sent: Option<SimTime>,
     rng: rand_pcg::Pcg32,
-    /// Server time of the last ServerMove, for time discrepancy and
+    /// Server time of the last accepted move, for time discrepancy and
     /// forced updates.
     last_move_at: Option<SimTime>,
     /// Server time up to which a silent client has been moved on.
     forced_until: Option<SimTime>,
-    /// Forced simulation done during the current silence, s.
-    forced_total: f32,
+    /// Forced simulation done during the current silence, ms.
+    forced_total_ms: u32,
     /// Client time ahead (+) or behind (−) server time, s (`000_…` §9.4).
     time_discrepancy: f32,
     /// Something since the last response explains the next correction.
     reason_hint: Option<AdjustmentReason>,
+    /// ServerMoves that arrived before their time, with their arrival,
+    /// sorted by new move time stamp (`move_order`).
+    held: Vec<(SimTime, ServerMove)>,
     counters: ServerCounters,
 }
 
@@ -201,47 +211,41 @@ impl ServerCharacter {
             rng: rand_pcg::Pcg32::seed_from_u64(seed ^ 0x5345_5256_4552),
             last_move_at: None,
             forced_until: None,
-            forced_total: 0.0,
+            forced_total_ms: 0,
             time_discrepancy: 0.0,
             reason_hint: None,
+            held: Vec::new(),
             counters: ServerCounters::default(),
         }
     }
 
-    /// Handles one packed move received at server time `now`: old →
-    /// pending → new, in time-stamp order (`000_…` §4.1), checking the
-    /// client's location only on the new one (§4.2 step 3). Moves already
-    /// processed are skipped. Returns what each accepted move did, oldest
-    /// first (for the observer view).
-    pub fn receive_server_move(
+    /// Processes one packed move at server time `now` (see
+    /// [`ServerCharacter::receive_server_move`]).
+    fn process_server_move(
         &mut self,
         packet: &ServerMove,
         now: SimTime,
         world: &World,
     ) -> Vec<ProcessedMove> {
-        // Server time since the previous packet, silences included: the
-        // client's moves cover the same span.
+        // Server time since the last *accepted* move, silences included: the
+        // client's moves cover the same span. A packet whose moves are all
+        // stale (overtaken by a later one, or duplicated) neither takes this
+        // time nor restarts it: UE updates `ServerTimeStamp` only after
+        // `VerifyClientTimeStamp` accepts a move.
         let mut elapsed = match self.last_move_at {
             Some(t) => now.secs_since(t) as f32,
             None => 0.0,
         };
-        self.last_move_at = Some(now);
-        if self.forced_until.take().is_some() {
-            // The client is back after a silence: whatever it says, it gets
-            // the server's state (UE `bForceClientUpdate`).
-            self.reason_hint = Some(AdjustmentReason::ForcedPositionUpdate);
-            self.forced_total = 0.0;
-        }
         let mut out = Vec::with_capacity(3);
         for m in [packet.old_move, packet.pending_move].into_iter().flatten() {
-            if self.perform_network_move(&m, &mut elapsed, world) {
+            if self.perform_network_move(&m, &mut elapsed, now, world) {
                 out.push(ProcessedMove {
                     position: self.state.position,
                     client_error_from: None,
                 });
             }
         }
-        if self.perform_network_move(&packet.new_move, &mut elapsed, world) {
+        if self.perform_network_move(&packet.new_move, &mut elapsed, now, world) {
             let client = packet.client_location.to_vec2();
             let wrong = self.handle_client_error(packet.new_move.time_stamp, client);
             out.push(ProcessedMove {
@@ -254,21 +258,30 @@ impl ServerCharacter {
 
     /// Verifies the time stamp and simulates one move (UE
     /// `ServerMove_PerformMovement` → `MoveAutonomous`). `server_elapsed` is
-    /// the server time since the previous packet (s); the first accepted
+    /// the server time since the last accepted move (s); the first accepted
     /// move of a packet takes it for the time-discrepancy account (an
-    /// ignored duplicate must not swallow it). Returns `false` if the move
-    /// was not simulated.
+    /// ignored duplicate must not swallow it) and marks `now` as the time of
+    /// the last accepted move. Returns `false` if the move was not
+    /// simulated.
     fn perform_network_move(
         &mut self,
         m: &NetworkMove,
         server_elapsed: &mut f32,
+        now: SimTime,
         world: &World,
     ) -> bool {
         let Some(dt_ms) = self.verify_client_time_stamp(m.time_stamp) else {
             return false;
         };
+        self.last_move_at = Some(now);
+        if self.forced_until.take().is_some() {
+            // The client is back after a silence: whatever it says, it gets
+            // the server's state (UE `bForceClientUpdate`).
+            self.reason_hint = Some(AdjustmentReason::ForcedPositionUpdate);
+            self.forced_total_ms = 0;
+        }
         let server_elapsed = std::mem::take(server_elapsed);
-        let max_ms = (self.config.max_move_delta * 1000.0).round() as u32;
+        let max_ms = secs_to_ms(self.config.max_move_delta);
         let mut dt = dt_secs(u16::try_from(dt_ms.min(max_ms)).unwrap_or(u16::MAX));
         if dt_ms > max_ms {
             self.counters.moves_clamped += 1;
@@ -293,57 +306,6 @@ impl ServerCharacter {
         if self.config.server_effects {
             world.apply_push_zones(&mut self.state, dt);
         }
-    }
-
-    /// UE `VerifyClientTimeStamp` + `GetServerMoveDeltaTime` (`000_…` §9.1–
-    /// §9.2): a move is accepted if its time stamp is later than the last one
-    /// processed (wrapping comparison) by at most
-    /// [`TIME_STAMP_RESET_WINDOW_MS`]; its `dt` is the difference, in ms. A
-    /// time stamp more than that window *behind* is the client's 240 s reset:
-    /// accepted, `dt` = the new time stamp. The first move's `dt` is its time
-    /// stamp (client time starts at 0).
-    fn verify_client_time_stamp(&mut self, ts: TimeStamp) -> Option<u32> {
-        let Some(current) = self.current_time_stamp else {
-            return Some(ts.0);
-        };
-        let diff = ts.diff(current);
-        if diff > 0 && diff.unsigned_abs() <= TIME_STAMP_RESET_WINDOW_MS {
-            Some(diff.unsigned_abs())
-        } else if diff < 0 && diff.unsigned_abs() > TIME_STAMP_RESET_WINDOW_MS {
-            self.counters.time_stamp_resets += 1;
-            Some(ts.0)
-        } else if diff > 0 {
-            self.counters.time_stamps_rejected += 1;
-            self.reason_hint
-                .get_or_insert(AdjustmentReason::TimeStampRejected);
-            None
-        } else {
-            self.counters.moves_ignored += 1;
-            None
-        }
-    }
-
-    /// `000_…` §9.4: accumulates client time minus server time (with UE's
-    /// drift allowance), floors it at the min margin, and when it exceeds
-    /// the max margin reports an event and — with resolution on — takes the
-    /// excess out of this move. Returns the `dt` to simulate, s.
-    fn account_time_discrepancy(&mut self, dt: f32, server_elapsed: f32) -> f32 {
-        let c = self.config;
-        let allowed = server_elapsed * (1.0 + c.time_discrepancy_drift_allowance);
-        self.time_discrepancy =
-            (self.time_discrepancy + dt - allowed).max(c.time_discrepancy_min_margin);
-        let excess = self.time_discrepancy - c.time_discrepancy_max_margin;
-        if excess <= 0.0 {
-            return dt;
-        }
-        self.counters.time_discrepancy_events += 1;
-        if !c.time_discrepancy_resolution {
-            return dt;
-        }
-        self.reason_hint
-            .get_or_insert(AdjustmentReason::TimeDiscrepancy);
-        self.time_discrepancy = c.time_discrepancy_max_margin;
-        (dt - excess).max(0.0)
     }
 
     /// UE `ServerMoveHandleClientError` (`000_…` §4.3): fills the pending
@@ -374,67 +336,6 @@ impl ServerCharacter {
             reason: reason.unwrap_or(AdjustmentReason::PositionError),
         });
         reason.is_some()
-    }
-
-    /// Whether [`ServerCharacter::force_position_update`] at `now` would
-    /// change anything: no ServerMove for `max_client_update_interval`, and
-    /// this silence not yet marked or with forced-update time left. Between
-    /// two such times, checking does nothing, so a driver need only poll then.
-    pub fn forced_update_due(&self, now: SimTime) -> bool {
-        let Some(last) = self.last_move_at else {
-            return false;
-        };
-        now.secs_since(last) >= f64::from(self.config.max_client_update_interval)
-            && !self.forced_time_used_up()
-    }
-
-    /// This silence has been marked and its forced-update time is spent:
-    /// checking again changes nothing until the next ServerMove.
-    fn forced_time_used_up(&self) -> bool {
-        self.forced_until.is_some()
-            && self.forced_total >= self.config.max_client_forced_update_duration
-    }
-
-    /// A time at or before the first at which
-    /// [`ServerCharacter::forced_update_due`] holds, or `None` if it cannot
-    /// hold before the next ServerMove (none yet, or this silence's forced
-    /// update time is used up).
-    pub fn forced_update_from(&self) -> Option<SimTime> {
-        let last = self.last_move_at?;
-        if self.forced_time_used_up() {
-            return None;
-        }
-        // Rounded down: the exact test is `forced_update_due`.
-        let micros = (f64::from(self.config.max_client_update_interval) * 1e6) as u64;
-        Some(last.plus_micros(micros.saturating_sub(1)))
-    }
-
-    /// UE `ForcePositionUpdate` (`000_…` §9.5): if no ServerMove has arrived
-    /// for `max_client_update_interval`, simulate the client's last input up
-    /// to `now` — at most `max_client_forced_update_duration` in total per
-    /// silence — and make its next checked move an Adjustment. Returns
-    /// `true` if it moved the character.
-    pub fn force_position_update(&mut self, now: SimTime, world: &World) -> bool {
-        let Some(last) = self.last_move_at else {
-            return false;
-        };
-        if now.secs_since(last) < f64::from(self.config.max_client_update_interval) {
-            return false;
-        }
-        let from = self.forced_until.unwrap_or(last);
-        let budget = self.config.max_client_forced_update_duration - self.forced_total;
-        let dt = (now.secs_since(from) as f32)
-            .min(budget)
-            .min(self.config.max_move_delta);
-        self.forced_until = Some(now);
-        if dt <= 0.0 {
-            return false;
-        }
-        self.forced_total += dt;
-        let input = self.last_input;
-        self.simulate(&input, dt, world);
-        self.counters.forced_updates += 1;
-        true
     }
 
     /// UE `SendClientAdjustment` (`000_…` §5.2): at most one response per
