@@ -311,15 +311,14 @@ mod tests {
     use sim::net::protocol::{NetPosition, NetworkMove, ServerMove};
 
     fn mv() -> ClientMsg {
-        ClientMsg::ServerMove(ServerMove {
-            old_move: None,
-            pending_move: None,
-            new_move: NetworkMove {
+        ClientMsg::ServerMove(ServerMove::new(
+            0,
+            NetworkMove {
                 time_stamp: sim::TimeStamp(1),
                 input: sim::MoveInput::default(),
             },
-            client_location: NetPosition::default(),
-        })
+            NetPosition::default(),
+        ))
     }
 
     fn passes(a: Result<Admit, Violation>) -> bool {

@@ -81,7 +81,11 @@ impl Session {
             ClientMsg::Resume { token } => {
                 match resumes.take(&token, std::time::Instant::now()) {
                     Some((host, old)) => {
-                        info!(connection = self.log.connection, resumes = old, "session resumed");
+                        info!(
+                            connection = self.log.connection,
+                            resumes = old,
+                            "session resumed"
+                        );
                         self.host = host;
                     }
                     None => {

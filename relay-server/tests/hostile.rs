@@ -70,15 +70,14 @@ fn errors(msgs: &[ServerMsg]) -> Vec<&str> {
 }
 
 fn server_move(ts: u32) -> Vec<u8> {
-    codec::encode(&ClientMsg::ServerMove(ServerMove {
-        old_move: None,
-        pending_move: None,
-        new_move: NetworkMove {
+    codec::encode(&ClientMsg::ServerMove(ServerMove::new(
+        ts / 16,
+        NetworkMove {
             time_stamp: TimeStamp(ts),
             input: MoveInput::default(),
         },
-        client_location: NetPosition::default(),
-    }))
+        NetPosition::default(),
+    )))
 }
 
 #[tokio::test]

@@ -83,15 +83,14 @@ async fn normal_client(url: &str) -> Vec<Seen> {
         next_send += pace;
         send(
             &mut ws,
-            &ClientMsg::ServerMove(ServerMove {
-                old_move: None,
-                pending_move: None,
-                new_move: NetworkMove {
+            &ClientMsg::ServerMove(ServerMove::new(
+                i,
+                NetworkMove {
                     time_stamp: TimeStamp(ts),
                     input,
                 },
-                client_location: NetPosition::quantize(reported),
-            }),
+                NetPosition::quantize(reported),
+            )),
         )
         .await;
         // Lockstep: wait for this move's answer.
@@ -218,6 +217,7 @@ async fn hostile(url: String, stop: Arc<AtomicBool>, m: Arc<Mischief>, flavour: 
                             x: i32::MIN,
                             y: i32::MAX,
                         },
+                        seq: (k % 16) as u8,
                     });
                     frames.push(Message::Binary(codec::encode(&mv).into()));
                 }

@@ -12,16 +12,15 @@ use sim::{MoveInput, TimeStamp, Vec2};
 use std::time::Duration;
 
 fn run_right(ts: u32) -> ClientMsg {
-    ClientMsg::ServerMove(ServerMove {
-        old_move: None,
-        pending_move: None,
-        new_move: NetworkMove {
+    // The server corrects whatever we claim; only its state matters here.
+    ClientMsg::ServerMove(ServerMove::new(
+        ts / 16,
+        NetworkMove {
             time_stamp: TimeStamp(ts),
             input: MoveInput::from_direction(Vec2::new(1.0, 0.0), false),
         },
-        // The server corrects whatever we claim; only its state matters here.
-        client_location: NetPosition::default(),
-    })
+        NetPosition::default(),
+    ))
 }
 
 /// The last observer snapshot's player x and simulated-move total.
@@ -113,9 +112,11 @@ async fn a_dropped_client_resumes_its_character_with_its_token() {
         "{x_after} vs {x_before}"
     );
     assert_eq!(moves_after, 30, "the server's counters carried over");
-    // Moves go on from where the client was.
+    // Moves go on from where the client was, its clock having run on
+    // during the drop: the server has moved the silent client's time stamp
+    // on by what it simulated (≤ 1 s), so older moves would be stale.
     for i in 31..=40u32 {
-        send(&mut b, &run_right(i * 16)).await;
+        send(&mut b, &run_right(1500 + i * 16)).await;
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
     let (x_later, moves_later) = observed(&drain(&mut b, 300).await).unwrap();

@@ -14,15 +14,14 @@ use std::time::Duration;
 use tokio_tungstenite::tungstenite::Message;
 
 fn server_move(ts: u32, at: Vec2) -> Vec<u8> {
-    codec::encode(&ClientMsg::ServerMove(ServerMove {
-        old_move: None,
-        pending_move: None,
-        new_move: NetworkMove {
+    codec::encode(&ClientMsg::ServerMove(ServerMove::new(
+        ts / 16,
+        NetworkMove {
             time_stamp: TimeStamp(ts),
             input: MoveInput::default(),
         },
-        client_location: NetPosition::quantize(at),
-    }))
+        NetPosition::quantize(at),
+    )))
 }
 
 #[tokio::test]
@@ -86,8 +85,11 @@ async fn handshake_moves_acks_and_a_malformed_frame_does_not_end_the_session() {
     assert!(errors[1].contains("version 42"), "{}", errors[1]);
     assert!(errors[2].contains("text frames"), "{}", errors[2]);
 
+    // The client's clock ran on while it was quiet (a real page's does):
+    // the server has moved the silent client's time stamp on by what it
+    // simulated for it (≤ 1 s), so moves from before that would be stale.
     for i in 31..=45u32 {
-        ws.send(Message::Binary(server_move(i * 16, spawn).into()))
+        ws.send(Message::Binary(server_move(1500 + i * 16, spawn).into()))
             .await
             .unwrap();
     }

@@ -322,7 +322,9 @@ fn reset_scenario() -> Scenario {
 }
 
 fn main() {
-    let dir = std::env::args().nth(1).unwrap_or_else(|| "scenarios".into());
+    let dir = std::env::args()
+        .nth(1)
+        .unwrap_or_else(|| "scenarios".into());
     let dir = Path::new(&dir);
     std::fs::create_dir_all(dir).expect("scenario folder");
     for (file, s) in scenarios() {

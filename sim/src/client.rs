@@ -109,6 +109,8 @@ pub struct Client {
     params: MovementParams,
     rng: rand_pcg::Pcg32,
     pending: bool,
+    /// Sequence number of the next ServerMove ([`ServerMove::seq`]).
+    packet_seq: u8,
     since_send_ms: u32,
     last_acked: Option<SavedMove>,
     state: CharacterState,
@@ -145,6 +147,7 @@ impl Client {
             params,
             rng: rand_pcg::Pcg32::seed_from_u64(seed ^ 0x434c_4945_4e54),
             pending: false,
+            packet_seq: 0,
             since_send_ms: u32::MAX,
             last_acked: None,
             state: CharacterState::at(spawn),
@@ -286,6 +289,9 @@ impl Client {
             None
         };
         let packet = self.build_server_move(&saved, pending_move.as_ref(), reported);
+        // Counted before the forced-loss roll: a dropped packet leaves a
+        // gap, as one lost on the way does.
+        self.packet_seq = (self.packet_seq + 1) % ServerMove::SEQ_MODULUS;
         self.counters.dual_moves += u64::from(packet.pending_move.is_some());
         self.counters.old_moves_resent += u64::from(packet.old_move.is_some());
         if self.config.forced_move_loss_percent > 0.0 {
@@ -368,6 +374,7 @@ impl Client {
             pending_move: pending.map(net),
             new_move: net(new_move),
             client_location: location,
+            seq: self.packet_seq,
         }
     }
 

@@ -6,11 +6,29 @@ use crate::bot::Bot;
 use crate::endpoint::ClientEndpoint;
 use crate::host::ServerHost;
 use crate::math::Vec2;
-use crate::metrics::Metrics;
 use crate::net::protocol::NetSettings;
 use crate::time::SimTime;
 
 /// A whole connection in one process.
+///
+/// # Examples
+///
+/// Ten seconds of the bot at RTT 150 ms and 10 % loss, then the read-out
+/// the page's metrics panel shows:
+///
+/// ```
+/// use sim::{Bot, LocalSession, NetSettings};
+///
+/// let mut session = LocalSession::new(3, NetSettings::symmetric(150, 0, 10));
+/// let mut bot = Bot::new();
+/// for _ in 0..600 {
+///     session.step_bot(&mut bot, 1.0 / 60.0);
+/// }
+/// let m = session.endpoint.metrics(session.now());
+/// assert!(m.acks > 50, "{} acks", m.acks);
+/// assert!(m.queue_len <= 96, "UE's MaxSavedMoveCount");
+/// println!("{} adjustments, {} moves replayed", m.adjustments, m.replayed_moves);
+/// ```
 #[derive(Debug, Clone)]
 pub struct LocalSession {
     /// The client end.
@@ -77,19 +95,6 @@ impl LocalSession {
     /// Changes the network settings mid-run (like dragging a slider).
     pub fn set_net_settings(&mut self, settings: NetSettings) {
         self.endpoint.set_net_settings(settings);
-    }
-
-    /// Runs a whole bot-driven session headless: `frames` frames of 1/60 s
-    /// with `settings`, and returns the final read-out. The same arguments
-    /// give the same [`Metrics::state_hash`] natively and in wasm — the
-    /// page exposes this as `headless_run` so the browser test can compare.
-    pub fn run_bot(seed: u64, settings: NetSettings, frames: u32) -> Metrics {
-        let mut s = LocalSession::new(seed, settings);
-        let mut bot = Bot::new();
-        for _ in 0..frames {
-            s.step_bot(&mut bot, 1.0 / 60.0);
-        }
-        s.endpoint.metrics(s.now)
     }
 
     /// The virtual clock.

@@ -4,7 +4,7 @@
 //! (`scenarios/fault*.json`, made by `examples/golden.rs`); fault 4 (close
 //! codes) is the relay's, in `relay-server/tests/hostile.rs`.
 
-use sim::net::protocol::{LagSpike, LinkSettings, NetPosition, NetworkMove};
+use sim::net::protocol::{LagSpike, NetPosition, NetworkMove};
 use sim::scenario::{Change, Setting};
 use sim::{
     perform_movement, CharacterState, MoveInput, MovementParams, Scenario, ScenarioRun,
@@ -56,24 +56,28 @@ fn reordered_uplink_packets_are_not_a_speed_hack_and_cost_no_adjustments() {
 fn a_packet_that_overtakes_the_ones_in_flight_takes_no_extra_server_time() {
     let w = World::arena();
     let mut s = ServerCharacter::new(MovementParams::default(), ServerConfig::default(), w.spawn);
-    let mut arrivals: Vec<(u64, u32)> = (1..=3600u64)
+    let mut arrivals: Vec<(u64, u32, u32)> = (1..=3600u32)
         .map(|i| {
-            let sent_us = i * 1_000_000 / 60;
+            let sent_us = u64::from(i) * 1_000_000 / 60;
             let latency = if i % 30 == 0 { 0 } else { 100_000 };
-            (sent_us + latency, (sent_us / 1000) as u32)
+            (sent_us + latency, i, (sent_us / 1000) as u32)
         })
         .collect();
     arrivals.sort();
     let mut worst: f32 = 0.0;
-    for (at, ts) in arrivals {
+    for (at, seq, ts) in arrivals {
         let now = SimTime::ZERO.plus_micros(at);
-        s.receive_server_move(&packet(ts, Vec2::new(1.0, 0.0)), now, &w);
+        s.receive_server_move(&packet(seq, ts, Vec2::new(1.0, 0.0)), now, &w);
         s.release_held_moves(now, &w);
         worst = worst.max(s.time_discrepancy());
     }
     s.release_held_moves(SimTime::from_millis(61_000), &w);
     assert_eq!(s.counters().time_discrepancy_events, 0);
-    assert_eq!(s.counters().moves_simulated, 3600, "every move simulated once");
+    assert_eq!(
+        s.counters().moves_simulated,
+        3600,
+        "every move simulated once"
+    );
     assert!(worst < 0.02, "discrepancy reached {worst} s");
 }
 
@@ -84,14 +88,18 @@ fn a_packet_that_overtakes_the_ones_in_flight_takes_no_extra_server_time() {
 fn a_packet_of_only_stale_moves_neither_consumes_nor_discards_time() {
     let w = World::arena();
     let mut s = ServerCharacter::new(MovementParams::default(), ServerConfig::default(), w.spawn);
-    s.receive_server_move(&packet(16, Vec2::ZERO), SimTime::ZERO, &w);
+    s.receive_server_move(&packet(0, 16, Vec2::ZERO), SimTime::ZERO, &w);
     // A duplicate at 50 ms is ignored…
-    s.receive_server_move(&packet(16, Vec2::ZERO), SimTime::from_millis(50), &w);
+    s.receive_server_move(&packet(0, 16, Vec2::ZERO), SimTime::from_millis(50), &w);
     assert_eq!(s.counters().moves_ignored, 1);
     // …so the next move's 100 ms is set against 100 ms of server time:
     // 0.016 + 0.100 − 0.100 × 1.05 = 0.011 s (it was 0.0635 s).
-    s.receive_server_move(&packet(116, Vec2::ZERO), SimTime::from_millis(100), &w);
-    assert!((s.time_discrepancy() - 0.011).abs() < 1e-6, "{}", s.time_discrepancy());
+    s.receive_server_move(&packet(1, 116, Vec2::ZERO), SimTime::from_millis(100), &w);
+    assert!(
+        (s.time_discrepancy() - 0.011).abs() < 1e-6,
+        "{}",
+        s.time_discrepancy()
+    );
 }
 
 /// A move cut to `dt = 0` by time-discrepancy resolution keeps its dash
@@ -113,16 +121,14 @@ fn a_move_cut_to_zero_length_keeps_its_dash_impulse() {
     assert_eq!(state.position, w.spawn);
 }
 
-fn packet(ts: u32, dir: Vec2) -> ServerMove {
-    ServerMove {
-        old_move: None,
-        pending_move: None,
-        new_move: NetworkMove {
-            time_stamp: TimeStamp(ts),
-            input: MoveInput::from_direction(dir, false),
-        },
-        client_location: NetPosition::default(),
-    }
+/// Packet number `seq` (mod 16) with one move ending at client time `ts`
+/// ms.
+fn packet(seq: u32, ts: u32, dir: Vec2) -> ServerMove {
+    let mv = NetworkMove {
+        time_stamp: TimeStamp(ts),
+        input: MoveInput::from_direction(dir, false),
+    };
+    ServerMove::new(seq, mv, NetPosition::default())
 }
 
 // ── 2. Every adjustment drew the character a metre backwards ─────────────
@@ -155,11 +161,21 @@ fn adjustments_are_replayed_before_the_frame_is_drawn() {
             prev = Some(d);
         });
         let c = run.endpoint().client();
-        assert!(c.counters().adjustments >= 4, "{mode}: the run has corrections");
+        assert!(
+            c.counters().adjustments >= 4,
+            "{mode}: the run has corrections"
+        );
         assert_eq!(snapped, 0, "{mode}: a frame ended before its replay");
-        let biggest = c.corrections().iter().map(|r| r.residual_cm).fold(0.0, f32::max);
+        let biggest = c
+            .corrections()
+            .iter()
+            .map(|r| r.residual_cm)
+            .fold(0.0, f32::max);
         let limit = if mode == "disabled" { biggest } else { 1.0 };
-        assert!(back <= limit, "{mode}: stepped back {back} cm (limit {limit})");
+        assert!(
+            back <= limit,
+            "{mode}: stepped back {back} cm (limit {limit})"
+        );
     }
 }
 
@@ -188,7 +204,10 @@ fn forced_position_updates_do_not_count_the_silence_twice() {
         calm.outcome = None;
         let run = play(spiked, |_| {});
         let plain = play(calm, |_| {});
-        assert!(run.host().player().counters().forced_updates > 0, "+{extra_ms}");
+        assert!(
+            run.host().player().counters().forced_updates > 0,
+            "+{extra_ms}"
+        );
         let moved: Vec<f32> = run
             .endpoint()
             .client()
@@ -197,9 +216,16 @@ fn forced_position_updates_do_not_count_the_silence_twice() {
             .map(|r| r.residual_cm)
             .filter(|&e| e > 0.1)
             .collect();
-        assert!(moved.is_empty(), "+{extra_ms} ms: corrections of {moved:?} cm");
-        let ahead = run.endpoint().client().state().position - plain.endpoint().client().state().position;
-        assert!(ahead.length() < 0.1, "+{extra_ms} ms: {ahead:?} cm from the calm run");
+        assert!(
+            moved.is_empty(),
+            "+{extra_ms} ms: corrections of {moved:?} cm"
+        );
+        let ahead =
+            run.endpoint().client().state().position - plain.endpoint().client().state().position;
+        assert!(
+            ahead.length() < 0.1,
+            "+{extra_ms} ms: {ahead:?} cm from the calm run"
+        );
     }
 }
 

@@ -41,7 +41,9 @@ fn every_golden_scenario_replays_to_its_recorded_outcome() {
     let mut differ = Vec::new();
     for (name, s) in suite {
         s.validate().unwrap_or_else(|e| panic!("{name}: {e}"));
-        let recorded = s.outcome.unwrap_or_else(|| panic!("{name}: no recorded outcome"));
+        let recorded = s
+            .outcome
+            .unwrap_or_else(|| panic!("{name}: no recorded outcome"));
         let got = ScenarioRun::run_to_end(s);
         println!(
             "{name:<48} {:>6} frames  trajectory {:016x}  adjustments {:>4}  {}",

@@ -50,14 +50,16 @@ fn arb_client_msg() -> impl Strategy<Value = ClientMsg> {
             proptest::option::of(arb_move()),
             arb_move(),
             any::<i32>(),
-            any::<i32>()
+            any::<i32>(),
+            any::<u8>()
         )
-            .prop_map(|(old_move, pending_move, new_move, x, y)| {
+            .prop_map(|(old_move, pending_move, new_move, x, y, seq)| {
                 ClientMsg::ServerMove(ServerMove {
                     old_move,
                     pending_move,
                     new_move,
                     client_location: NetPosition { x, y },
+                    seq: seq % ServerMove::SEQ_MODULUS,
                 })
             }),
         (any::<u16>(), any::<u16>(), any::<u16>(), any::<u32>()).prop_map(
@@ -182,15 +184,10 @@ proptest! {
         let mut h = host();
         let mut now = SimTime::ZERO;
         let params = sim::MovementParams::default();
-        for (ts, ax, ay) in moves {
+        for (i, (ts, ax, ay)) in (0u32..).zip(moves) {
             now = now.plus_millis(16);
             let before = h.player().state().position;
-            let m = ClientMsg::ServerMove(ServerMove {
-                old_move: None,
-                pending_move: None,
-                new_move: network_move(ts, ax, ay, 0),
-                client_location: NetPosition::default(),
-            });
+            let m = ClientMsg::ServerMove(ServerMove::new(i, network_move(ts, ax, ay, 0), NetPosition::default()));
             h.receive_frame(now, &codec::encode(&m)).unwrap();
             // Default settings: 50 ms one way; deliver it.
             now = now.plus_millis(60);
@@ -219,6 +216,7 @@ fn extreme_values_are_clamped_or_rejected_with_a_reason() {
                 x: i32::MIN,
                 y: i32::MAX,
             },
+            seq: (i % 16) as u8,
         });
         h.receive_frame(now, &codec::encode(&m)).unwrap();
         h.poll(now);
@@ -233,23 +231,21 @@ fn extreme_values_are_clamped_or_rejected_with_a_reason() {
     };
     assert!(diag.direction().length() <= 1.0 + 1e-6);
 
-    // A time stamp 60 s ahead of the last one is inside UE's reset window:
-    // held back for the 0.25 s max margin (it is far too early), then
-    // clamped to 0.125 s; 130 s ahead is rejected outright.
+    // A time stamp 60 s ahead of the last one is inside UE's reset window
+    // but still clamped to 0.125 s; 130 s ahead is rejected outright.
     let c0 = h.player().counters();
-    for (ts, _) in [
-        (40 * 16 + 60_000, "clamped"),
-        (40 * 16 + 60_000 + 130_000, "rejected"),
+    for (seq, ts, _) in [
+        (41, 40 * 16 + 60_000, "clamped"),
+        (42, 40 * 16 + 60_000 + 130_000, "rejected"),
     ] {
         now = now.plus_millis(16);
-        let m = ClientMsg::ServerMove(ServerMove {
-            old_move: None,
-            pending_move: None,
-            new_move: network_move(ts, 0, 0, 0),
-            client_location: NetPosition::default(),
-        });
+        let m = ClientMsg::ServerMove(ServerMove::new(
+            seq,
+            network_move(ts, 0, 0, 0),
+            NetPosition::default(),
+        ));
         h.receive_frame(now, &codec::encode(&m)).unwrap();
-        now = now.plus_millis(300);
+        now = now.plus_millis(100);
         h.poll(now);
     }
     let c1 = h.player().counters();

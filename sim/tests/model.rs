@@ -130,15 +130,14 @@ fn speed_hack_distance(speedup: u32, resolution: bool) -> (f32, u64) {
     let input = sim::MoveInput::from_direction(Vec2::new(1.0, 0.0), false);
     for i in 1..=72u32 {
         let real_ms = i * 17;
-        let packet = sim::ServerMove {
-            old_move: None,
-            pending_move: None,
-            new_move: sim::net::protocol::NetworkMove {
+        let packet = sim::ServerMove::new(
+            i,
+            sim::net::protocol::NetworkMove {
                 time_stamp: sim::TimeStamp(real_ms * speedup),
                 input,
             },
-            client_location: sim::net::protocol::NetPosition::quantize(start),
-        };
+            sim::net::protocol::NetPosition::quantize(start),
+        );
         let now = SimTime::from_millis(u64::from(real_ms));
         server.receive_server_move(&packet, now, &w);
         server.release_held_moves(now, &w);
@@ -179,14 +178,15 @@ fn max_move_delta_clamps_a_10_s_move_to_0_125_s() {
         ServerConfig::default(),
         w.spawn,
     );
-    let packet = |ts: u32| sim::ServerMove {
-        old_move: None,
-        pending_move: None,
-        new_move: sim::net::protocol::NetworkMove {
-            time_stamp: sim::TimeStamp(ts),
-            input: sim::MoveInput::from_direction(Vec2::new(1.0, 0.0), false),
-        },
-        client_location: sim::net::protocol::NetPosition::quantize(w.spawn),
+    let packet = |ts: u32| {
+        sim::ServerMove::new(
+            ts / 16,
+            sim::net::protocol::NetworkMove {
+                time_stamp: sim::TimeStamp(ts),
+                input: sim::MoveInput::from_direction(Vec2::new(1.0, 0.0), false),
+            },
+            sim::net::protocol::NetPosition::quantize(w.spawn),
+        )
     };
     server.receive_server_move(&packet(16), SimTime::ZERO, &w);
     server.receive_server_move(&packet(10_016), SimTime::from_millis(10_000), &w);

@@ -405,7 +405,9 @@ impl App {
                         if attempt > 0 {
                             self.dom.set_status(
                                 "connecting",
-                                &format!("relay lost{closed_by} · reconnecting (attempt {attempt})"),
+                                &format!(
+                                    "relay lost{closed_by} · reconnecting (attempt {attempt})"
+                                ),
                             );
                         }
                         return;

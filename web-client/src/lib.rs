@@ -60,26 +60,32 @@ pub fn start(paced: bool) {
     macroquad::Window::from_config(conf, app::run());
 }
 
-/// Runs a bot-driven session headless inside wasm and returns
-/// `"hash=<16 hex> adjustments=<n> replayed=<n> acks=<n>"`: the browser
-/// test compares it with the native value pinned in
-/// `sim/tests/determinism.rs`, proving both simulate bit for bit alike.
-/// Out-of-range settings are clamped to the slider ranges.
+/// Replays a scenario (its compact encoding, as
+/// `GET /api/scenarios/{id}` with `Accept: application/octet-stream` serves
+/// it) headless inside wasm and returns its outcome as
+/// `"frames=<n> state=<16 hex> trajectory=<16 hex> adjustments=<n>
+/// replayed=<n> acks=<n> moves=<n>"`, or `"error: <reason>"` for bytes that
+/// do not decode. The browser test replays every file of the golden suite
+/// (`scenarios/`) this way and compares with the outcome recorded
+/// natively, bit for bit.
 #[wasm_bindgen]
-pub fn headless_run(
-    seed: u32,
-    rtt_ms: u16,
-    jitter_ms: u16,
-    loss_percent: u8,
-    frames: u32,
-) -> String {
-    let settings =
-        sim::NetSettings::symmetric(rtt_ms.min(1000), jitter_ms.min(100), loss_percent.min(50));
-    let m = sim::LocalSession::run_bot(u64::from(seed), settings, frames);
-    format!(
-        "hash={:016x} adjustments={} replayed={} acks={}",
-        m.state_hash, m.adjustments, m.replayed_moves, m.acks
-    )
+pub fn scenario_outcome(bytes: &[u8]) -> String {
+    match sim::scenario::codec::decode(bytes) {
+        Ok(s) => {
+            let o = sim::ScenarioRun::run_to_end(s);
+            format!(
+                "frames={} state={:016x} trajectory={:016x} adjustments={} replayed={} acks={} moves={}",
+                o.frames,
+                o.state_hash,
+                o.trajectory_hash,
+                o.adjustments,
+                o.replayed_moves,
+                o.acks,
+                o.moves_sent
+            )
+        }
+        Err(e) => format!("error: {e}"),
+    }
 }
 
 /// The fate of a fixed packet sequence through a link conditioner inside

@@ -8,10 +8,14 @@
 //! scenario run 'http://localhost:8080/s/Xy3_kq9LmN0a'
 //! scenario run 'http://localhost:8080/#s=AQ…' # a self-contained link
 //! scenario run rubber.bin --csv path.csv      # + the trajectory, one row per frame
+//! scenario bless scenarios/*.json             # record what this build gives
 //! ```
 //!
 //! Exit status: 0 when the run matches the outcome recorded with the
 //! scenario (or none was recorded), 1 when it does not, 2 on bad input.
+//! `bless` rewrites each file's recorded outcome with the one this build
+//! gives (keeping the file's form, JSON or compact) — for the golden suite
+//! in `scenarios/` when a change of the model's behaviour is meant.
 
 use anyhow::{bail, Context};
 use clap::{Parser, Subcommand};
@@ -50,6 +54,13 @@ enum Command {
         /// Print the outcome as one JSON object instead of lines.
         #[arg(long)]
         json: bool,
+    },
+    /// Replay scenario files and write the outcome this build gives into
+    /// each (a deliberate change of behaviour; prints old → new).
+    Bless {
+        /// Scenario files (JSON or compact bytes).
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
     },
 }
 
@@ -138,20 +149,61 @@ fn main() -> std::process::ExitCode {
 
 /// `Ok(matches)`.
 fn real_main() -> anyhow::Result<bool> {
-    let Command::Run {
-        source,
-        db,
-        csv,
-        json,
-    } = Cli::parse().command;
-    let scenario = load(&source, &db)?;
+    match Cli::parse().command {
+        Command::Run {
+            source,
+            db,
+            csv,
+            json,
+        } => run(&source, &db, csv.as_deref(), json),
+        Command::Bless { files } => {
+            for file in files {
+                bless(&file)?;
+            }
+            Ok(true)
+        }
+    }
+}
+
+/// Replays the scenario in `file` and writes the outcome into it, in the
+/// file's own form.
+fn bless(file: &Path) -> anyhow::Result<()> {
+    let source = file.to_string_lossy();
+    let mut scenario = load(&source, Path::new("/nonexistent"))?;
+    let old = scenario.outcome.take();
+    let new = play(scenario.clone(), None)?;
+    scenario.outcome = Some(new);
+    let bytes = std::fs::read(file)?;
+    let out = if bytes.first() == Some(&b'{') {
+        let mut json = serde_json::to_vec(&scenario)?;
+        json.push(b'\n');
+        json
+    } else {
+        codec::encode(&scenario)
+    };
+    std::fs::write(file, out).with_context(|| format!("writing {}", file.display()))?;
+    let same = old == Some(new);
+    println!(
+        "{}: trajectory-hash {} → {:016x} · {} adjustments{}",
+        file.display(),
+        old.map_or("none".to_owned(), |o| format!("{:016x}", o.trajectory_hash)),
+        new.trajectory_hash,
+        new.adjustments,
+        if same { " (unchanged)" } else { "" }
+    );
+    Ok(())
+}
+
+/// `scenario run`: `Ok(matches)`.
+fn run(source: &str, db: &Path, csv: Option<&Path>, json: bool) -> anyhow::Result<bool> {
+    let scenario = load(source, db)?;
     let recorded = scenario.outcome;
     let (name, seed, secs) = (
         scenario.name.clone(),
         scenario.seed,
         scenario.duration_secs(),
     );
-    let csv: Option<Box<dyn Write>> = match &csv {
+    let csv: Option<Box<dyn Write>> = match csv {
         Some(p) => Some(Box::new(std::io::BufWriter::new(
             std::fs::File::create(p).with_context(|| format!("creating {}", p.display()))?,
         ))),

@@ -96,15 +96,14 @@ mod tests {
     use proptest::prelude::*;
 
     fn typical_move() -> ClientMsg {
-        ClientMsg::ServerMove(ServerMove {
-            old_move: None,
-            pending_move: None,
-            new_move: NetworkMove {
+        ClientMsg::ServerMove(ServerMove::new(
+            5,
+            NetworkMove {
                 time_stamp: TimeStamp(61_234),
                 input: MoveInput::from_direction(Vec2::new(0.6, -0.8), false),
             },
-            client_location: NetPosition::quantize(Vec2::new(1234.56, 789.01)),
-        })
+            NetPosition::quantize(Vec2::new(1234.56, 789.01)),
+        ))
     }
 
     #[test]

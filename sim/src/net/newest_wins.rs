@@ -18,7 +18,10 @@ impl NewestWins {
     /// `true` (and remembered) if `seq` is newer than every update applied
     /// so far; `false` (and counted) for a late or duplicate one.
     pub fn accept(&mut self, seq: u32) -> bool {
-        if self.last.is_some_and(|last| seq.wrapping_sub(last) as i32 <= 0) {
+        if self
+            .last
+            .is_some_and(|last| seq.wrapping_sub(last) as i32 <= 0)
+        {
             self.stale += 1;
             return false;
         }
@@ -41,10 +44,7 @@ mod tests {
         let mut n = NewestWins::default();
         let order = [u32::MAX - 1, u32::MAX, u32::MAX, 0, u32::MAX - 3, 2, 1, 3];
         let applied: Vec<bool> = order.iter().map(|&s| n.accept(s)).collect();
-        assert_eq!(
-            applied,
-            [true, true, false, true, false, true, false, true]
-        );
+        assert_eq!(applied, [true, true, false, true, false, true, false, true]);
         assert_eq!(n.stale(), 3);
     }
 }

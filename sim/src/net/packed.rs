@@ -4,10 +4,11 @@
 //!
 //! ```text
 //! header  u8      bit 0: old move follows · bit 1: pending move follows
-//!                 bits 2–7: the new move's flags (0–62; 63 = a flag byte follows)
+//!                 bits 2–3: the new move's flags (0–2; 3 = a flag byte follows)
+//!                 bits 4–7: the packet's sequence number (0–15)
 //! [old]           time stamp (varint ms) · accel x, y (i16 LE each) · flags u8
 //! [pending]       the same
-//! new             time stamp (varint ms) · accel x, y (i16 LE each) · [flags u8 if 63]
+//! new             time stamp (varint ms) · accel x, y (i16 LE each) · [flags u8 if 3]
 //! location        x, y (zigzag varints, 1/100 cm)
 //! ```
 //!
@@ -26,7 +27,11 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 const HAS_OLD: u8 = 0b01;
 const HAS_PENDING: u8 = 0b10;
 /// Header value of the new move's flags meaning "a flag byte follows".
-const FLAGS_ESCAPE: u8 = 63;
+const FLAGS_ESCAPE: u8 = 3;
+/// Shift of the new move's flags in the header.
+const FLAGS_SHIFT: u8 = 2;
+/// Shift of the sequence number in the header.
+const SEQ_SHIFT: u8 = 4;
 /// Most tuple elements a packed ServerMove has (header, 2 × 4, 4, 1).
 const MAX_ELEMENTS: usize = 14;
 
@@ -40,7 +45,8 @@ impl Serialize for ServerMove {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let new_flags = self.new_move.input.flags.0;
         let in_header = new_flags.min(FLAGS_ESCAPE);
-        let mut header = in_header << 2;
+        let mut header =
+            in_header << FLAGS_SHIFT | (self.seq % ServerMove::SEQ_MODULUS) << SEQ_SHIFT;
         if self.old_move.is_some() {
             header |= HAS_OLD;
         }
@@ -110,7 +116,7 @@ impl<'de> Visitor<'de> for PackedVisitor {
         } else {
             None
         };
-        let in_header = header >> 2;
+        let in_header = header >> FLAGS_SHIFT & FLAGS_ESCAPE;
         let mut new_move = get_move(&mut seq, Some(in_header))?;
         if in_header == FLAGS_ESCAPE {
             new_move.input.flags = MoveFlags(next(&mut seq)?);
@@ -121,6 +127,7 @@ impl<'de> Visitor<'de> for PackedVisitor {
             pending_move,
             new_move,
             client_location,
+            seq: header >> SEQ_SHIFT,
         })
     }
 }
@@ -159,8 +166,9 @@ mod tests {
             new in any_move(),
             x in any::<i32>(),
             y in any::<i32>(),
+            seq in 0..ServerMove::SEQ_MODULUS,
         ) {
-            let m = ServerMove { old_move: old, pending_move: pending, new_move: new, client_location: NetPosition { x, y } };
+            let m = ServerMove { old_move: old, pending_move: pending, new_move: new, client_location: NetPosition { x, y }, seq };
             let bytes = postcard::to_allocvec(&m).unwrap();
             prop_assert_eq!(postcard::from_bytes::<ServerMove>(&bytes).unwrap(), m);
         }
@@ -181,9 +189,10 @@ mod tests {
             pending_move: None,
             new_move: mv(MoveFlags::DASH),
             client_location: NetPosition::default(),
+            seq: 9,
         };
         let bytes = postcard::to_allocvec(&m).unwrap();
-        assert_eq!(bytes[0], 0b0000_0101);
+        assert_eq!(bytes[0], 0b1001_0101);
         // header + old (1 + 2 + 2 + 1) + new (1 + 2 + 2) + location (1 + 1).
         assert_eq!(bytes.len(), 14);
         let big = ServerMove {
@@ -191,7 +200,7 @@ mod tests {
             ..m
         };
         let bytes = postcard::to_allocvec(&big).unwrap();
-        assert_eq!(bytes[0] >> 2, FLAGS_ESCAPE);
+        assert_eq!(bytes[0] >> FLAGS_SHIFT & FLAGS_ESCAPE, FLAGS_ESCAPE);
         assert_eq!(bytes.len(), 15);
     }
 }

@@ -72,6 +72,31 @@ pub struct ServerMove {
     pub new_move: NetworkMove,
     /// Where the client ended up after the new move (its answer).
     pub client_location: NetPosition,
+    /// The packet's sequence number, `0..=15`, counting every ServerMove the
+    /// client sends (lost ones too) and wrapping: the server can tell
+    /// that up to 15 of a packet's predecessors are missing (reordered or
+    /// lost) — 250 ms of packets at 60 Hz — which time stamps cannot
+    /// (move order correction, `crate::server`). UE numbers packets at the connection
+    /// level (14-bit `FNetPacketNotify` sequence); this is the ServerMove's
+    /// own, 4 bits in the packed header.
+    pub seq: u8,
+}
+
+impl ServerMove {
+    /// Largest [`ServerMove::seq`] + 1: the sequence counts modulo 16.
+    pub const SEQ_MODULUS: u8 = 16;
+
+    /// Packet number `seq` (kept modulo [`ServerMove::SEQ_MODULUS`]) with
+    /// only a new move (tests, tools).
+    pub fn new(seq: u32, new_move: NetworkMove, client_location: NetPosition) -> ServerMove {
+        ServerMove {
+            old_move: None,
+            pending_move: None,
+            new_move,
+            client_location,
+            seq: (seq % u32::from(Self::SEQ_MODULUS)) as u8,
+        }
+    }
 }
 
 /// Why the server corrected the client, shown by the Replayed panel.

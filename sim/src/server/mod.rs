@@ -102,7 +102,6 @@ impl Default for ServerConfig {
     }
 }
 
-
 /// A rule's duration in whole ms (`0.125` s → 125).
 fn secs_to_ms(secs: f32) -> u32 {
     (secs * 1000.0).round().max(0.0) as u32
@@ -184,9 +183,9 @@ pub struct ServerCharacter {
     time_discrepancy: f32,
     /// Something since the last response explains the next correction.
     reason_hint: Option<AdjustmentReason>,
-    /// ServerMoves that arrived before their time, with their arrival,
-    /// sorted by new move time stamp (`move_order`).
-    held: Vec<(SimTime, ServerMove)>,
+    /// Held-back ServerMoves and what decides when they go
+    /// (`move_order`).
+    order: move_order::MoveOrder,
     counters: ServerCounters,
 }
 
@@ -214,7 +213,7 @@ impl ServerCharacter {
             forced_total_ms: 0,
             time_discrepancy: 0.0,
             reason_hint: None,
-            held: Vec::new(),
+            order: move_order::MoveOrder::default(),
             counters: ServerCounters::default(),
         }
     }
@@ -232,6 +231,7 @@ impl ServerCharacter {
         // stale (overtaken by a later one, or duplicated) neither takes this
         // time nor restarts it: UE updates `ServerTimeStamp` only after
         // `VerifyClientTimeStamp` accepts a move.
+        self.note_processed(packet);
         let mut elapsed = match self.last_move_at {
             Some(t) => now.secs_since(t) as f32,
             None => 0.0,
@@ -417,15 +417,14 @@ mod tests {
     use crate::net::protocol::NetPosition;
 
     fn packet(ts: u32, dir: Vec2, client: Vec2) -> ServerMove {
-        ServerMove {
-            old_move: None,
-            pending_move: None,
-            new_move: NetworkMove {
+        ServerMove::new(
+            ts / 16,
+            NetworkMove {
                 time_stamp: TimeStamp(ts),
                 input: MoveInput::from_direction(dir, false),
             },
-            client_location: NetPosition::quantize(client),
-        }
+            NetPosition::quantize(client),
+        )
     }
 
     /// Delivers a packet at server time = its time stamp (a client running
