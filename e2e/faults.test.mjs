@@ -3,6 +3,9 @@
 // dies and comes back on the same address within the 10 s grace period the
 // page reconnects (with backoff) instead of dropping to local mode; when it
 // stays away past the grace period the page falls back to local mode.
+// Every way the relay ends a connection reaches the page with its close
+// code and reason (issue #16: 1009 for an oversized message, 1001 on
+// shutdown).
 // Screenshots of each stage go to e2e/artifacts/.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -40,6 +43,27 @@ test('CSP holds, and the page reconnects to a restarted relay, then falls back t
     await waitFor(async () => (await metric(page, 'acks')) > 0, 5_000, 'acks');
     const violations = log.filter((l) => /Content Security Policy|Refused to/i.test(l));
     assert.deepEqual(violations, [], violations.join('\n'));
+  });
+
+  await t.test('a message over the size limit gets close 1009 with its reason, in the browser too', async () => {
+    for (const size of [9 * 1024, 2 * 1024 * 1024]) {
+      const closed = await page.evaluate(async ([url, size]) => new Promise((resolve) => {
+        const ws = new WebSocket(url);
+        ws.binaryType = 'arraybuffer';
+        ws.onopen = () => ws.send(new Uint8Array(size));
+        ws.onclose = (e) => resolve({ code: e.code, reason: e.reason, wasClean: e.wasClean });
+      }), [relay.url.replace('http', 'ws') + 'ws', size]);
+      t.diagnostic(`${size} B: ${JSON.stringify(closed)}`);
+      assert.equal(closed.code, 1009, JSON.stringify(closed));
+      assert.match(closed.reason, /the limit is 8192 bytes/);
+    }
+  });
+
+  await t.test('relay shut down: the page says why (close 1001) and reconnects when it is back', async () => {
+    relay.stop();
+    await waitFor(async () => /closed 1001: relay shutting down/.test((await status(page)).text), 5_000, 'the close reason in the status');
+    relay = await startRelay({ addr });
+    await waitFor(async () => /reconnected/.test((await status(page)).text), 8_000, 'reconnected status');
   });
 
   await t.test('relay killed: the page keeps trying, not local mode', async () => {
