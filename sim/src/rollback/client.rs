@@ -317,9 +317,9 @@ impl<G: Game> RollbackClient<G> {
         self.counters.rebases += 1;
         let from = G::tick(&update.state);
         let to = self.tick();
-        self.history.insert_from(from, &update.state);
         if from.is_after(to) {
             // Behind the server (start-up, or after a long wait): adopt it.
+            self.history.insert_from(from, &update.state);
             self.predicted.clone_from(&update.state);
             self.confirmed = update.state;
             return true;
@@ -347,6 +347,7 @@ impl<G: Game> RollbackClient<G> {
             }
         }
         record.discarded.truncate(kept);
+        self.history.insert_from(from, &update.state);
         let old = std::mem::replace(&mut self.predicted, update.state.clone());
         for (i, t) in from.until(to).enumerate() {
             let local = self.local_inputs.get(t).copied();

@@ -161,6 +161,12 @@ impl<G: Game> RollbackServer<G> {
         let p = self.players.get_mut(player).ok_or(UnknownPlayer(player))?;
         for cmd in cmds {
             let ahead = cmd.tick.diff(next);
+            if (ahead.unsigned_abs() as usize) < p.ring.capacity() {
+                // Late ones too: the Ack's buffer must show how late.
+                if p.newest.is_none_or(|n| cmd.tick.is_after(n)) {
+                    p.newest = Some(cmd.tick);
+                }
+            }
             if p.ring.contains(cmd.tick) {
                 p.counters.duplicates += 1;
             } else if ahead < 0 {
@@ -174,9 +180,6 @@ impl<G: Game> RollbackServer<G> {
                 };
                 p.ring.insert(cmd.tick, clean);
                 p.counters.received += 1;
-                if p.newest.is_none_or(|n| cmd.tick.is_after(n)) {
-                    p.newest = Some(cmd.tick);
-                }
             }
         }
         Ok(())

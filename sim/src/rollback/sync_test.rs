@@ -5,9 +5,13 @@
 //! reads something outside the state and its inputs (`001_…` §4.1), or
 //! the state misses a field (`001_…` §9.1).
 
+use super::arena::{Arena, PLAYERS};
 use super::game::Game;
 use super::input::{InputCmd, TickRing};
-use super::tick::Tick;
+use super::tick::{Tick, TickRate};
+use crate::math::Vec2;
+use rand_core::{RngCore, SeedableRng};
+use rand_pcg::Pcg32;
 
 /// A tick whose re-simulation disagreed with its first simulation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -102,4 +106,39 @@ impl<G: Game> SyncTest<G> {
     pub fn mismatches(&self) -> &[Mismatch] {
         &self.mismatches
     }
+}
+
+/// A random input for `tick`: one of 9 stick directions (or a random
+/// angle), fire held 30 % of ticks, dash 5 %. Drawn from `rng` only, so a
+/// seed gives the same inputs everywhere.
+pub fn random_input(rng: &mut Pcg32, tick: Tick) -> InputCmd {
+    let r = rng.next_u32();
+    let dir = match r % 10 {
+        9 => Vec2::new(
+            (r >> 8 & 0xff) as f32 - 127.5,
+            (r >> 16 & 0xff) as f32 - 127.5,
+        ),
+        k => Vec2::new((k % 3) as f32 - 1.0, (k / 3) as f32 - 1.0),
+    };
+    let roll = rng.next_u32() % 100;
+    let buttons =
+        if roll < 30 { InputCmd::FIRE } else { 0 } | if roll >= 95 { InputCmd::DASH } else { 0 };
+    InputCmd::from_direction(tick, dir, buttons)
+}
+
+/// The state hash of the 60 Hz arena after `ticks` ticks of
+/// [`random_input`] for both players drawn from `seed`: the same
+/// arguments give the same value natively and in wasm
+/// (`sim/tests/rollback_sync.rs` pins it, the page can export it).
+pub fn arena_fingerprint(seed: u64, ticks: u32) -> u64 {
+    let arena = Arena::new(TickRate::Hz60);
+    let mut s = arena.initial(Tick(0));
+    let mut rng = Pcg32::seed_from_u64(seed);
+    for _ in 0..ticks {
+        let inputs: Vec<InputCmd> = (0..PLAYERS)
+            .map(|_| random_input(&mut rng, s.tick))
+            .collect();
+        s = arena.step(&s, &inputs);
+    }
+    s.state_hash()
 }

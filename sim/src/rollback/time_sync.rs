@@ -22,8 +22,8 @@ const GAIN_PER_TICK: f64 = 0.02;
 /// Weight of a new buffer sample in the moving average (about the last 10
 /// Acks).
 const SMOOTHING: f64 = 0.1;
-/// A smoothed error beyond this many ticks is removed at once.
-pub const JUMP_TICKS: f64 = 6.0;
+/// A smoothed error of this many ticks or more is removed at once.
+pub const JUMP_TICKS: f64 = 3.0;
 
 /// The client's clock controller.
 #[derive(Debug, Clone, PartialEq)]
@@ -68,7 +68,7 @@ impl TimeSync {
         };
         self.smoothed = Some(s);
         let error = s - self.target;
-        (error.abs() > JUMP_TICKS).then(|| -error.round() as i32)
+        (error.abs() >= JUMP_TICKS).then(|| -error.round() as i32)
     }
 
     /// Records that a jump was applied and the client's next input is for
