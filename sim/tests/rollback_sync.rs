@@ -130,7 +130,11 @@ fn a_run_across_the_tick_wrap_rejects_nothing_and_plays_like_one_at_tick_0() {
             s.step_bot(&mut bot, 1.0 / 60.0);
         }
         let now = s.now();
-        (s.endpoint.metrics(now), s.endpoint.predicted().unwrap().clone(), s)
+        (
+            s.endpoint.metrics(now),
+            s.endpoint.predicted().unwrap().clone(),
+            s,
+        )
     };
     let (wrapped, state_w, s) = run(u32::MAX - 120);
     let (plain, state_p, _) = run(0);
@@ -141,11 +145,24 @@ fn a_run_across_the_tick_wrap_rejects_nothing_and_plays_like_one_at_tick_0() {
     assert_eq!(wrapped.hash_mismatches, 0);
     // Past the wrap: the tick counts from 0 again.
     assert!(state_w.tick.0 < 200, "{:?}", state_w.tick);
-    assert_eq!(state_w.tick.diff(Tick(u32::MAX - 120)), state_p.tick.diff(Tick(0)));
+    assert_eq!(
+        state_w.tick.diff(Tick(u32::MAX - 120)),
+        state_p.tick.diff(Tick(0))
+    );
     assert_eq!(state_w.players, state_p.players);
     assert_eq!(state_w.projectiles, state_p.projectiles);
     assert_eq!(
-        (wrapped.rollbacks, wrapped.rebases, wrapped.resimulated_ticks, wrapped.missed_inputs),
-        (plain.rollbacks, plain.rebases, plain.resimulated_ticks, plain.missed_inputs)
+        (
+            wrapped.rollbacks,
+            wrapped.rebases,
+            wrapped.resimulated_ticks,
+            wrapped.missed_inputs
+        ),
+        (
+            plain.rollbacks,
+            plain.rebases,
+            plain.resimulated_ticks,
+            plain.missed_inputs
+        )
     );
 }
