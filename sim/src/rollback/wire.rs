@@ -8,10 +8,10 @@
 //! | message | when | bytes (typical, framed) |
 //! |---|---|---|
 //! | [`RollbackClientMsg::Join`] | once | 2 |
-//! | [`RollbackClientMsg::Inputs`] | every client tick, last 4 inputs | 24 |
+//! | [`RollbackClientMsg::Inputs`] | every client tick, last 4 inputs | 26 |
 //! | [`RollbackServerMsg::Start`] | answer to Join, new match | ≈ 60 |
-//! | [`RollbackServerMsg::Ack`] | every server tick | ≈ 19 |
-//! | [`RollbackServerMsg::State`] | every 2 server ticks | ≈ 80 + 11 per projectile |
+//! | [`RollbackServerMsg::Ack`] | every server tick | 19 |
+//! | [`RollbackServerMsg::State`] | every 2 server ticks | ≈ 62 + 12 per projectile |
 //!
 //! (`sim/tests/rollback_wire.rs` pins these.) Ticks go as postcard
 //! varints, so the bytes grow by up to 2 per tick field near the wrap.
