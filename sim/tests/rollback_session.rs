@@ -6,6 +6,7 @@ use rand_pcg::Pcg32;
 use sim::rollback::host::CLIENT_PLAYER;
 use sim::rollback::{
     BotPlayer, RollbackConfig, RollbackEndpoint, RollbackHost, RollbackMetrics, RollbackSession,
+    TickRate,
 };
 use sim::{NetSettings, SimTime, Vec2};
 
@@ -317,4 +318,52 @@ fn time_dilation_brings_the_input_buffer_back_to_2_ticks_after_the_rtt_changes()
         settled_again.time_jumps, back.time_jumps,
         "no jump for 20 ms"
     );
+}
+
+#[test]
+fn every_tick_rate_runs_clean_and_a_rate_change_starts_a_new_match() {
+    for rate in [TickRate::Hz30, TickRate::Hz60, TickRate::Hz120] {
+        let mut s = RollbackSession::new(
+            6,
+            NetSettings::symmetric(100, 0, 0),
+            RollbackConfig::at_rate(rate),
+        )
+        .unwrap();
+        let mut bot = BotPlayer::new(0);
+        for _ in 0..10 * 60 {
+            s.step_bot(&mut bot, FRAME);
+        }
+        let now = s.now();
+        let m = s.endpoint.metrics(now);
+        let tick = s.endpoint.tick().unwrap().0;
+        // 10 s of ticks plus the lead (≈ RTT/2 + 2 ticks + one frame).
+        let lead = tick - 10 * rate.hz();
+        assert!((3..=rate.hz() / 5).contains(&lead), "{rate:?}: lead {lead}");
+        assert_eq!(m.hash_mismatches, 0);
+        assert!(m.missed_inputs < 30, "{rate:?}: {m:?}");
+        assert_eq!(m.time_dilation.round(), 1.0);
+    }
+    // Switching the rate live: a new match, and what was in flight for the
+    // old one is refused by its match id.
+    let mut s = RollbackSession::new(
+        6,
+        NetSettings::symmetric(100, 0, 0),
+        RollbackConfig::default(),
+    )
+    .unwrap();
+    for _ in 0..60 {
+        s.step(FRAME, Vec2::new(1.0, 0.0), false);
+    }
+    s.set_config(RollbackConfig::at_rate(TickRate::Hz120))
+        .unwrap();
+    for _ in 0..120 {
+        s.step(FRAME, Vec2::new(1.0, 0.0), false);
+    }
+    let c = s.endpoint.counters();
+    assert_eq!(c.starts, 2);
+    assert!(c.identity_rejected > 0, "{c:?}");
+    assert!(s.host.counters().identity_rejected > 0);
+    let client = s.endpoint.client().unwrap();
+    assert_eq!(client.game().rate(), TickRate::Hz120);
+    assert!(client.tick().0 > 230, "{:?}", client.tick());
 }

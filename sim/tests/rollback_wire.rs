@@ -92,7 +92,8 @@ fn feed_edited(
 #[test]
 fn a_state_failing_any_identity_check_is_rejected_and_counted() {
     let (mut s, frames) = session_and_frames();
-    let cases: [(fn(&mut Ids), IdentityError); 5] = [
+    type Edit = fn(&mut Ids);
+    let cases: [(Edit, IdentityError); 5] = [
         (|i| i.magic = *b"XX", IdentityError::Magic),
         (
             |i| i.version = VERSION + 1,

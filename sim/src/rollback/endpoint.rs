@@ -215,8 +215,9 @@ impl RollbackEndpoint {
     /// Takes one frame from the server at `now`.
     ///
     /// # Errors
-    /// [`RollbackEndpointError`] naming why the frame was refused
-    /// (counted); nothing else changes.
+    /// [`RollbackEndpointError`] naming why the frame was refused; every
+    /// reason but [`RollbackEndpointError::NotStarted`] is counted. Nothing
+    /// else changes.
     pub fn receive_frame(
         &mut self,
         now: SimTime,

@@ -17,8 +17,9 @@ use serde::{Deserialize, Serialize};
 /// (≈ 828 days at 60 Hz). **Order:** by [`Tick::diff`], the wrapping
 /// signed difference, never by `>` (`001_…` §9.4). Every receiver accepts a
 /// tick only within a window of its own reference far smaller than half the
-/// space (the input ring's and the history's capacities, ≤ 2¹⁰ ticks), so
-/// the order of two accepted ticks is never ambiguous.
+/// space (the input ring's and the history's capacity,
+/// [`crate::rollback::config::HISTORY_CAPACITY`] = 512 ticks), so the order
+/// of two accepted ticks is never ambiguous.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 pub struct Tick(pub u32);
 

@@ -6,10 +6,10 @@
 //! tick processed). The client smooths it and dilates its own tick rate by
 //! at most ±10 % to bring it to the target — UE Network Prediction's
 //! `np.TimeDilation` and Unity NfE's command-slack adjustment do the same.
-//! An error too large for dilation to remove within a second or so (start-
-//! up, an RTT slider jump) is removed at once: the client runs the missing
-//! ticks now or waits out the surplus, then ignores Acks that still
-//! describe inputs sent before the jump.
+//! An error too large for dilation to remove within a second or so (an RTT
+//! slider jump), or any sizeable error at start-up, is removed at once: the
+//! client runs the missing ticks now or waits out the surplus, then ignores
+//! Acks that still describe inputs sent before the jump.
 
 use super::tick::Tick;
 
@@ -22,8 +22,12 @@ const GAIN_PER_TICK: f64 = 0.02;
 /// Weight of a new buffer sample in the moving average (about the last 10
 /// Acks).
 const SMOOTHING: f64 = 0.1;
-/// A smoothed error of this many ticks or more is removed at once.
-pub const JUMP_TICKS: f64 = 3.0;
+/// A smoothed error of this many ticks or more is removed at once (beyond
+/// what the full ±10 % removes in a second or so).
+pub const JUMP_TICKS: f64 = 6.0;
+/// The first measurement (start-up, or after a jump) jumps from this many
+/// ticks of error: until then the client's lead is a guess.
+pub const FIRST_JUMP_TICKS: f64 = 2.0;
 
 /// The client's clock controller.
 #[derive(Debug, Clone, PartialEq)]
@@ -62,13 +66,13 @@ impl TimeSync {
         }
         self.ignore_before = None;
         let b = f64::from(buffer);
-        let s = match self.smoothed {
-            Some(s) => s + SMOOTHING * (b - s),
-            None => b,
+        let (s, threshold) = match self.smoothed {
+            Some(s) => (s + SMOOTHING * (b - s), JUMP_TICKS),
+            None => (b, FIRST_JUMP_TICKS),
         };
         self.smoothed = Some(s);
         let error = s - self.target;
-        (error.abs() >= JUMP_TICKS).then(|| -error.round() as i32)
+        (error.abs() >= threshold).then(|| -error.round() as i32)
     }
 
     /// Records that a jump was applied and the client's next input is for
@@ -104,17 +108,20 @@ mod tests {
     fn too_little_buffer_speeds_up_and_too_much_slows_down() {
         let mut ts = TimeSync::new(2);
         assert_eq!(ts.dilation(), 1.0);
-        assert_eq!(ts.on_ack(Tick(10), 0), None);
-        assert!((ts.dilation() - 1.04).abs() < 1e-12);
-        let mut ts = TimeSync::new(2);
-        assert_eq!(ts.on_ack(Tick(10), 7), None);
-        assert!((ts.dilation() - 0.9).abs() < 1e-12, "clamped at −10 %");
+        assert_eq!(ts.on_ack(Tick(10), 1), None);
+        assert!((ts.dilation() - 1.02).abs() < 1e-12);
+        // A surplus of 5 ticks, averaged in without a jump: the full −10 %.
+        for _ in 0..200 {
+            assert_eq!(ts.on_ack(Tick(10), 7), None);
+        }
+        assert!((ts.dilation() - 0.9).abs() < 1e-9, "{}", ts.dilation());
+        assert_eq!(ts.jumps(), 0);
     }
 
     #[test]
     fn a_large_error_jumps_once_then_waits_for_fresh_acks() {
         let mut ts = TimeSync::new(2);
-        assert_eq!(ts.on_ack(Tick(100), -5), Some(7));
+        assert_eq!(ts.on_ack(Tick(100), -5), Some(7), "first Ack: from 2 ticks");
         ts.jumped(Tick(108));
         assert_eq!(ts.on_ack(Tick(104), -5), None, "predates the jump");
         assert_eq!(ts.buffer(), None);
