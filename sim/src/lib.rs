@@ -35,6 +35,7 @@
 //! | `host`, `endpoint`, `session` | server end, client end, both on one clock |
 //! | `metrics` | the numbers the page shows |
 //! | `scenario` | saved runs: record, encode, play back bit for bit |
+//! | `rollback` | the second model: fixed-tick input/snapshot rollback (`001_…`) |
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
@@ -49,6 +50,7 @@ pub mod metrics;
 pub mod movement;
 pub mod net;
 pub mod proxy;
+pub mod rollback;
 pub mod saved_move;
 pub mod scenario;
 pub mod server;

@@ -1,0 +1,310 @@
+//! Criterion benchmarks of the rollback model (issue #12), public API only.
+//!
+//! | group | what one iteration is |
+//! |---|---|
+//! | `rollback_step/arena_2p_16` | one `Arena::step` with 2 players running and 16 projectiles in flight |
+//! | `rollback_rebase/8` | `RollbackClient::receive_state` + `rebase_if_due` of a State 8 ticks old: hash check, desync check (1 tick), restore, 8 re-simulated ticks |
+//! | `sync_test_vs_ggrs/ours` | one tick of our `SyncTest` with check distance 8: 1 step + rewind 8 + 8 re-simulated steps, every state hashed |
+//! | `sync_test_vs_ggrs/ggrs` | one `advance_frame` of ggrs 0.13's `SyncTestSession` with check distance 8 on the same `Snapshot`, the same `Arena::step` and the same hash (computed on every save), requests fulfilled as ggrs documents |
+//! | `sync_test_vs_ggrs/ours_client` | one client tick plus a rebase that re-simulates 8 ticks (the real client path, no per-tick hashing) |
+//! | `sync_test_machinery/{ours,ggrs}` | the same two sync tests on `001_…` §3's 1-D world (an `i32` and a tick): what each costs besides the game |
+//!
+//! Inputs are random (stick, fire 30 %, dash 5 %) from a fixed seed, the
+//! same for every contender. Run: `cargo bench -p sim --bench rollback`.
+
+#![allow(missing_docs)] // criterion_group! generates undocumented items
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use ggrs::{Config, GgrsRequest, PredictRepeatLast, SessionBuilder};
+use rand_core::SeedableRng;
+use rand_pcg::Pcg32;
+use sim::rollback::arena::PLAYERS;
+use sim::rollback::snapshot::{MmVec, Projectile};
+use sim::rollback::sync_test::random_input;
+use sim::rollback::{
+    Arena, Game, InputCmd, RollbackClient, RollbackServer, Snapshot, StateUpdate, SyncTest, Tick,
+    TickRate,
+};
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+/// Pre-drawn random inputs, both players per tick.
+fn inputs(ticks: usize) -> Vec<[InputCmd; PLAYERS]> {
+    let mut rng = Pcg32::seed_from_u64(12);
+    (0..ticks as u32)
+        .map(|t| {
+            [
+                random_input(&mut rng, Tick(t)),
+                random_input(&mut rng, Tick(t)),
+            ]
+        })
+        .collect()
+}
+
+fn busy_snapshot(arena: &Arena) -> Snapshot {
+    let mut s = arena.initial(Tick(0));
+    s.players[0].velocity = MmVec { x: 6000, y: 0 };
+    s.players[1].velocity = MmVec { x: 0, y: -6000 };
+    // 16 projectiles in the open middle lanes, far from both players.
+    s.projectiles = (0..16)
+        .map(|i| Projectile {
+            owner: (i % 2) as u8,
+            position: MmVec {
+                x: 3_000 + 1_000 * (i % 8),
+                y: 2_500 + 10_000 * (i / 8),
+            },
+            velocity: MmVec { x: 250, y: 0 },
+            life: 60,
+        })
+        .collect();
+    s
+}
+
+fn step(c: &mut Criterion) {
+    let arena = Arena::new(TickRate::Hz60);
+    let s = busy_snapshot(&arena);
+    let input = [
+        InputCmd::from_direction(Tick(0), sim::Vec2::new(1.0, 0.0), 0),
+        InputCmd::from_direction(Tick(0), sim::Vec2::new(0.0, -1.0), 0),
+    ];
+    assert_eq!(arena.step(&s, &input).projectiles.len(), 16);
+    let mut g = c.benchmark_group("rollback_step");
+    g.throughput(Throughput::Elements(1));
+    g.bench_function("arena_2p_16", |b| {
+        b.iter(|| arena.step(black_box(&s), black_box(&input)))
+    });
+    g.finish();
+}
+
+/// The server's States for `ticks` ticks of `inputs` (1 tick of inputs
+/// each, so every State can be desync-checked against the previous one).
+fn timeline(inputs: &[[InputCmd; PLAYERS]]) -> Vec<StateUpdate<Snapshot>> {
+    let arena = Arena::new(TickRate::Hz60);
+    let mut server = RollbackServer::new(arena.clone(), arena.initial(Tick(0)), 6);
+    inputs
+        .iter()
+        .map(|i| {
+            for (p, cmd) in i.iter().enumerate() {
+                server.receive_inputs(p, &[cmd.at(server.tick())]).unwrap();
+            }
+            server.advance();
+            server.state_update(1)
+        })
+        .collect()
+}
+
+/// Runs `iters` client ticks, each followed by a rebase on the State 8
+/// ticks back; the set-up between timeline passes is not timed.
+fn client_with_rebase(
+    iters: u64,
+    inputs: &[[InputCmd; PLAYERS]],
+    states: &[StateUpdate<Snapshot>],
+) -> Duration {
+    let arena = Arena::new(TickRate::Hz60);
+    let mut total = Duration::ZERO;
+    let mut left = iters;
+    while left > 0 {
+        let mut client = RollbackClient::new(arena.clone(), arena.initial(Tick(0)), 0, None);
+        for i in inputs.iter().take(8) {
+            client.advance(i[0]).unwrap();
+        }
+        let n = left.min(states.len() as u64 - 9) as usize;
+        let start = Instant::now();
+        for k in 0..n {
+            client.advance(inputs[k + 8][0]).unwrap();
+            client.receive_state(states[k].clone()).unwrap();
+            client.rebase_if_due();
+        }
+        total += start.elapsed();
+        black_box(client.predicted());
+        left -= n as u64;
+    }
+    total
+}
+
+fn rebase(c: &mut Criterion) {
+    let inputs = inputs(4_000);
+    let states = timeline(&inputs);
+    let arena = Arena::new(TickRate::Hz60);
+    let mut client = RollbackClient::new(arena.clone(), arena.initial(Tick(0)), 0, None);
+    for i in inputs.iter().take(108) {
+        client.advance(i[0]).unwrap();
+    }
+    let state = states[99].clone();
+    let mut g = c.benchmark_group("rollback_rebase");
+    g.throughput(Throughput::Elements(8));
+    g.bench_function("8", |b| {
+        b.iter_batched_ref(
+            || (client.clone(), state.clone()),
+            |(c, s)| {
+                c.receive_state(s.clone()).unwrap();
+                c.rebase_if_due()
+            },
+            criterion::BatchSize::LargeInput,
+        )
+    });
+    g.finish();
+}
+
+struct GgrsArena;
+impl Config for GgrsArena {
+    type Input = InputCmd;
+    type InputPredictor = PredictRepeatLast;
+    type State = Snapshot;
+    type Address = std::net::SocketAddr;
+}
+
+fn versus_ggrs(c: &mut Criterion) {
+    let inputs = inputs(4_000);
+    let states = timeline(&inputs);
+    let mut g = c.benchmark_group("sync_test_vs_ggrs");
+    g.throughput(Throughput::Elements(1));
+    g.bench_function("ours", |b| {
+        let arena = Arena::new(TickRate::Hz60);
+        let mut sync = SyncTest::new(arena.clone(), arena.initial(Tick(0)), 8);
+        let mut i = 0;
+        b.iter(|| {
+            sync.advance(&inputs[i % inputs.len()]);
+            i += 1;
+        });
+        assert!(sync.mismatches().is_empty());
+    });
+    g.bench_function("ggrs", |b| {
+        let arena = Arena::new(TickRate::Hz60);
+        let mut session = SessionBuilder::<GgrsArena>::new()
+            .with_num_players(PLAYERS)
+            .unwrap()
+            .with_max_prediction_window(9)
+            .with_check_distance(8)
+            .start_synctest_session()
+            .unwrap();
+        let mut state = arena.initial(Tick(0));
+        let mut i = 0;
+        b.iter(|| {
+            let frame = &inputs[i % inputs.len()];
+            i += 1;
+            for (p, cmd) in frame.iter().enumerate() {
+                session.add_local_input(p, *cmd).unwrap();
+            }
+            for request in session.advance_frame().unwrap() {
+                match request {
+                    GgrsRequest::SaveGameState { cell, frame } => {
+                        let hash = u128::from(state.state_hash());
+                        cell.save(frame, Some(state.clone()), Some(hash));
+                    }
+                    GgrsRequest::LoadGameState { cell, .. } => {
+                        state = cell.load().unwrap();
+                    }
+                    GgrsRequest::AdvanceFrame { inputs } => {
+                        let cmds = [inputs[0].0, inputs[1].0];
+                        state = arena.step(&state, &cmds);
+                    }
+                }
+            }
+        });
+    });
+    g.bench_function("ours_client", |b| {
+        b.iter_custom(|iters| client_with_rebase(iters, &inputs, &states))
+    });
+    g.finish();
+}
+
+/// `001_…` §3's 1-D world: a state so small that a sync test measures
+/// its own bookkeeping.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct LineState {
+    tick: Tick,
+    x: i32,
+}
+
+struct Line;
+impl Game for Line {
+    type State = LineState;
+    fn players(&self) -> usize {
+        PLAYERS
+    }
+    fn tick(s: &LineState) -> Tick {
+        s.tick
+    }
+    fn step(&self, s: &LineState, inputs: &[InputCmd]) -> LineState {
+        LineState {
+            tick: s.tick.next(),
+            x: s.x + i32::from(inputs[0].move_x.signum()) - i32::from(inputs[1].move_x.signum()),
+        }
+    }
+    fn state_hash(s: &LineState) -> u64 {
+        sim::hash::Fnv64::new()
+            .u32(s.tick.0)
+            .u32(s.x as u32)
+            .finish()
+    }
+    fn divergence(&self, a: &LineState, b: &LineState, _: usize) -> sim::rollback::Divergence {
+        sim::rollback::Divergence {
+            position_mm: a.x.abs_diff(b.x),
+            discrete: false,
+        }
+    }
+}
+
+struct GgrsLine;
+impl Config for GgrsLine {
+    type Input = InputCmd;
+    type InputPredictor = PredictRepeatLast;
+    type State = LineState;
+    type Address = std::net::SocketAddr;
+}
+
+fn machinery(c: &mut Criterion) {
+    let inputs = inputs(4_000);
+    let start = LineState {
+        tick: Tick(0),
+        x: 0,
+    };
+    let mut g = c.benchmark_group("sync_test_machinery");
+    g.throughput(Throughput::Elements(1));
+    g.bench_function("ours", |b| {
+        let mut sync = SyncTest::new(Line, start, 8);
+        let mut i = 0;
+        b.iter(|| {
+            sync.advance(&inputs[i % inputs.len()]);
+            i += 1;
+        });
+    });
+    g.bench_function("ggrs", |b| {
+        let mut session = SessionBuilder::<GgrsLine>::new()
+            .with_num_players(PLAYERS)
+            .unwrap()
+            .with_max_prediction_window(9)
+            .with_check_distance(8)
+            .start_synctest_session()
+            .unwrap();
+        let mut state = start;
+        let mut i = 0;
+        b.iter(|| {
+            let frame = &inputs[i % inputs.len()];
+            i += 1;
+            for (p, cmd) in frame.iter().enumerate() {
+                session.add_local_input(p, *cmd).unwrap();
+            }
+            for request in session.advance_frame().unwrap() {
+                match request {
+                    GgrsRequest::SaveGameState { cell, frame } => {
+                        cell.save(
+                            frame,
+                            Some(state),
+                            Some(u128::from(Line::state_hash(&state))),
+                        );
+                    }
+                    GgrsRequest::LoadGameState { cell, .. } => state = cell.load().unwrap(),
+                    GgrsRequest::AdvanceFrame { inputs } => {
+                        state = Line.step(&state, &[inputs[0].0, inputs[1].0]);
+                    }
+                }
+            }
+        });
+    });
+    g.finish();
+}
+
+criterion_group!(benches, step, rebase, versus_ggrs, machinery);
+criterion_main!(benches);

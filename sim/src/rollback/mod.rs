@@ -1,0 +1,71 @@
+//! # The second model: fixed-tick input/snapshot rollback (`001_…`)
+//!
+//! Where the CMC model sends *positions per move* and corrects one
+//! character, this model sends *inputs per tick* and restores the *whole
+//! world*:
+//!
+//! 1. Both ends step one [`Snapshot`] with one function, [`Game::step`], at
+//!    a fixed [`TickRate`] (`001_…` §2); the snapshot is integers (mm,
+//!    mm/s, ticks), quantized at the end of every step, so a state off the
+//!    wire is exact and confirmed hashes agree across machines (§7).
+//! 2. The client ([`RollbackClient`]) predicts at once: its own input, the
+//!    remote players' by hold-last. Each tick it sends its last 4 inputs
+//!    ([`InputPacket`], §6).
+//! 3. The server ([`RollbackServer`]) buffers inputs by tick in a
+//!    [`TickRing`]; a missing input is held for at most 6 ticks, then
+//!    empty (§5.1). It Acks every tick and sends a State every 2.
+//! 4. On every valid new State the client restores it and re-simulates
+//!    its kept inputs up to its current tick (§3, §8) — a *rebase*; it
+//!    counts a *rollback* only when its own player visibly moved.
+//! 5. The client runs ahead of the server by about RTT/2 plus a small input
+//!    buffer, adjusting its tick rate by up to ±10 % ([`TimeSync`]), and
+//!    predicts at most [`RollbackConfig::max_prediction`] ticks past its
+//!    last confirmed State.
+//!
+//! [`SyncTest`] rewinds and re-simulates every tick to prove a game is
+//! deterministic (ggrs's `SyncTestSession`).
+//!
+//! ## Layout
+//! | module | holds |
+//! |---|---|
+//! | `tick` | [`Tick`] (wrapping), [`TickRate`] |
+//! | `input` | [`InputCmd`], [`TickRing`] |
+//! | `game` | the [`Game`] trait, [`Divergence`] |
+//! | `snapshot`, `arena` | the arena game: [`Snapshot`], [`Arena`] |
+//! | `config` | [`RollbackConfig`] and every range |
+//! | `server`, `client`, `time_sync` | the authority, the predicting client, its clock |
+//! | `sync_test` | [`SyncTest`] |
+//! | `wire` | [`RollbackClientMsg`], [`RollbackServerMsg`] |
+//! | `bot`, `host`, `endpoint`, `session` | bot player, server end, client end, both on one clock |
+
+pub mod arena;
+pub mod bot;
+pub mod client;
+pub mod config;
+pub mod endpoint;
+pub mod game;
+pub mod host;
+pub mod input;
+pub mod server;
+pub mod session;
+pub mod snapshot;
+pub mod sync_test;
+pub mod tick;
+pub mod time_sync;
+pub mod wire;
+
+pub use arena::Arena;
+pub use bot::BotPlayer;
+pub use client::{ClientCounters, RollbackClient, RollbackRecord, StateRejected};
+pub use config::RollbackConfig;
+pub use endpoint::{RollbackEndpoint, RollbackMetrics};
+pub use game::{Divergence, Game};
+pub use host::RollbackHost;
+pub use input::{InputCmd, TickRing};
+pub use server::{RollbackServer, StateUpdate};
+pub use session::RollbackSession;
+pub use snapshot::Snapshot;
+pub use sync_test::SyncTest;
+pub use tick::{Tick, TickRate};
+pub use time_sync::TimeSync;
+pub use wire::{InputPacket, RollbackClientMsg, RollbackServerMsg};
