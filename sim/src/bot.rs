@@ -129,7 +129,7 @@ impl Default for Bot {
 const BOT_STEP_MS: u16 = 16;
 
 /// A server-driven character: a [`Bot`] steering a [`CharacterState`] in
-/// fixed [`BOT_STEP_MS`] steps on the server's clock. The one-bot host's
+/// fixed 16 ms steps on the server's clock. The one-bot host's
 /// simulated proxy and a room's bot players.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BotCharacter {
