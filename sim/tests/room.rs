@@ -38,14 +38,18 @@ fn each_player_receives_the_others_at_their_own_net_update_rate() {
     let mut s = room();
     let a = s.join(NetSettings::symmetric(100, 0, 0)).unwrap();
     let b = s.join(NetSettings::symmetric(100, 0, 0)).unwrap();
-    s.add_bot(Bot::new(), Vec2::new(400.0, 250.0)).unwrap();
+    run(&mut s, 0.1);
+    // B puts a bot in the room ("add bot") and slows its own updates.
     s.act(b, |e, _| {
+        e.send(&RoomClientMsg::AddBot);
         e.set_player_settings(PlayerSettings {
             net_update_hz: 10,
             ..PlayerSettings::default()
         })
     });
-    run(&mut s, 1.0);
+    run(&mut s, 0.9);
+    assert_eq!(s.host.player_ids().count(), 3);
+    assert_eq!(s.host.player_settings(a).unwrap().net_update_hz, 20);
     let before = (applied(&s, a), applied(&s, b));
     run(&mut s, 2.0);
     // Two seconds: 40 updates at A's 20 Hz, 20 at B's 10 Hz.
@@ -162,6 +166,28 @@ fn one_players_link_settings_do_not_touch_another_players_link() {
     let rtt = |id| s.endpoint(id).unwrap().clock().last_rtt_us().unwrap();
     assert_eq!(rtt(b), 100_000);
     assert!((340_000..=460_000).contains(&rtt(a)), "{}", rtt(a));
+}
+
+#[test]
+fn max_record_time_is_room_wide_and_checked() {
+    let mut s = room();
+    let a = s.join(NetSettings::default()).unwrap();
+    run(&mut s, 0.1);
+    s.act(a, |e, _| {
+        e.send(&RoomClientMsg::SetMaxRecordTime { ms: 4001 })
+    });
+    run(&mut s, 0.1);
+    assert_eq!(
+        s.endpoint(a).unwrap().last_error(),
+        Some("bad settings: max_record_time_ms = 4001 is outside 100..=4000")
+    );
+    s.act(a, |e, _| {
+        e.send(&RoomClientMsg::SetMaxRecordTime { ms: 4000 })
+    });
+    run(&mut s, 5.0);
+    assert_eq!(s.host.config().max_record_time_ms, 4000);
+    // 4 s of 60 Hz frames, both ends included.
+    assert_eq!(s.host.history(a).unwrap().len(), 241);
 }
 
 /// The client's estimate of the room's clock minus the room's clock, µs.

@@ -285,3 +285,53 @@ fn a_rewind_never_moves_the_current_boxes() {
     let apart = (views.tested.to_vec2() - views.server_now.to_vec2()).length();
     assert!((apart - 112.32).abs() < 0.01, "{apart}");
 }
+
+#[test]
+fn the_four_views_of_one_shot_at_rtt_200() {
+    let mut s = RoomSession::new(RoomConfig::default(), 7).unwrap();
+    let shooter = s.join(NetSettings::symmetric(200, 0, 0)).unwrap();
+    let target = s.add_bot(strafer(), Vec2::new(1000.0, 750.0)).unwrap();
+    let still = |_: PlayerId, _: &RoomEndpoint| (Vec2::ZERO, false);
+    for _ in 0..120 {
+        s.step(FRAME, still);
+    }
+    // Wait until the target is drawn mid-leg, running at full speed
+    // (10 cm a frame).
+    let drawn = |s: &RoomSession| {
+        let e = s.endpoint(shooter).unwrap();
+        e.proxies().get(target).unwrap().drawn_position()
+    };
+    loop {
+        let before = drawn(&s);
+        s.step(FRAME, still);
+        let now = drawn(&s);
+        if (650.0..850.0).contains(&now.y) && (now.y - before.y).abs() >= 9.9 {
+            break;
+        }
+    }
+    let aim = drawn(&s);
+    let seq = s.act(shooter, |e, now| e.fire(now, aim)).unwrap().unwrap();
+    for _ in 0..30 {
+        s.step(FRAME, still);
+    }
+    let shots = s.endpoint(shooter).unwrap().shots();
+    let record = shots.iter().find(|r| r.seq == seq).unwrap();
+    assert_eq!(record.result.unwrap().verdict, Verdict::HitHead);
+    let v = record.views().unwrap();
+    assert_eq!(v.id, target);
+    // Running up the screen (y falling) at 600 cm/s along x = 1000:
+    // 1 the shooter drew it at y 846.52, and 3 the server tested 842.72 —
+    //   within the head circle of each other: a head shot;
+    // 4 a bot sees itself where it was as the shot was fired, one downlink
+    //   (100 ms, 57.6 cm) past the tested boxes;
+    // 2 the server has it one uplink further on, at 727.55: the round
+    //   trip of 200 ms is 115.2 cm.
+    let y = |p: Vec2| {
+        assert_eq!(p.x, 1000.0);
+        (p.y * 100.0).round() / 100.0
+    };
+    assert_eq!(y(v.shooter_saw.unwrap()), 846.52);
+    assert_eq!(y(v.tested), 842.72);
+    assert_eq!(y(v.target_saw), 785.12);
+    assert_eq!(y(v.server_now), 727.55);
+}

@@ -9,6 +9,11 @@ use serde::{Deserialize, Serialize};
 /// Default most players in a room (issue #13), bots included.
 pub const DEFAULT_MAX_PLAYERS: usize = 16;
 
+/// The largest `max_players` a room may have: 93, so that a net update
+/// about everyone else fits one frame
+/// ([`super::wire::MAX_CHARACTERS_PER_BATCH`]).
+pub const MAX_ROOM_PLAYERS: usize = super::wire::MAX_CHARACTERS_PER_BATCH + 1;
+
 /// The room's server tick, Hz: 60, the rollback model's fixed tick
 /// (`001_…` §2) and a browser's frame rate. Every tick steps the bots,
 /// saves the frame history and sends the net updates that are due.
@@ -31,7 +36,8 @@ pub const MAX_REWIND_CAP_MS: u16 = 1000;
 /// How a room is set up when it is made.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RoomConfig {
-    /// Most players, bots included, `1..=255`; one more is refused.
+    /// Most players, bots included, `1..=`[`MAX_ROOM_PLAYERS`]; one more
+    /// is refused.
     pub max_players: usize,
     /// How far back the frame history reaches, ms (`MaxRecordTime`); see
     /// [`MAX_RECORD_TIME_RANGE_MS`]. The one room-wide setting players can
@@ -58,7 +64,7 @@ impl RoomConfig {
     /// [`SettingsError`] naming the first field out of range.
     pub fn validate(&self) -> Result<(), SettingsError> {
         let players = u32::try_from(self.max_players).unwrap_or(u32::MAX);
-        check("max_players", players, 1, 255)?;
+        check("max_players", players, 1, MAX_ROOM_PLAYERS as u32)?;
         check_record_time(self.max_record_time_ms)?;
         self.weapon.validate()
     }

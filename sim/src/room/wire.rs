@@ -125,6 +125,20 @@ pub struct ReplicatedMovement {
     pub mode: MovementMode,
 }
 
+/// Largest encoded [`ReplicatedMovement`], bytes: varint id (5) +
+/// position (5 + 5) + velocity (3 + 3) + mode (1).
+pub const REPLICATED_MOVEMENT_MAX_LEN: usize = 22;
+
+/// Largest encoded [`ProxyBatch`] frame without its characters, bytes:
+/// version (1) + variant (1) + seq (5) + server time (10) + count (1).
+pub const PROXY_BATCH_HEADER_MAX_LEN: usize = 18;
+
+/// Most characters one net update can carry and still fit
+/// [`crate::net::codec::MAX_FRAME_LEN`]: 92. A room holds at most one
+/// more player than this ([`super::config::RoomConfig::max_players`]).
+pub const MAX_CHARACTERS_PER_BATCH: usize =
+    (crate::net::codec::MAX_FRAME_LEN - PROXY_BATCH_HEADER_MAX_LEN) / REPLICATED_MOVEMENT_MAX_LEN;
+
 /// One net update to one player: every *other* character as the server had
 /// it at one tick. State, not events: the newest `seq` wins, an older or
 /// equal one is ignored, and a character missing from it has left.
@@ -365,6 +379,39 @@ mod tests {
         // 1 version + 1 variant + 3 seq + 5 time + 1 count
         // + 15 × (1 id + 3 + 3 position + 2 + 2 velocity + 1 mode).
         assert_eq!(frame.len(), 11 + 15 * 12);
+    }
+
+    #[test]
+    fn the_largest_possible_net_update_fits_one_frame() {
+        let worst = ReplicatedMovement {
+            id: PlayerId(u32::MAX),
+            position: NetPosition {
+                x: i32::MIN,
+                y: i32::MIN,
+            },
+            velocity: NetVelocity {
+                x: i16::MIN,
+                y: i16::MIN,
+            },
+            mode: MovementMode::Dashing,
+        };
+        let batch = |n| {
+            codec::encode(&RoomServerMsg::Proxies(ProxyBatch {
+                seq: Seq(u32::MAX),
+                server_time: SimTime(u64::MAX),
+                characters: vec![worst; n],
+            }))
+            .len()
+        };
+        assert_eq!(batch(0), PROXY_BATCH_HEADER_MAX_LEN);
+        assert_eq!(
+            batch(1),
+            PROXY_BATCH_HEADER_MAX_LEN + REPLICATED_MOVEMENT_MAX_LEN
+        );
+        assert_eq!(MAX_CHARACTERS_PER_BATCH, 92);
+        let largest = batch(MAX_CHARACTERS_PER_BATCH);
+        assert_eq!(largest, 2042);
+        assert!(largest + REPLICATED_MOVEMENT_MAX_LEN > codec::MAX_FRAME_LEN);
     }
 
     #[test]
