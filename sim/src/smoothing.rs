@@ -28,8 +28,9 @@ pub enum SmoothingMode {
     /// had it a render delay ago, between two updates it already holds, so
     /// it never guesses — and it shows everyone that much later, and every
     /// shot at them must be rewound that much further
-    /// ([`crate::room::interpolation`]). A character without a history —
-    /// the local player's own corrections — smooths as
+    /// ([`crate::room::interpolation`]). A character drawn without such a
+    /// buffer — the local player's own corrections, the one-bot page's
+    /// proxy (its updates carry no server time) — smooths as
     /// [`SmoothingMode::Exponential`].
     Interpolation,
 }

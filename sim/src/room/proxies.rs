@@ -62,9 +62,12 @@ impl RoomProxy {
             velocity: m.velocity.to_vec2(),
         };
         self.sim.on_update(&update, mesh_mode(smoothing));
+        // Interpolation draws at the next frame's render time; a proxy
+        // seen for the first time is drawn where it is until then.
+        let first = self.buffer.newest_time().is_none();
         self.buffer.push(server_time, position);
         self.mode = m.mode;
-        if smoothing != SmoothingMode::Interpolation || self.buffer.newest_time().is_none() {
+        if smoothing != SmoothingMode::Interpolation || first {
             self.drawn = self.sim.drawn_position();
         }
     }
