@@ -19,7 +19,7 @@ const SPAWN_SPACING: f32 = 90.0;
 
 impl RoomHost {
     /// Takes a new remote player in at `now`; their first frame should be
-    /// [`RoomClientMsg::Join`].
+    /// [`crate::room::RoomClientMsg::Join`].
     ///
     /// # Errors
     /// [`RoomError::Full`] if the room holds its most players: send
