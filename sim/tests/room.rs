@@ -304,3 +304,36 @@ fn shots_faster_than_the_fire_interval_are_rejected_and_counted() {
     fire(&mut host, id, 20, 3000, 3000);
     assert_eq!(host.shot_counters(id).unwrap().stale, 1);
 }
+
+#[test]
+fn a_bad_frame_is_answered_to_its_sender_alone() {
+    let mut host = RoomHost::new(RoomConfig::default(), 5, SimTime::ZERO).unwrap();
+    let (a, b) = (
+        host.add_player(SimTime::ZERO).unwrap(),
+        host.add_player(SimTime::ZERO).unwrap(),
+    );
+    let bot = host.add_bot(SimTime::ZERO).unwrap();
+    host.poll(SimTime::ZERO); // the roster
+    let now = SimTime::from_millis(1);
+    assert!(matches!(
+        host.receive_frame(now, a, &[codec::PROTOCOL_VERSION, 250, 1, 2]),
+        Err(RoomError::Decode(_))
+    ));
+    assert_eq!(
+        host.receive_frame(now, bot, &[]),
+        Err(RoomError::NoSuchPlayer(bot))
+    );
+    let settings = RoomClientMsg::SetPlayerSettings(PlayerSettings {
+        net_update_hz: 61,
+        ..PlayerSettings::default()
+    });
+    assert!(matches!(
+        host.receive_msg(now, a, 7, settings),
+        Err(RoomError::Settings(_))
+    ));
+    let frames = host.poll(now);
+    let errors = |id| frames.iter().filter(|(p, _)| *p == id).count();
+    assert_eq!((errors(a), errors(b)), (2, 0));
+    assert_eq!(host.player_settings(a), Some(PlayerSettings::default()));
+    assert_eq!(host.traffic(a).unwrap().frames_up, 2);
+}

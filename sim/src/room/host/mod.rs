@@ -113,17 +113,56 @@ impl RoomHost {
         id: PlayerId,
         frame: &[u8],
     ) -> Result<(), RoomError> {
-        let i = self.index(id).map_err(|_| RoomError::NoSuchPlayer(id))?;
-        let link = self.players[i]
-            .link_mut()
-            .ok_or(RoomError::NoSuchPlayer(id))?;
-        link.traffic.frames_up += 1;
-        link.traffic.bytes_up += frame.len() as u64;
-        let result = codec::decode::<RoomClientMsg>(frame)
-            .map_err(RoomError::from)
-            .and_then(|msg| self.receive(now, i, frame.len(), msg));
-        if let Err(e) = &result {
-            if let Some(link) = self.players.get_mut(i).and_then(Player::link_mut) {
+        match codec::decode::<RoomClientMsg>(frame) {
+            Ok(msg) => self.receive_msg(now, id, frame.len(), msg),
+            Err(e) => {
+                let i = self.remote(id)?;
+                let e = RoomError::from(e);
+                self.answer(i, frame.len(), Err(e))
+            }
+        }
+    }
+
+    /// Takes one already decoded message from remote player `id` at `now`
+    /// (for a driver that decodes first, e.g. a room message nested in the
+    /// single-player protocol): the second half of
+    /// [`RoomHost::receive_frame`]. `frame_len` is the size of the frame it
+    /// came in, bytes: the uplink's bandwidth cap and the player's byte
+    /// count take it.
+    ///
+    /// # Errors
+    /// As [`RoomHost::receive_frame`], without [`RoomError::Decode`].
+    pub fn receive_msg(
+        &mut self,
+        now: SimTime,
+        id: PlayerId,
+        frame_len: usize,
+        msg: RoomClientMsg,
+    ) -> Result<(), RoomError> {
+        let i = self.remote(id)?;
+        let result = self.receive(now, i, frame_len, msg);
+        self.answer(i, frame_len, result)
+    }
+
+    /// The index of remote player `id`.
+    fn remote(&self, id: PlayerId) -> Result<usize, RoomError> {
+        self.index(id)
+            .ok()
+            .filter(|&i| self.players[i].link().is_some())
+            .ok_or(RoomError::NoSuchPlayer(id))
+    }
+
+    /// Counts a received frame and tells the player about an error.
+    fn answer(
+        &mut self,
+        i: usize,
+        frame_len: usize,
+        result: Result<(), RoomError>,
+    ) -> Result<(), RoomError> {
+        if let Some(link) = self.players.get_mut(i).and_then(Player::link_mut) {
+            link.traffic.frames_up += 1;
+            link.traffic.bytes_up += frame_len as u64;
+            if let Err(e) = &result {
                 link.send_now(&RoomServerMsg::Error {
                     reason: e.to_string(),
                 });
