@@ -6,6 +6,9 @@
 //! the same start state and frame times give the same inputs.
 
 use crate::math::Vec2;
+use crate::movement::{perform_movement, CharacterState, MoveInput, MovementParams};
+use crate::time::SimTime;
+use crate::world::World;
 
 /// A waypoint: where to go, what to do on the way and on arrival.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -122,11 +125,50 @@ impl Default for Bot {
     }
 }
 
+/// A bot's fixed simulation step, ms.
+const BOT_STEP_MS: u16 = 16;
+
+/// A server-driven character: a [`Bot`] steering a [`CharacterState`] in
+/// fixed 16 ms steps on the server's clock. The one-bot host's
+/// simulated proxy and a room's bot players.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BotCharacter {
+    state: CharacterState,
+    bot: Bot,
+    clock: SimTime,
+}
+
+impl BotCharacter {
+    /// A bot standing at `position` (cm) whose clock starts at `now`.
+    pub fn new(bot: Bot, position: Vec2, now: SimTime) -> BotCharacter {
+        BotCharacter {
+            state: CharacterState::at(position),
+            bot,
+            clock: now,
+        }
+    }
+
+    /// Runs every whole step that fits before `now`.
+    pub fn step_until(&mut self, now: SimTime, params: &MovementParams, world: &World) {
+        let step_us = u64::from(BOT_STEP_MS) * 1000;
+        while now.micros_since(self.clock) >= step_us {
+            self.clock = self.clock.plus_micros(step_us);
+            let dt = f32::from(BOT_STEP_MS) / 1000.0;
+            let (dir, dash) = self.bot.input(self.state.position, dt);
+            let input = MoveInput::from_direction(dir, dash);
+            perform_movement(&mut self.state, &input, dt, params, world);
+        }
+    }
+
+    /// The character's state.
+    pub fn state(&self) -> &CharacterState {
+        &self.state
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::movement::{perform_movement, CharacterState, MoveInput, MovementParams};
-    use crate::World;
 
     #[test]
     fn the_tour_visits_every_waypoint_within_30_s() {

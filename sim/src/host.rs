@@ -11,9 +11,9 @@
 //!      ◄── observer snapshots (unconditioned debug view)
 //! ```
 
-use crate::bot::Bot;
+use crate::bot::{Bot, BotCharacter};
 use crate::math::Vec2;
-use crate::movement::{perform_movement, CharacterState, MoveInput, MovementParams};
+use crate::movement::MovementParams;
 use crate::net::codec::{self, DecodeError};
 use crate::net::conditioner::{LinkConditioner, LinkConditions};
 use crate::net::link_stats::SeqWindow;
@@ -53,8 +53,6 @@ pub const STALL_CHECK_INTERVAL_MS: u64 = 33;
 /// after each, so only a driver that feeds many frames without polling (a
 /// fuzzer) ever reaches it.
 pub const MAX_IMMEDIATE: usize = 16;
-/// The bot character's fixed simulation step, ms.
-const NPC_STEP_MS: u16 = 16;
 
 /// A frame the host refused. The session goes on; the client is told why
 /// with a [`ServerMsg::Error`].
@@ -73,14 +71,6 @@ pub enum HostError {
     ResumeUnavailable,
 }
 
-/// The bot-driven character other players see as a simulated proxy.
-#[derive(Debug, Clone)]
-struct Npc {
-    state: CharacterState,
-    bot: Bot,
-    clock: SimTime,
-}
-
 /// The server end of one connection.
 #[derive(Debug, Clone)]
 pub struct ServerHost {
@@ -94,7 +84,7 @@ pub struct ServerHost {
     /// Ping ids received, returned in every Pong.
     pings_received: SeqWindow,
     player: ServerCharacter,
-    npc: Npc,
+    npc: BotCharacter,
     /// When the next proxy update and observer snapshot are due.
     next_net_update: SimTime,
     /// The replication counter of the latest net update (newest wins).
@@ -124,11 +114,7 @@ impl ServerHost {
             downlink: LinkConditioner::new(LinkConditions::PERFECT, seed ^ 0x444f_574e_4c4e),
             pings_received: SeqWindow::default(),
             player,
-            npc: Npc {
-                state: CharacterState::at(npc_start),
-                bot: npc_bot,
-                clock: now,
-            },
+            npc: BotCharacter::new(npc_bot, npc_start, now),
             next_net_update: now,
             net_update_seq: 0,
             created: now,
@@ -277,7 +263,7 @@ impl ServerHost {
         if let Some(r) = self.player.flush(now) {
             self.send_down(now, &ServerMsg::MoveResponse(r));
         }
-        self.step_npc(now);
+        self.npc.step_until(now, &self.params, &self.world);
         let net_update = now >= self.next_net_update && self.listening();
         if net_update {
             self.next_net_update = now.plus_millis(NET_UPDATE_INTERVAL_MS);
@@ -285,8 +271,8 @@ impl ServerHost {
             let update = ProxyUpdate {
                 id: 1,
                 seq: self.net_update_seq,
-                position: self.npc.state.position,
-                velocity: self.npc.state.velocity,
+                position: self.npc.state().position,
+                velocity: self.npc.state().velocity,
             };
             self.send_down(now, &ServerMsg::Proxy(update));
         }
@@ -323,17 +309,6 @@ impl ServerHost {
         self.downlink.send(now, frame.len(), frame);
     }
 
-    fn step_npc(&mut self, now: SimTime) {
-        let step_us = u64::from(NPC_STEP_MS) * 1000;
-        while now.micros_since(self.npc.clock) >= step_us {
-            self.npc.clock = self.npc.clock.plus_micros(step_us);
-            let dt = f32::from(NPC_STEP_MS) / 1000.0;
-            let (dir, dash) = self.npc.bot.input(self.npc.state.position, dt);
-            let input = MoveInput::from_direction(dir, dash);
-            perform_movement(&mut self.npc.state, &input, dt, &self.params, &self.world);
-        }
-    }
-
     fn observer_snapshot(&mut self, now: SimTime) -> ObserverSnapshot {
         let c = self.player.counters();
         let clip = |n: u64| u32::try_from(n).unwrap_or(u32::MAX);
@@ -342,7 +317,7 @@ impl ServerHost {
             player: *self.player.state(),
             last_time_stamp: self.player.current_time_stamp(),
             moves: std::mem::take(&mut self.observed),
-            others: vec![self.npc.state.position],
+            others: vec![self.npc.state().position],
             totals: ServerTotals {
                 moves: clip(c.moves_simulated),
                 acks: clip(c.acks_sent),

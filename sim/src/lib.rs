@@ -33,6 +33,7 @@
 //! | `net` | protocol, codec, link conditioner (Gilbert–Elliott bursts, lag spikes, bandwidth cap), presets, link measurement |
 //! | `bot` | the built-in driver |
 //! | `host`, `endpoint`, `session` | server end, client end, both on one clock |
+//! | `room` | several players in one world: proxies, clock sync, rewind, predicted ammo |
 //! | `metrics` | the numbers the page shows |
 //! | `scenario` | saved runs: record, encode, play back bit for bit |
 //! | `rollback` | the second model: fixed-tick input/snapshot rollback (`001_…`) |
@@ -51,6 +52,7 @@ pub mod movement;
 pub mod net;
 pub mod proxy;
 pub mod rollback;
+pub mod room;
 pub mod saved_move;
 pub mod scenario;
 pub mod server;

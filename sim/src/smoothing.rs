@@ -1,12 +1,16 @@
 //! Smoothing of the *drawn* position (UE's mesh offset, reference `000_…`
 //! §7.2): the collision position snaps to the authoritative value at once;
-//! the mesh keeps an offset from it that decays to zero.
+//! the mesh keeps an offset from it that decays to zero. The fourth mode,
+//! interpolation in the past, draws from a buffer of updates instead
+//! ([`crate::room::interpolation`]).
 
 use crate::math::Vec2;
 use serde::{Deserialize, Serialize};
 
 /// How the drawn position catches up after a snap (UE
-/// `ENetworkSmoothingMode`, `000_…` §7.2).
+/// `ENetworkSmoothingMode`, `000_…` §7.2), plus interpolation in the past.
+///
+/// Saved scenarios encode the variant's index: new variants go at the end.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub enum SmoothingMode {
     /// No smoothing: the mesh jumps with the collision position.
@@ -19,16 +23,27 @@ pub enum SmoothingMode {
     /// default.
     #[default]
     Exponential,
+    /// Interpolation in the past (Source's `cl_interp`, Unity's
+    /// interpolation ticks): a simulated proxy is drawn where the server
+    /// had it a render delay ago, between two updates it already holds, so
+    /// it never guesses — and it shows everyone that much later, and every
+    /// shot at them must be rewound that much further
+    /// ([`crate::room::interpolation`]). A character drawn without such a
+    /// buffer — the local player's own corrections, the one-bot page's
+    /// proxy (its updates carry no server time) — smooths as
+    /// [`SmoothingMode::Exponential`].
+    Interpolation,
 }
 
 impl SmoothingMode {
     /// Parses the page's `#smoothing` values `disabled`, `linear`,
-    /// `exponential` (case-insensitive).
+    /// `exponential`, `interpolation` (case-insensitive).
     pub fn parse(s: &str) -> Option<SmoothingMode> {
         match s.to_ascii_lowercase().as_str() {
             "disabled" => Some(SmoothingMode::Disabled),
             "linear" => Some(SmoothingMode::Linear),
             "exponential" => Some(SmoothingMode::Exponential),
+            "interpolation" => Some(SmoothingMode::Interpolation),
             _ => None,
         }
     }
@@ -39,6 +54,7 @@ impl SmoothingMode {
             SmoothingMode::Disabled => "disabled",
             SmoothingMode::Linear => "linear",
             SmoothingMode::Exponential => "exponential",
+            SmoothingMode::Interpolation => "interpolation",
         }
     }
 }
@@ -51,6 +67,14 @@ pub const SMOOTH_LOCATION_TIME: f32 = 0.100;
 /// `NetworkNoSmoothUpdateDistance` default 384.
 pub const NO_SMOOTH_UPDATE_DISTANCE: f32 = 384.0;
 
+/// The farthest the mesh may lag behind the collision position, cm: a
+/// longer offset (but no teleport) is shortened to this. UE
+/// `NetworkMaxSmoothUpdateDistance` default 256 ("maximum distance
+/// character is allowed to lag behind server location when interpolating
+/// between updates"). UE caps the step it adds to the offset; capping the
+/// offset is the same once the previous offset has decayed.
+pub const MAX_SMOOTH_UPDATE_DISTANCE: f32 = 256.0;
+
 /// The mesh offset of one character.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct MeshSmoother {
@@ -62,7 +86,9 @@ pub struct MeshSmoother {
 impl MeshSmoother {
     /// The collision position jumped from `drawn_before` (where the mesh
     /// was drawn) to `new_position`: keep the mesh where it was, as an
-    /// offset, unless `mode` is Disabled or the jump is a teleport.
+    /// offset of at most [`MAX_SMOOTH_UPDATE_DISTANCE`], unless `mode` is
+    /// Disabled or the jump is a teleport (over
+    /// [`NO_SMOOTH_UPDATE_DISTANCE`]).
     pub fn on_snap(&mut self, drawn_before: Vec2, new_position: Vec2, mode: SmoothingMode) {
         let offset = drawn_before - new_position;
         let teleport =
@@ -70,7 +96,7 @@ impl MeshSmoother {
         self.offset = if mode == SmoothingMode::Disabled || teleport {
             Vec2::ZERO
         } else {
-            offset
+            offset.clamped_to_max_size(MAX_SMOOTH_UPDATE_DISTANCE)
         };
         self.initial = self.offset;
         self.elapsed = 0.0;
@@ -87,7 +113,7 @@ impl MeshSmoother {
             SmoothingMode::Linear => {
                 self.initial * (1.0 - self.elapsed / SMOOTH_LOCATION_TIME).max(0.0)
             }
-            SmoothingMode::Exponential => {
+            SmoothingMode::Exponential | SmoothingMode::Interpolation => {
                 self.offset * (1.0 - (dt / SMOOTH_LOCATION_TIME).min(1.0))
             }
         };
@@ -129,7 +155,7 @@ mod tests {
     }
 
     #[test]
-    fn disabled_and_teleports_snap() {
+    fn disabled_and_teleports_snap_and_long_offsets_are_cut_to_256_cm() {
         let mut s = MeshSmoother::default();
         s.on_snap(Vec2::new(50.0, 0.0), Vec2::ZERO, SmoothingMode::Disabled);
         assert_eq!(s.offset(), Vec2::ZERO);
@@ -144,13 +170,19 @@ mod tests {
             Vec2::ZERO,
             SmoothingMode::Exponential,
         );
-        assert_eq!(s.offset(), Vec2::new(383.0, 0.0));
+        assert_eq!(s.offset(), Vec2::new(256.0, 0.0));
+        s.on_snap(Vec2::new(0.0, 255.0), Vec2::ZERO, SmoothingMode::Linear);
+        assert_eq!(s.offset(), Vec2::new(0.0, 255.0));
     }
 
     #[test]
     fn parse_page_values() {
         assert_eq!(SmoothingMode::parse("Linear"), Some(SmoothingMode::Linear));
         assert_eq!(SmoothingMode::parse("bogus"), None);
+        assert_eq!(
+            SmoothingMode::parse("Interpolation").map(SmoothingMode::name),
+            Some("interpolation")
+        );
         assert_eq!(SmoothingMode::default().name(), "exponential");
     }
 }

@@ -1,0 +1,56 @@
+//! The room's server tick: bots step, the frame history is saved, and the
+//! net updates due go out (`000_…` §7.1 replicated movement; `003_…`
+//! `SaveFramePackagePerTick`).
+
+use super::RoomHost;
+use crate::net::protocol::NetPosition;
+use crate::room::history::FramePackage;
+use crate::room::hitbox::HitBoxes;
+use crate::room::player::Driver;
+use crate::room::seq::Seq;
+use crate::room::wire::{MovementMode, NetVelocity, ProxyBatch, ReplicatedMovement, RoomServerMsg};
+use crate::time::SimTime;
+
+impl RoomHost {
+    /// One server tick at `t`: bots step, every character's boxes are
+    /// saved, and the net updates due go out.
+    pub(super) fn run_tick(&mut self, t: SimTime) {
+        let max_record_us = u64::from(self.config.max_record_time_ms) * 1000;
+        for p in &mut self.players {
+            if let Driver::Bot(bot) = &mut p.driver {
+                bot.step_until(t, &self.params, &self.world);
+            }
+            let boxes = HitBoxes::at(p.state().position, self.params.radius);
+            p.history
+                .save(FramePackage { time: t, boxes }, max_record_us);
+        }
+        let everyone: Vec<ReplicatedMovement> = self
+            .players
+            .iter()
+            .map(|p| ReplicatedMovement {
+                id: p.id,
+                position: NetPosition::quantize(p.state().position),
+                velocity: NetVelocity::quantize(p.state().velocity),
+                mode: MovementMode::of(p.state(), &self.params),
+            })
+            .collect();
+        let seq = Seq(self.tick as u32);
+        for p in &mut self.players {
+            let (id, interval) = (p.id, p.settings.net_update_interval_us());
+            let Some(link) = p.link_mut() else { continue };
+            if t < link.next_net_update {
+                continue;
+            }
+            link.next_net_update = link
+                .next_net_update
+                .plus_micros(interval)
+                .max(t.plus_micros(1));
+            let batch = ProxyBatch {
+                seq,
+                server_time: t,
+                characters: everyone.iter().filter(|c| c.id != id).copied().collect(),
+            };
+            link.send(t, &RoomServerMsg::Proxies(batch));
+        }
+    }
+}

@@ -1,0 +1,127 @@
+//! Who is in the room: remote players and bots coming and going, spawn
+//! points, the roster everyone is sent, and the refusal of one too many.
+
+use super::{RoomError, RoomHost};
+use crate::bot::{Bot, BotCharacter};
+use crate::math::Vec2;
+use crate::net::codec;
+use crate::room::config::PlayerSettings;
+use crate::room::link::PlayerLink;
+use crate::room::player::{Driver, Player, ShotCounters};
+use crate::room::weapon::WeaponState;
+use crate::room::wire::{PlayerId, RoomServerMsg, RosterEntry};
+use crate::server::{ServerCharacter, ServerConfig};
+use crate::time::SimTime;
+
+/// Vertical spacing of the spawn points, cm: a character's diameter plus
+/// a little, so newcomers do not stand in one another.
+const SPAWN_SPACING: f32 = 90.0;
+
+impl RoomHost {
+    /// Takes a new remote player in at `now`; their first frame should be
+    /// [`crate::room::RoomClientMsg::Join`].
+    ///
+    /// # Errors
+    /// [`RoomError::Full`] if the room holds its most players: send
+    /// [`RoomHost::refusal_frame`] and close.
+    pub fn add_player(&mut self, now: SimTime) -> Result<PlayerId, RoomError> {
+        let (id, spawn) = self.next_slot()?;
+        let seed = self.seed ^ u64::from(id.0).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        let character =
+            ServerCharacter::with_seed(self.params, ServerConfig::default(), spawn, seed);
+        self.push(
+            id,
+            Driver::Remote {
+                character: Box::new(character),
+                link: Box::new(PlayerLink::new(seed, now)),
+            },
+        );
+        Ok(id)
+    }
+
+    /// Puts a server-driven bot in at `now`, on the arena tour.
+    ///
+    /// # Errors
+    /// [`RoomError::Full`] if the room holds its most players.
+    pub fn add_bot(&mut self, now: SimTime) -> Result<PlayerId, RoomError> {
+        let phase = 3 * self.next_id as usize;
+        let (_, spawn) = self.next_slot()?;
+        self.add_bot_with(now, Bot::new().starting_at(phase), spawn)
+    }
+
+    /// Puts a bot driven by `bot` in at `now`, standing at `position` (cm).
+    ///
+    /// # Errors
+    /// [`RoomError::Full`] if the room holds its most players.
+    pub fn add_bot_with(
+        &mut self,
+        now: SimTime,
+        bot: Bot,
+        position: Vec2,
+    ) -> Result<PlayerId, RoomError> {
+        let (id, _) = self.next_slot()?;
+        self.push(id, Driver::Bot(BotCharacter::new(bot, position, now)));
+        Ok(id)
+    }
+
+    fn next_slot(&self) -> Result<(PlayerId, Vec2), RoomError> {
+        if self.players.len() >= self.config.max_players {
+            return Err(RoomError::Full {
+                max: self.config.max_players,
+            });
+        }
+        // 0, +1, −1, +2, −2, +3, −3 spacings from the spawn, then again.
+        let k = (self.next_id - 1) % 7;
+        let step = (k.div_ceil(2)) as f32 * if k % 2 == 1 { 1.0 } else { -1.0 };
+        Ok((
+            PlayerId(self.next_id),
+            self.world.spawn + Vec2::new(0.0, step * SPAWN_SPACING),
+        ))
+    }
+
+    fn push(&mut self, id: PlayerId, driver: Driver) {
+        self.next_id += 1;
+        self.players.push(Player {
+            id,
+            driver,
+            settings: PlayerSettings::default(),
+            history: Default::default(),
+            weapon: WeaponState::new(&self.config.weapon),
+            shots: ShotCounters::default(),
+        });
+        self.send_roster();
+    }
+
+    /// Takes player `id` (remote or bot) out; the others stop receiving
+    /// them with their next net update. Returns `false` if absent.
+    pub fn remove_player(&mut self, id: PlayerId) -> bool {
+        let Ok(i) = self.index(id) else {
+            return false;
+        };
+        self.players.remove(i);
+        self.send_roster();
+        true
+    }
+
+    fn send_roster(&mut self) {
+        let roster = RoomServerMsg::Roster(
+            self.players
+                .iter()
+                .map(|p| RosterEntry {
+                    id: p.id,
+                    bot: p.link().is_none(),
+                })
+                .collect(),
+        );
+        for link in self.players.iter_mut().filter_map(Player::link_mut) {
+            link.send_now(&roster);
+        }
+    }
+
+    /// The frame that tells a refused connection why.
+    pub fn refusal_frame(error: &RoomError) -> Vec<u8> {
+        codec::encode(&RoomServerMsg::Refused {
+            reason: error.to_string(),
+        })
+    }
+}

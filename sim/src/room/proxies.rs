@@ -1,0 +1,331 @@
+//! The other characters of a room as one client sees them: simulated
+//! proxies fed by net updates (`000_…` §7).
+//!
+//! Each update is state, not an event: the newest batch wins, an older or
+//! repeated one is ignored and counted, and a character missing from the
+//! newest batch has left. Each proxy's **collision position** snaps to the
+//! update and is extrapolated between updates ([`SimulatedProxy`]); the
+//! **drawn position** is either that plus a decaying mesh offset
+//! (Disabled / Linear / Exponential) or, with interpolation, the buffered
+//! updates at the render time ([`super::interpolation`]).
+
+use super::interpolation::{InterpolationBuffer, Sample};
+use super::seq::Seq;
+use super::wire::{MovementMode, PlayerId, ProxyBatch, ReplicatedMovement};
+use crate::math::Vec2;
+use crate::net::protocol::ProxyUpdate;
+use crate::proxy::SimulatedProxy;
+use crate::smoothing::SmoothingMode;
+use crate::time::SimTime;
+use crate::world::World;
+
+/// One other character.
+#[derive(Debug, Clone)]
+pub struct RoomProxy {
+    id: PlayerId,
+    sim: SimulatedProxy,
+    buffer: InterpolationBuffer,
+    mode: MovementMode,
+    drawn: Vec2,
+}
+
+/// The mesh-offset mode the collision proxy runs: interpolation draws from
+/// the buffer, so its collision proxy keeps no offset.
+fn mesh_mode(mode: SmoothingMode) -> SmoothingMode {
+    match mode {
+        SmoothingMode::Interpolation => SmoothingMode::Disabled,
+        m => m,
+    }
+}
+
+impl RoomProxy {
+    fn new(id: PlayerId) -> RoomProxy {
+        RoomProxy {
+            id,
+            sim: SimulatedProxy::default(),
+            buffer: InterpolationBuffer::default(),
+            mode: MovementMode::Walking,
+            drawn: Vec2::ZERO,
+        }
+    }
+
+    /// Applies one character's movement from the batch numbered `seq`
+    /// (already judged newer than any applied, [`ProxySet`]).
+    fn on_update(
+        &mut self,
+        server_time: SimTime,
+        seq: Seq,
+        m: &ReplicatedMovement,
+        smoothing: SmoothingMode,
+    ) {
+        let position = m.position.to_vec2();
+        let update = ProxyUpdate {
+            id: 0,
+            seq: seq.0,
+            position,
+            velocity: m.velocity.to_vec2(),
+        };
+        self.sim.on_update(&update, mesh_mode(smoothing));
+        // Interpolation draws at the next frame's render time; a proxy
+        // seen for the first time is drawn where it is until then.
+        let first = self.buffer.newest_time().is_none();
+        self.buffer.push(server_time, position);
+        self.mode = m.mode;
+        if smoothing != SmoothingMode::Interpolation || first {
+            self.drawn = self.sim.drawn_position();
+        }
+    }
+
+    /// Advances `dt` s of render time; with interpolation, draws at server
+    /// time `render_time` and says how the buffer answered.
+    fn advance(
+        &mut self,
+        dt: f32,
+        smoothing: SmoothingMode,
+        render_time: Option<SimTime>,
+        world: &World,
+    ) -> Option<Sample> {
+        self.sim.advance(dt, mesh_mode(smoothing), world);
+        let sampled = match (smoothing, render_time) {
+            (SmoothingMode::Interpolation, Some(t)) => self.buffer.sample(t),
+            _ => None,
+        };
+        self.drawn = sampled.map_or(self.sim.drawn_position(), |(p, _)| p);
+        sampled.map(|(_, how)| how)
+    }
+
+    /// Which player.
+    pub fn id(&self) -> PlayerId {
+        self.id
+    }
+
+    /// The collision position: the newest update, extrapolated, cm.
+    pub fn position(&self) -> Vec2 {
+        self.sim.position()
+    }
+
+    /// Where the body is drawn, cm: what the player aims at.
+    pub fn drawn_position(&self) -> Vec2 {
+        self.drawn
+    }
+
+    /// The replicated movement mode.
+    pub fn mode(&self) -> MovementMode {
+        self.mode
+    }
+}
+
+/// Counters of the replication stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ReplicationCounters {
+    /// Batches applied.
+    pub applied: u64,
+    /// Batches older than one applied (overtaken): ignored.
+    pub late: u64,
+    /// Batches equal to the newest applied (duplicated): ignored.
+    pub duplicate: u64,
+    /// Proxy-frames drawn at the newest update because the render time
+    /// had passed it (interpolation starved).
+    pub starved: u64,
+}
+
+/// Every other character, by id.
+#[derive(Debug, Clone, Default)]
+pub struct ProxySet {
+    proxies: Vec<RoomProxy>,
+    newest: Option<Seq>,
+    /// The newest batch's server time and when it arrived (client time).
+    newest_at: Option<(SimTime, SimTime)>,
+    counters: ReplicationCounters,
+}
+
+impl ProxySet {
+    /// Applies a net update arriving at client time `now` unless an equal
+    /// or newer one was applied; `me` is skipped if present. Returns
+    /// `true` if applied.
+    pub fn apply(
+        &mut self,
+        now: SimTime,
+        batch: &ProxyBatch,
+        me: Option<PlayerId>,
+        smoothing: SmoothingMode,
+    ) -> bool {
+        if let Some(newest) = self.newest {
+            if batch.seq == newest {
+                self.counters.duplicate += 1;
+                return false;
+            }
+            if !batch.seq.is_after(newest) {
+                self.counters.late += 1;
+                return false;
+            }
+        }
+        self.newest = Some(batch.seq);
+        self.newest_at = Some((batch.server_time, now));
+        self.counters.applied += 1;
+        let present = |id: PlayerId| batch.characters.iter().any(|c| c.id == id);
+        self.proxies.retain(|p| present(p.id));
+        for c in batch.characters.iter().filter(|c| Some(c.id) != me) {
+            let i = match self.proxies.binary_search_by_key(&c.id, |p| p.id) {
+                Ok(i) => i,
+                Err(i) => {
+                    self.proxies.insert(i, RoomProxy::new(c.id));
+                    i
+                }
+            };
+            self.proxies[i].on_update(batch.server_time, batch.seq, c, smoothing);
+        }
+        true
+    }
+
+    /// Advances every proxy by `dt` s of render time; `render_time` is the
+    /// server time drawn with interpolation.
+    pub fn advance(
+        &mut self,
+        dt: f32,
+        smoothing: SmoothingMode,
+        render_time: Option<SimTime>,
+        world: &World,
+    ) {
+        for p in &mut self.proxies {
+            if p.advance(dt, smoothing, render_time, world) == Some(Sample::Starved) {
+                self.counters.starved += 1;
+            }
+        }
+    }
+
+    /// The server time the collision positions show at client time `now`:
+    /// the newest batch's, plus the time since it arrived (extrapolated).
+    pub fn extrapolated_time(&self, now: SimTime) -> Option<SimTime> {
+        self.newest_at
+            .map(|(server, arrived)| server.plus_micros(now.micros_since(arrived)))
+    }
+
+    /// The proxy of player `id`.
+    pub fn get(&self, id: PlayerId) -> Option<&RoomProxy> {
+        self.proxies
+            .binary_search_by_key(&id, |p| p.id)
+            .ok()
+            .map(|i| &self.proxies[i])
+    }
+
+    /// Every proxy, by id.
+    pub fn iter(&self) -> impl Iterator<Item = &RoomProxy> {
+        self.proxies.iter()
+    }
+
+    /// Counters so far.
+    pub fn counters(&self) -> ReplicationCounters {
+        self.counters
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::protocol::NetPosition;
+    use crate::room::wire::NetVelocity;
+
+    fn batch(seq: u32, ms: u64, ids: &[(u32, f32)]) -> ProxyBatch {
+        ProxyBatch {
+            seq: Seq(seq),
+            server_time: SimTime::from_millis(ms),
+            characters: ids
+                .iter()
+                .map(|&(id, x)| ReplicatedMovement {
+                    id: PlayerId(id),
+                    position: NetPosition::quantize(Vec2::new(x, 500.0)),
+                    velocity: NetVelocity::default(),
+                    mode: MovementMode::Walking,
+                })
+                .collect(),
+        }
+    }
+
+    /// A standing proxy at x = 100, then an update 30 cm on, then `t` s of
+    /// frames of 1/60 s; returns the drawn x.
+    fn drawn_after(mode: SmoothingMode, frames: u32, render_ms: u64) -> f32 {
+        let (mut s, world) = (ProxySet::default(), World::arena());
+        s.apply(SimTime::ZERO, &batch(1, 1000, &[(2, 100.0)]), None, mode);
+        s.apply(SimTime::ZERO, &batch(2, 1050, &[(2, 130.0)]), None, mode);
+        for _ in 0..frames {
+            let render = Some(SimTime::from_millis(render_ms));
+            s.advance(1.0 / 60.0, mode, render, &world);
+        }
+        s.get(PlayerId(2)).unwrap().drawn_position().x
+    }
+
+    #[test]
+    fn each_mode_draws_its_closed_form_after_t_seconds() {
+        let close = |a: f32, b: f32| (a - b).abs() < 1e-3;
+        // t = 0.05 s (3 frames) after a −30 cm offset, T = 0.1 s:
+        // Disabled 0; Linear −30 (1 − t/T) = −15; Exponential
+        // −30 (1 − dt/T)^(t/dt) = −30 (5/6)³ = −17.361.
+        assert_eq!(drawn_after(SmoothingMode::Disabled, 3, 0), 130.0);
+        assert!(close(drawn_after(SmoothingMode::Linear, 3, 0), 115.0));
+        let exp = 130.0 - 30.0 * (5.0f32 / 6.0).powi(3);
+        assert!(close(drawn_after(SmoothingMode::Exponential, 3, 0), exp));
+        // Interpolation: the line between the updates at the render time,
+        // 100 + 30 (t − 1000 ms) / 50 ms, and never past the newest.
+        assert!(close(
+            drawn_after(SmoothingMode::Interpolation, 1, 1020),
+            112.0
+        ));
+        assert!(close(
+            drawn_after(SmoothingMode::Interpolation, 1, 1045),
+            127.0
+        ));
+        for late in [1050, 1060, 2000] {
+            assert_eq!(drawn_after(SmoothingMode::Interpolation, 1, late), 130.0);
+        }
+    }
+
+    #[test]
+    fn the_newest_batch_wins_and_late_or_repeated_ones_are_counted() {
+        let mut s = ProxySet::default();
+        let mode = SmoothingMode::Disabled;
+        assert!(s.apply(
+            SimTime::ZERO,
+            &batch(10, 1000, &[(2, 100.0), (3, 200.0)]),
+            None,
+            mode
+        ));
+        assert!(s.apply(
+            SimTime::ZERO,
+            &batch(13, 1050, &[(2, 130.0), (3, 230.0)]),
+            None,
+            mode
+        ));
+        assert!(!s.apply(
+            SimTime::ZERO,
+            &batch(13, 1050, &[(2, 130.0), (3, 230.0)]),
+            None,
+            mode
+        ));
+        assert!(!s.apply(SimTime::ZERO, &batch(12, 1033, &[(2, 120.0)]), None, mode));
+        assert_eq!(s.get(PlayerId(2)).unwrap().position().x, 130.0);
+        let c = s.counters();
+        assert_eq!((c.applied, c.late, c.duplicate), (2, 1, 1));
+    }
+
+    #[test]
+    fn a_character_missing_from_the_newest_batch_is_gone_and_me_is_skipped() {
+        let mut s = ProxySet::default();
+        let mode = SmoothingMode::Exponential;
+        s.apply(
+            SimTime::ZERO,
+            &batch(1, 1000, &[(1, 50.0), (2, 100.0), (3, 200.0)]),
+            Some(PlayerId(1)),
+            mode,
+        );
+        assert_eq!(s.iter().map(|p| p.id().0).collect::<Vec<_>>(), vec![2, 3]);
+        s.apply(
+            SimTime::ZERO,
+            &batch(2, 1050, &[(1, 50.0), (3, 210.0)]),
+            Some(PlayerId(1)),
+            mode,
+        );
+        assert_eq!(s.iter().map(|p| p.id().0).collect::<Vec<_>>(), vec![3]);
+        assert!(s.get(PlayerId(2)).is_none());
+    }
+}

@@ -1,0 +1,117 @@
+//! The shooter's record of its shots and their **four views** — the
+//! signature of lag compensation (issue #13):
+//!
+//! 1. what the shooter saw: every other character's drawn position when it
+//!    fired (kept here);
+//! 2. where the target is on the server now, 3. the boxes the server
+//!    tested (rewound), 4. what the target saw at that moment — the three
+//!    the server sends back ([`TargetViews`]).
+//!
+//! When 1 and 3 agree the shot was judged on what the shooter saw; when 4
+//! is somewhere else (behind a pillar), the target was hit "around the
+//! corner" on their own screen.
+
+use super::hitbox::{HitZone, Ray};
+use super::seq::Seq;
+use super::wire::{PlayerId, ShotResult, TargetViews};
+use crate::math::Vec2;
+use crate::time::SimTime;
+use std::collections::VecDeque;
+
+/// Shots kept for the Replayed panel.
+pub const SHOTS_KEPT: usize = 32;
+
+/// What the shooter's own trace struck when it fired.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LocalHit {
+    /// Who.
+    pub id: PlayerId,
+    /// Head or body.
+    pub zone: HitZone,
+}
+
+/// One shot as the shooter lived it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ShotRecord {
+    /// Its ammo action number.
+    pub seq: Seq,
+    /// Client time it was fired.
+    pub fired_at: SimTime,
+    /// The server time of the world it was aimed at.
+    pub hit_time: SimTime,
+    /// The ray as sent (quantized), walls applied.
+    pub ray: Ray,
+    /// Every other character's drawn position at the shot, by id.
+    pub saw: Vec<(PlayerId, Vec2)>,
+    /// What the shooter's own trace struck.
+    pub local_hit: Option<LocalHit>,
+    /// The server's answer, once it arrived.
+    pub result: Option<ShotResult>,
+}
+
+/// The four positions of one judged shot's target, cm.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ShotViews {
+    /// The target.
+    pub id: PlayerId,
+    /// 1: where the shooter drew them (`None` if it did not draw them).
+    pub shooter_saw: Option<Vec2>,
+    /// 2: where they are on the server as the verdict is made.
+    pub server_now: Vec2,
+    /// 3: the centre of the boxes the server tested.
+    pub tested: Vec2,
+    /// 4: where their own player saw them when the shot was fired.
+    pub target_saw: Vec2,
+}
+
+impl ShotRecord {
+    /// The four views, once the server judged the shot against someone.
+    pub fn views(&self) -> Option<ShotViews> {
+        let TargetViews {
+            id,
+            tested,
+            server_now,
+            target_saw,
+        } = self.result?.target?;
+        Some(ShotViews {
+            id,
+            shooter_saw: self.saw.iter().find(|(p, _)| *p == id).map(|&(_, at)| at),
+            server_now: server_now.to_vec2(),
+            tested: tested.to_vec2(),
+            target_saw: target_saw.to_vec2(),
+        })
+    }
+}
+
+/// The newest shots.
+#[derive(Debug, Clone, Default)]
+pub struct ShotLog {
+    shots: VecDeque<ShotRecord>,
+}
+
+impl ShotLog {
+    /// Keeps a new shot (dropping the oldest beyond [`SHOTS_KEPT`]).
+    pub fn push(&mut self, shot: ShotRecord) {
+        if self.shots.len() == SHOTS_KEPT {
+            self.shots.pop_front();
+        }
+        self.shots.push_back(shot);
+    }
+
+    /// Attaches the server's answer to its shot; an answer for a shot no
+    /// longer kept, or a repeated one, changes nothing.
+    pub fn resolve(&mut self, result: ShotResult) {
+        if let Some(s) = self
+            .shots
+            .iter_mut()
+            .find(|s| s.seq == result.seq && s.result.is_none())
+        {
+            s.result = Some(result);
+        }
+    }
+
+    /// The shots kept, oldest first.
+    pub fn iter(&self) -> impl Iterator<Item = &ShotRecord> {
+        self.shots.iter()
+    }
+}

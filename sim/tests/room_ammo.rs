@@ -1,0 +1,115 @@
+//! Predicted ammo in a room (issue #13, reference `003_…` 弹药预测): the
+//! naive counter that the server's value overwrites, and the
+//! sequence-number fix.
+
+use sim::room::ammo::{AmmoCause, AmmoMode};
+use sim::room::{PlayerId, RoomConfig, RoomEndpoint, RoomSession};
+use sim::{NetSettings, Vec2};
+
+const FRAME: f64 = 1.0 / 60.0;
+
+fn still(_: PlayerId, _: &RoomEndpoint) -> (Vec2, bool) {
+    (Vec2::ZERO, false)
+}
+
+/// A player at RTT 200 ms fires `shots` shots 100 ms apart (6 frames),
+/// reloads if asked, fires `after` more once the reload is over, and waits
+/// a second. Returns the session and the player.
+fn fire_at_rtt_200(
+    mode: AmmoMode,
+    shots: u32,
+    reload: bool,
+    after: u32,
+) -> (RoomSession, PlayerId) {
+    let mut s = RoomSession::new(RoomConfig::default(), 3).unwrap();
+    let me = s.join(NetSettings::symmetric(200, 0, 0)).unwrap();
+    s.act(me, |e, _| e.set_ammo_mode(mode));
+    let wait = |s: &mut RoomSession, frames| {
+        for _ in 0..frames {
+            s.step(FRAME, still);
+        }
+    };
+    wait(&mut s, 60);
+    let volley = |s: &mut RoomSession, n| {
+        for _ in 0..n {
+            s.act(me, |e, now| e.fire(now, Vec2::new(2000.0, 750.0)))
+                .unwrap()
+                .unwrap();
+            wait(s, 6);
+        }
+    };
+    volley(&mut s, shots);
+    if reload {
+        s.act(me, |e, now| e.reload(now)).unwrap().unwrap();
+        wait(&mut s, 90); // the 1.5 s reload
+    }
+    volley(&mut s, after);
+    wait(&mut s, 60);
+    (s, me)
+}
+
+/// The counter's changes as (from, to, caused by the server).
+fn changes(s: &RoomSession, me: PlayerId) -> Vec<(u16, u16, bool)> {
+    let ammo = s.endpoint(me).unwrap().ammo();
+    ammo.timeline()
+        .map(|c| (c.from, c.to, c.cause == AmmoCause::Server))
+        .collect()
+}
+
+#[test]
+fn at_rtt_200_five_shots_100_ms_apart_jump_up_naively_and_never_with_sequence_numbers() {
+    let (naive, me) = fire_at_rtt_200(AmmoMode::Naive, 5, false, 0);
+    // 30 → 29 → 28 → 29 → 28, the reference's "11 → 9 → 10 → 9": the
+    // answer to the first shot (29) lands just as the third is fired and
+    // undoes the second. From then on each answer matches the counter
+    // when it lands, which is one round high, until the last one takes
+    // that round back: two corrections, one of them upward.
+    assert_eq!(
+        changes(&naive, me),
+        vec![
+            (30, 29, false),
+            (29, 28, false),
+            (28, 29, true),
+            (29, 28, false),
+            (28, 27, false),
+            (27, 26, false),
+            (26, 25, true),
+        ]
+    );
+    let up = naive
+        .endpoint(me)
+        .unwrap()
+        .ammo()
+        .jumps()
+        .filter(|c| c.to > c.from)
+        .count();
+    assert_eq!(up, 1);
+    let (fixed, me) = fire_at_rtt_200(AmmoMode::Sequence, 5, false, 0);
+    assert_eq!(fixed.endpoint(me).unwrap().ammo().jumps().count(), 0);
+    let to: Vec<u16> = changes(&fixed, me).iter().map(|c| c.1).collect();
+    assert_eq!(to, vec![29, 28, 27, 26, 25]);
+    // Both end at the server's value.
+    for s in [&naive, &fixed] {
+        assert_eq!(s.host.ammo(me), Some(25));
+        assert_eq!(s.endpoint(me).unwrap().ammo().shown(), 25);
+    }
+}
+
+#[test]
+fn a_predicted_reload_fills_the_counter_at_once_and_the_server_agrees() {
+    let (s, me) = fire_at_rtt_200(AmmoMode::Sequence, 3, true, 2);
+    assert_eq!(
+        changes(&s, me),
+        vec![
+            (30, 29, false),
+            (29, 28, false),
+            (28, 27, false),
+            (27, 30, false),
+            (30, 29, false),
+            (29, 28, false),
+        ]
+    );
+    assert_eq!(s.host.ammo(me), Some(28));
+    let c = s.host.shot_counters(me).unwrap();
+    assert_eq!((c.judged, c.reloads, c.reloading), (5, 1, 0), "{c:?}");
+}
