@@ -92,7 +92,7 @@ fn main() {
 /// full input) for 10 s at `hz` frames per second.
 fn uplink(config: ClientConfig, hz: u32) -> (u64, f64) {
     let mut s = LocalSession::new(1, NetSettings::default());
-    s.set_client_config(config);
+    s.endpoint.set_client_config(config);
     let t0 = s.now();
     let m0 = s.endpoint.metrics(t0);
     for _ in 0..10 * hz {

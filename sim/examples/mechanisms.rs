@@ -13,8 +13,8 @@ fn run(label: &str, client: ClientConfig, rules: ServerRules) {
     let seeds = 5;
     for seed in 0..seeds {
         let mut s = LocalSession::new(seed, NetSettings::symmetric(150, 0, 5));
-        s.set_client_config(client);
-        s.set_server_rules(rules);
+        s.endpoint.set_client_config(client);
+        s.endpoint.set_server_rules(rules);
         let mut bot = Bot::new();
         for _ in 0..3600 {
             s.step_bot(&mut bot, 1.0 / 60.0);

@@ -14,6 +14,7 @@ use crate::net::protocol::{
     ClientMsg, LagSpike, LinkTotals, NetSettings, ResumeToken, ServerMsg, ServerRules, ServerTotals,
 };
 use crate::proxy::SimulatedProxy;
+use crate::scenario::{Setting, Setup};
 use crate::smoothing::SmoothingMode;
 use crate::time::{SimTime, TimeStamp};
 use crate::world::World;
@@ -122,6 +123,29 @@ impl ClientEndpoint {
             last_error: None,
             resume: None,
             resuming: false,
+        }
+    }
+
+    /// A new endpoint whose client draws from `seed`, with every setting of
+    /// `setup` applied (the server's queued to go with the first frame).
+    pub fn with_setup(seed: u64, setup: &Setup) -> ClientEndpoint {
+        let mut e = ClientEndpoint::with_seed(seed);
+        for setting in setup.settings() {
+            e.apply(setting);
+        }
+        e
+    }
+
+    /// Applies one setting the way the page's controls do: network
+    /// settings, server rules and lag spikes are queued for the host (sent
+    /// with the next frame); client switches and smoothing act at once.
+    pub fn apply(&mut self, setting: Setting) {
+        match setting {
+            Setting::Net(s) => self.set_net_settings(s),
+            Setting::Rules(r) => self.set_server_rules(r),
+            Setting::Client(c) => self.set_client_config(c),
+            Setting::Smoothing(m) => self.set_smoothing(m),
+            Setting::LagSpike(spike) => self.start_lag_spike(spike),
         }
     }
 

@@ -142,8 +142,24 @@ pub struct MoveInput {
     pub flags: MoveFlags,
 }
 
-/// Full scale of a quantized acceleration component.
-const ACCEL_SCALE: f32 = 32767.0;
+/// Full scale of a quantized input axis: `32767` is +1.0.
+pub const AXIS_SCALE: f32 = 32767.0;
+
+/// Quantizes one input axis in `-1.0..=1.0` to `-32767..=32767` (the one
+/// quantizer of stick input: moves and recorded frames both use it);
+/// out-of-range values are clamped, NaN counts as 0.
+pub fn quantize_axis(v: f32) -> i16 {
+    if v.is_finite() {
+        (v.clamp(-1.0, 1.0) * AXIS_SCALE).round() as i16
+    } else {
+        0
+    }
+}
+
+/// The inverse of [`quantize_axis`] (`i16::MIN` reads as −1.0).
+pub fn dequantize_axis(q: i16) -> f32 {
+    f32::from(q.max(-32767)) / AXIS_SCALE
+}
 
 impl MoveInput {
     /// Quantizes a stick/keyboard direction. `dir` is clamped to length 1
@@ -154,21 +170,17 @@ impl MoveInput {
             if dir.y.is_finite() { dir.y } else { 0.0 },
         )
         .clamped_to_max_size(1.0);
-        let q = |v: f32| (v * ACCEL_SCALE).round().clamp(-ACCEL_SCALE, ACCEL_SCALE) as i16;
         MoveInput {
-            accel_x: q(clean.x),
-            accel_y: q(clean.y),
+            accel_x: quantize_axis(clean.x),
+            accel_y: quantize_axis(clean.y),
             flags: MoveFlags(if dash { MoveFlags::DASH } else { 0 }),
         }
     }
 
     /// The input direction in `-1.0..=1.0` per component.
     pub fn direction(&self) -> Vec2 {
-        Vec2::new(
-            f32::from(self.accel_x.max(-32767)) / ACCEL_SCALE,
-            f32::from(self.accel_y.max(-32767)) / ACCEL_SCALE,
-        )
-        .clamped_to_max_size(1.0)
+        Vec2::new(dequantize_axis(self.accel_x), dequantize_axis(self.accel_y))
+            .clamped_to_max_size(1.0)
     }
 
     /// The acceleration this input requests, cm/s².

@@ -7,6 +7,7 @@ use crate::endpoint::ClientEndpoint;
 use crate::host::ServerHost;
 use crate::math::Vec2;
 use crate::net::protocol::NetSettings;
+use crate::scenario::{Setting, Setup};
 use crate::time::SimTime;
 
 /// A whole connection in one process.
@@ -42,12 +43,23 @@ impl LocalSession {
     /// A session whose link conditioner draws from `seed`, with `settings`
     /// applied before the first move.
     pub fn new(seed: u64, settings: NetSettings) -> LocalSession {
+        LocalSession::with_setup(
+            seed,
+            &Setup {
+                net: settings,
+                ..Setup::default()
+            },
+        )
+    }
+
+    /// A session whose link conditioner draws from `seed`, with every
+    /// setting of `setup` in force before the first move.
+    pub fn with_setup(seed: u64, setup: &Setup) -> LocalSession {
         let mut s = LocalSession {
-            endpoint: ClientEndpoint::with_seed(seed),
+            endpoint: ClientEndpoint::with_setup(seed, setup),
             host: ServerHost::new(seed, SimTime::ZERO),
             now: SimTime::ZERO,
         };
-        s.endpoint.set_net_settings(settings);
         s.step(0.0, Vec2::ZERO, false);
         s
     }
@@ -77,24 +89,9 @@ impl LocalSession {
         self.step(dt, dir, dash);
     }
 
-    /// Changes the server rules mid-run.
-    pub fn set_server_rules(&mut self, rules: crate::net::protocol::ServerRules) {
-        self.endpoint.set_server_rules(rules);
-    }
-
-    /// Changes the client's switches mid-run.
-    pub fn set_client_config(&mut self, config: crate::client::ClientConfig) {
-        self.endpoint.set_client_config(config);
-    }
-
-    /// Starts a lag spike on both directions (like the page's button).
-    pub fn start_lag_spike(&mut self, spike: crate::net::protocol::LagSpike) {
-        self.endpoint.start_lag_spike(spike);
-    }
-
-    /// Changes the network settings mid-run (like dragging a slider).
-    pub fn set_net_settings(&mut self, settings: NetSettings) {
-        self.endpoint.set_net_settings(settings);
+    /// Changes a setting mid-run, as a control on the page does.
+    pub fn apply(&mut self, setting: Setting) {
+        self.endpoint.apply(setting);
     }
 
     /// The virtual clock.

@@ -22,7 +22,7 @@ fn run_bot(s: &mut LocalSession, bot: &mut Bot, seconds: f64) {
 #[test]
 fn send_throttling_at_30_hz_combines_every_other_frame_without_adjustments() {
     let mut s = LocalSession::new(1, net(100, 0));
-    s.set_client_config(ClientConfig {
+    s.endpoint.set_client_config(ClientConfig {
         send_interval: 1.0 / 30.0,
         ..ClientConfig::default()
     });
@@ -87,7 +87,7 @@ fn old_important_move_redundancy_cuts_adjustments_at_10_percent_loss() {
         let mut total = 0;
         for seed in 0..4 {
             let mut s = LocalSession::new(seed, net(150, 10));
-            s.set_client_config(ClientConfig {
+            s.endpoint.set_client_config(ClientConfig {
                 old_move_redundancy: redundancy,
                 ..ClientConfig::default()
             });
@@ -201,14 +201,14 @@ fn a_silent_client_is_moved_on_after_0_25_s_and_corrected_when_it_returns() {
     let mut s = LocalSession::new(4, net(100, 0));
     let mut bot = Bot::new();
     run_bot(&mut s, &mut bot, 3.0);
-    s.set_client_config(ClientConfig {
+    s.endpoint.set_client_config(ClientConfig {
         forced_move_loss_percent: 100.0,
         ..ClientConfig::default()
     });
     run_bot(&mut s, &mut bot, 1.0);
     let forced = s.host.player().counters().forced_updates;
     assert!(forced > 0, "forced updates {forced}");
-    s.set_client_config(ClientConfig::default());
+    s.endpoint.set_client_config(ClientConfig::default());
     run_bot(&mut s, &mut bot, 1.0);
     let reasons: Vec<_> = s
         .endpoint
@@ -226,7 +226,7 @@ fn a_silent_client_is_moved_on_after_0_25_s_and_corrected_when_it_returns() {
 #[test]
 fn forced_adjustment_100_percent_corrects_every_checked_move() {
     let mut s = LocalSession::new(5, net(100, 0));
-    s.set_server_rules(ServerRules {
+    s.endpoint.set_server_rules(ServerRules {
         forced_adjustment_percent: 100,
         adjustment_interval_ms: 0,
         ..ServerRules::default()
@@ -248,7 +248,7 @@ fn forced_adjustment_100_percent_corrects_every_checked_move() {
 fn server_only_push_zone_causes_corrections_the_client_cannot_avoid() {
     let count = |on: bool| {
         let mut s = LocalSession::new(6, net(100, 0));
-        s.set_server_rules(ServerRules {
+        s.endpoint.set_server_rules(ServerRules {
             server_effects: on,
             ..ServerRules::default()
         });
@@ -263,7 +263,7 @@ fn server_only_push_zone_causes_corrections_the_client_cannot_avoid() {
 #[test]
 fn client_only_speed_buff_is_a_systematic_error() {
     let mut s = LocalSession::new(7, net(100, 0));
-    s.set_client_config(ClientConfig {
+    s.endpoint.set_client_config(ClientConfig {
         speed_buff: true,
         ..ClientConfig::default()
     });
@@ -276,7 +276,7 @@ fn client_only_speed_buff_is_a_systematic_error() {
 fn dash_outside_the_saved_move_is_lost_by_the_server_and_the_replay() {
     let run = |bug: bool| {
         let mut s = LocalSession::new(8, net(100, 0));
-        s.set_client_config(ClientConfig {
+        s.endpoint.set_client_config(ClientConfig {
             dash_outside_saved_move: bug,
             ..ClientConfig::default()
         });
@@ -304,15 +304,15 @@ fn the_dash_applies_exactly_once_under_loss_combining_and_forced_loss() {
     for case in 0..1000u64 {
         let loss = (case % 31) as u8;
         let mut s = LocalSession::new(case, net(60 + (case % 5) as u16 * 40, loss));
-        s.set_client_config(ClientConfig {
+        s.endpoint.set_client_config(ClientConfig {
             send_interval: 1.0 / (20 + (case % 70)) as f32,
             forced_move_loss_percent: (case % 4) as f32 * 5.0,
             ..ClientConfig::default()
         });
         let mut bot = Bot::new().starting_at((case % 10) as usize);
         run_bot(&mut s, &mut bot, 1.5);
-        s.set_net_settings(net(60, 0));
-        s.set_client_config(ClientConfig::default());
+        s.endpoint.set_net_settings(net(60, 0));
+        s.endpoint.set_client_config(ClientConfig::default());
         // Stand still until every move is acknowledged.
         for _ in 0..60 {
             s.step(FRAME, Vec2::ZERO, false);
@@ -330,11 +330,11 @@ fn the_dash_applies_exactly_once_under_loss_combining_and_forced_loss() {
 fn the_engine_threshold_of_1_73_cm_corrects_more_than_16_cm() {
     let count = |tenth_cm: u16| {
         let mut s = LocalSession::new(9, net(150, 10));
-        s.set_server_rules(ServerRules {
+        s.endpoint.set_server_rules(ServerRules {
             max_position_error_tenth_cm: tenth_cm,
             ..ServerRules::default()
         });
-        s.set_client_config(ClientConfig {
+        s.endpoint.set_client_config(ClientConfig {
             old_move_redundancy: false,
             ..ClientConfig::default()
         });
@@ -352,7 +352,7 @@ fn the_engine_threshold_of_1_73_cm_corrects_more_than_16_cm() {
 #[test]
 fn an_honest_client_never_trips_the_0_25_s_time_discrepancy_margin() {
     let mut s = LocalSession::new(10, NetSettings::symmetric(150, 40, 5));
-    s.set_server_rules(ServerRules {
+    s.endpoint.set_server_rules(ServerRules {
         time_discrepancy_resolution: true,
         ..ServerRules::default()
     });
@@ -381,7 +381,7 @@ impl Rng {
 fn lossless_constant_latency_means_zero_adjustments_and_identical_states_1000_cases() {
     for case in 0..1000u64 {
         let mut s = LocalSession::new(case, net((case % 11) as u16 * 50, 0));
-        s.set_client_config(ClientConfig {
+        s.endpoint.set_client_config(ClientConfig {
             combine_moves: case % 3 != 0,
             send_interval: 1.0 / (10 + (case % 100)) as f32,
             ..ClientConfig::default()
@@ -390,7 +390,7 @@ fn lossless_constant_latency_means_zero_adjustments_and_identical_states_1000_ca
         run_bot(&mut s, &mut bot, 1.0);
         // Stand still, sending every frame, until every move is
         // acknowledged.
-        s.set_client_config(ClientConfig {
+        s.endpoint.set_client_config(ClientConfig {
             combine_moves: false,
             ..ClientConfig::default()
         });

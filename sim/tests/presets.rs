@@ -67,7 +67,7 @@ fn a_lag_spike_shows_for_its_duration_and_in_the_measured_rtt() {
     for _ in 0..300 {
         s.step_bot(&mut bot, FRAME);
     }
-    s.start_lag_spike(sim::LagSpike {
+    s.endpoint.start_lag_spike(sim::LagSpike {
         extra_ms: 400,
         duration_ms: 2000,
     });

@@ -69,7 +69,7 @@ fn loss_causes_adjustments_and_the_client_converges_within_one_rtt() {
         lossy.replayed_moves
     );
 
-    s.set_net_settings(settings(rtt, 0));
+    s.endpoint.set_net_settings(settings(rtt, 0));
     // One RTT for the last lossy moves to be judged and answered, plus one
     // adjustment interval (0.10 s) for the rate limit.
     run(&mut s, &mut bot, f64::from(rtt) / 1000.0 + 0.1 + FRAME);
@@ -196,7 +196,7 @@ fn after_loss_returns_to_zero_adjustments_stop_across_seeds_and_frame_rates() {
                 s.endpoint.metrics(s.now()).adjustments > 0,
                 "seed {seed} had no adjustment"
             );
-            s.set_net_settings(settings(100, 0));
+            s.endpoint.set_net_settings(settings(100, 0));
             for _ in 0..frames(1.5) {
                 s.step_bot(&mut bot, dt);
             }

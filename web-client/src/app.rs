@@ -191,12 +191,7 @@ impl App {
 
     /// A fresh client end for the relay with the controls' settings.
     fn new_endpoint(&self) -> Box<ClientEndpoint> {
-        let mut endpoint = ClientEndpoint::with_seed(local_seed());
-        endpoint.set_net_settings(self.settings);
-        endpoint.set_server_rules(self.rules);
-        endpoint.set_client_config(self.client_config);
-        endpoint.set_smoothing(self.smoothing);
-        Box::new(endpoint)
+        Box::new(ClientEndpoint::with_setup(local_seed(), &self.setup()))
     }
 
     /// A fresh client end talking to the relay.
@@ -454,13 +449,7 @@ impl App {
         }
         for &change in &changes {
             match &mut self.driver {
-                Driver::Remote { endpoint, .. } => match change {
-                    Setting::Net(s) => endpoint.set_net_settings(s),
-                    Setting::Rules(r) => endpoint.set_server_rules(r),
-                    Setting::Client(c) => endpoint.set_client_config(c),
-                    Setting::Smoothing(m) => endpoint.set_smoothing(m),
-                    Setting::LagSpike(spike) => endpoint.start_lag_spike(spike),
-                },
+                Driver::Remote { endpoint, .. } => endpoint.apply(change),
                 Driver::Local(run) => run.change(change),
             }
         }

@@ -22,6 +22,7 @@ pub use run::{ScenarioRun, MAX_RECORDED_FRAMES};
 
 use crate::client_config::ClientConfig;
 use crate::math::Vec2;
+use crate::movement::{dequantize_axis, quantize_axis};
 use crate::net::protocol::{LagSpike, NetSettings, ServerRules, SettingsError};
 use crate::smoothing::SmoothingMode;
 use serde::{Deserialize, Serialize};
@@ -65,6 +66,31 @@ pub struct Setup {
     pub smoothing: SmoothingMode,
 }
 
+impl Setup {
+    /// Every setting of the setup, in the order a run applies them.
+    pub fn settings(&self) -> [Setting; 4] {
+        [
+            Setting::Net(self.net),
+            Setting::Rules(self.rules),
+            Setting::Client(self.client),
+            Setting::Smoothing(self.smoothing),
+        ]
+    }
+
+    /// This setup with `setting` applied (a lag spike is an event, not a
+    /// setting: it changes nothing here).
+    pub fn with(mut self, setting: Setting) -> Setup {
+        match setting {
+            Setting::Net(n) => self.net = n,
+            Setting::Rules(r) => self.rules = r,
+            Setting::Client(c) => self.client = c,
+            Setting::Smoothing(m) => self.smoothing = m,
+            Setting::LagSpike(_) => {}
+        }
+        self
+    }
+}
+
 /// One setting changed during a run.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub enum Setting {
@@ -89,9 +115,6 @@ pub struct Change {
     pub setting: Setting,
 }
 
-/// Full scale of a quantized input axis: `x = 32767` is +1.0.
-pub const INPUT_SCALE: f32 = 32767.0;
-
 /// One client frame: how long it lasted and what the player pressed.
 /// Input is quantized before it is simulated, so the recording *is* what
 /// was simulated.
@@ -110,24 +133,17 @@ pub struct FrameInput {
 impl FrameInput {
     /// Quantizes a page frame: `dt` seconds (clamped to
     /// `0..=MAX_FRAME_US`, rounded to µs) and a direction of length ≤ 1
-    /// (each axis rounded to 1/32767; NaN counts as 0).
+    /// (each axis by [`quantize_axis`], the moves' own quantizer).
     pub fn quantize(dt: f64, direction: Vec2, dash: bool) -> FrameInput {
         let dt_us = if dt.is_finite() {
             (dt * 1e6).round().clamp(0.0, f64::from(MAX_FRAME_US)) as u32
         } else {
             0
         };
-        let axis = |v: f32| {
-            if v.is_finite() {
-                (v.clamp(-1.0, 1.0) * INPUT_SCALE).round() as i16
-            } else {
-                0
-            }
-        };
         FrameInput {
             dt_us,
-            x: axis(direction.x),
-            y: axis(direction.y),
+            x: quantize_axis(direction.x),
+            y: quantize_axis(direction.y),
             dash,
         }
     }
@@ -139,10 +155,7 @@ impl FrameInput {
 
     /// Input direction, each axis `-1.0..=1.0`.
     pub fn direction(&self) -> Vec2 {
-        Vec2::new(
-            f32::from(self.x) / INPUT_SCALE,
-            f32::from(self.y) / INPUT_SCALE,
-        )
+        Vec2::new(dequantize_axis(self.x), dequantize_axis(self.y))
     }
 }
 

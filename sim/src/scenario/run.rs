@@ -41,10 +41,7 @@ impl ScenarioRun {
     /// nothing.
     pub fn play(scenario: Scenario) -> ScenarioRun {
         let setup = scenario.setup;
-        let mut session = LocalSession::new(scenario.seed, setup.net);
-        session.set_server_rules(setup.rules);
-        session.set_client_config(setup.client);
-        session.endpoint.set_smoothing(setup.smoothing);
+        let session = LocalSession::with_setup(scenario.seed, &setup);
         ScenarioRun {
             session,
             scenario,
@@ -217,25 +214,8 @@ impl ScenarioRun {
     }
 
     fn apply(&mut self, setting: Setting) {
-        match setting {
-            Setting::Net(n) => {
-                self.settings.net = n;
-                self.session.set_net_settings(n);
-            }
-            Setting::Rules(r) => {
-                self.settings.rules = r;
-                self.session.set_server_rules(r);
-            }
-            Setting::Client(c) => {
-                self.settings.client = c;
-                self.session.set_client_config(c);
-            }
-            Setting::Smoothing(m) => {
-                self.settings.smoothing = m;
-                self.session.endpoint.set_smoothing(m);
-            }
-            Setting::LagSpike(spike) => self.session.endpoint.start_lag_spike(spike),
-        }
+        self.settings = self.settings.with(setting);
+        self.session.apply(setting);
     }
 
     fn run_frame(&mut self, input: FrameInput) {
