@@ -213,6 +213,28 @@ fn scenarios() -> Vec<(&'static str, Scenario)> {
         ),
     ));
     out.push((
+        "pass-speed-hack-caught",
+        record(
+            "A 1.5× speed hack is caught",
+            "RTT 100 ms, the client's clock at 1.5× (a speed hack), time-discrepancy resolution on, the bot for \
+             30 s. Expected: the server detects it and corrects the client back to real time.",
+            8,
+            Setup {
+                client: ClientConfig {
+                    clock_speed: 1.5,
+                    ..ClientConfig::default()
+                },
+                rules: ServerRules {
+                    time_discrepancy_resolution: true,
+                    ..ServerRules::default()
+                },
+                ..setup(NetSettings::symmetric(100, 0, 0))
+            },
+            1800,
+            bot_drive(),
+        ),
+    ));
+    out.push((
         "golden-bot-150ms-10pct",
         record(
             "The golden bot run",

@@ -8,9 +8,10 @@ pub const CLIENT_NET_SEND_MOVE_DELTA_TIME: f32 = 0.0111;
 /// standing still with no input.
 pub const CLIENT_NET_SEND_MOVE_DELTA_TIME_STATIONARY: f32 = 1.0 / 12.0;
 /// UE `MinTimeBetweenTimeStampResets` (CMC.cpp:675, `000_…` §9.2): the
-/// client time stamp restarts from 0 after 240 s, before `float` precision
-/// would suffer. Kept here though our stamps are integers, so the server's
-/// reset detection is exercised exactly like UE's.
+/// client takes 240 s off its time stamp once it has passed 240 s, before
+/// `float` precision would suffer. Kept here though our stamps are
+/// integers, so the server's reset detection is exercised exactly like
+/// UE's.
 pub const MIN_TIME_BETWEEN_TIME_STAMP_RESETS_MS: u32 = 240_000;
 
 /// Switches and rates of the client's network mechanisms, each mirroring a
@@ -38,6 +39,20 @@ pub struct ClientConfig {
     /// directly instead of travelling as input of the move. The server never
     /// hears of it, and a replay loses it.
     pub dash_outside_saved_move: bool,
+    /// How fast the client's clock runs against real time, `0.5..=2.0`
+    /// ([`CLOCK_SPEED`]; 1 = honest): a speed hack. Every frame's time is
+    /// multiplied by it before the client simulates and stamps its moves,
+    /// so a 1.5× client claims 1.5 s of movement per second — what the
+    /// server's time-discrepancy detection (`000_…` §9.4) exists to catch.
+    #[serde(default = "honest_clock")]
+    pub clock_speed: f32,
+}
+
+/// The range of [`ClientConfig::clock_speed`].
+pub const CLOCK_SPEED: core::ops::RangeInclusive<f32> = 0.5..=2.0;
+
+fn honest_clock() -> f32 {
+    1.0
 }
 
 impl Default for ClientConfig {
@@ -49,6 +64,7 @@ impl Default for ClientConfig {
             forced_move_loss_percent: 0.0,
             speed_buff: false,
             dash_outside_saved_move: false,
+            clock_speed: honest_clock(),
         }
     }
 }

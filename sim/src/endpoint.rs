@@ -138,7 +138,9 @@ impl ClientEndpoint {
 
     /// Applies one setting the way the page's controls do: network
     /// settings, server rules and lag spikes are queued for the host (sent
-    /// with the next frame); client switches and smoothing act at once.
+    /// with the next frame); client switches and smoothing act at once. The
+    /// model is not this endpoint's to change: whoever drives the run picks
+    /// the endpoint of the model.
     pub fn apply(&mut self, setting: Setting) {
         match setting {
             Setting::Net(s) => self.set_net_settings(s),
@@ -146,6 +148,7 @@ impl ClientEndpoint {
             Setting::Client(c) => self.set_client_config(c),
             Setting::Smoothing(m) => self.set_smoothing(m),
             Setting::LagSpike(spike) => self.start_lag_spike(spike),
+            Setting::Model(_) => {}
         }
     }
 

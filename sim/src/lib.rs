@@ -34,6 +34,7 @@
 //! | `bot` | the built-in driver |
 //! | `host`, `endpoint`, `session` | server end, client end, both on one clock |
 //! | `room` | several players in one world: proxies, clock sync, rewind, predicted ammo |
+//! | `model` | which prediction model a run uses |
 //! | `metrics` | the numbers the page shows |
 //! | `scenario` | saved runs: record, encode, play back bit for bit |
 //! | `rollback` | the second model: fixed-tick input/snapshot rollback (`001_…`) |
@@ -48,6 +49,7 @@ pub mod hash;
 pub mod host;
 mod math;
 pub mod metrics;
+pub mod model;
 pub mod movement;
 pub mod net;
 pub mod proxy;
@@ -67,6 +69,7 @@ pub use endpoint::{ClientEndpoint, ClientEvent};
 pub use host::ServerHost;
 pub use math::Vec2;
 pub use metrics::Metrics;
+pub use model::Model;
 pub use movement::{perform_movement, CharacterState, MoveInput, MovementParams};
 pub use net::preset::Preset;
 pub use net::protocol::{

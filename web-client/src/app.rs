@@ -173,6 +173,7 @@ impl App {
             rules: self.rules,
             client: self.client_config,
             smoothing: self.smoothing,
+            model: sim::Model::Cmc,
         }
     }
 

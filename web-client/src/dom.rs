@@ -157,6 +157,7 @@ impl Dom {
             forced_move_loss_percent: number(&self.forced_move_loss, 0.0, 0.0, 100.0) as f32,
             speed_buff: checked(&self.speed_buff, d.speed_buff),
             dash_outside_saved_move: checked(&self.dash_bug, d.dash_outside_saved_move),
+            clock_speed: d.clock_speed,
         }
     }
 
@@ -180,6 +181,7 @@ impl Dom {
             rules,
             client,
             smoothing,
+            model: _,
         } = setup;
         set_number(&self.ack_interval, rules.ack_interval_ms.into());
         set_number(

@@ -30,7 +30,7 @@ use std::collections::VecDeque;
 
 pub use crate::client_config::{
     ClientConfig, CLIENT_NET_SEND_MOVE_DELTA_TIME, CLIENT_NET_SEND_MOVE_DELTA_TIME_STATIONARY,
-    MIN_TIME_BETWEEN_TIME_STAMP_RESETS_MS, SPEED_BUFF,
+    CLOCK_SPEED, MIN_TIME_BETWEEN_TIME_STAMP_RESETS_MS, SPEED_BUFF,
 };
 
 /// Longest frame the client simulates, s. A longer frame (a hidden tab, a
@@ -152,7 +152,8 @@ impl Client {
     /// make a whole millisecond of move (its time carries to the next
     /// frame, and so does a dash press).
     ///
-    /// `frame_dt` is clamped to `0..=`[`MAX_FRAME_DT`]; NaN counts as 0.
+    /// `frame_dt` is clamped to `0..=`[`MAX_FRAME_DT`] (NaN counts as 0),
+    /// then scaled by the config's `clock_speed` (1 unless speed hacking).
     pub fn tick(
         &mut self,
         frame_dt: f64,
@@ -165,7 +166,7 @@ impl Client {
             self.replay(world, smoothing);
         }
         let frame_dt = if frame_dt.is_finite() {
-            frame_dt.clamp(0.0, MAX_FRAME_DT)
+            frame_dt.clamp(0.0, MAX_FRAME_DT) * f64::from(self.config.clock_speed)
         } else {
             0.0
         };

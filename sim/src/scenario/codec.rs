@@ -8,7 +8,7 @@
 //! small hostile body cannot expand without bound, rejects trailing bytes,
 //! and validates the result ([`Scenario::validate`]).
 
-use super::{Scenario, ScenarioError};
+use super::{Scenario, ScenarioError, SCENARIO_VERSION};
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
 use thiserror::Error;
@@ -77,6 +77,16 @@ pub fn decode(bytes: &[u8]) -> Result<Scenario, DecodeError> {
     }
     let body = miniz_oxide::inflate::decompress_to_vec_with_limit(deflated, MAX_INFLATED_BYTES)
         .map_err(|_| DecodeError::Inflate)?;
+    // The version leads the body: another schema is named, not misread.
+    if let Ok((found, _)) = postcard::take_from_bytes::<u16>(&body) {
+        if found != SCENARIO_VERSION {
+            return Err(ScenarioError::Version {
+                found,
+                expected: SCENARIO_VERSION,
+            }
+            .into());
+        }
+    }
     let (scenario, rest): (Scenario, _) =
         postcard::take_from_bytes(&body).map_err(|e| DecodeError::Body(e.to_string()))?;
     if !rest.is_empty() {
@@ -123,6 +133,16 @@ mod tests {
             })
             .collect();
         s
+    }
+
+    #[test]
+    fn a_scenario_of_another_version_is_named_not_misread() {
+        let mut s = Scenario::new("old", 1, crate::scenario::Setup::default());
+        s.version = 1;
+        assert_eq!(
+            decode(&encode(&s)).unwrap_err().to_string(),
+            "invalid scenario: scenario version 1 is not supported (this build reads version 2)"
+        );
     }
 
     #[test]

@@ -20,8 +20,9 @@ mod run;
 
 pub use run::{ScenarioRun, MAX_RECORDED_FRAMES};
 
-use crate::client_config::ClientConfig;
+use crate::client_config::{ClientConfig, CLOCK_SPEED};
 use crate::math::Vec2;
+use crate::model::Model;
 use crate::movement::{dequantize_axis, quantize_axis};
 use crate::net::protocol::{LagSpike, NetSettings, ServerRules, SettingsError};
 use crate::smoothing::SmoothingMode;
@@ -29,8 +30,11 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 /// Version of the [`Scenario`] schema. A scenario with another version is
-/// rejected with [`ScenarioError::Version`] rather than misread.
-pub const SCENARIO_VERSION: u16 = 1;
+/// rejected with [`ScenarioError::Version`] rather than misread. Version 2
+/// (issue #16 onwards) added the model, the fire button and the client's
+/// clock speed; version 1 scenarios were recorded with the model before
+/// its six faults were fixed, so they would not replay to their outcome.
+pub const SCENARIO_VERSION: u16 = 2;
 
 /// Longest name, characters.
 pub const MAX_NAME_CHARS: usize = 80;
@@ -64,16 +68,20 @@ pub struct Setup {
     pub client: ClientConfig,
     /// Smoothing of corrections and of the simulated proxy.
     pub smoothing: SmoothingMode,
+    /// The prediction model and its settings.
+    #[serde(default)]
+    pub model: Model,
 }
 
 impl Setup {
     /// Every setting of the setup, in the order a run applies them.
-    pub fn settings(&self) -> [Setting; 4] {
+    pub fn settings(&self) -> [Setting; 5] {
         [
             Setting::Net(self.net),
             Setting::Rules(self.rules),
             Setting::Client(self.client),
             Setting::Smoothing(self.smoothing),
+            Setting::Model(self.model),
         ]
     }
 
@@ -85,6 +93,7 @@ impl Setup {
             Setting::Rules(r) => self.rules = r,
             Setting::Client(c) => self.client = c,
             Setting::Smoothing(m) => self.smoothing = m,
+            Setting::Model(m) => self.model = m,
             Setting::LagSpike(_) => {}
         }
         self
@@ -104,6 +113,23 @@ pub enum Setting {
     Smoothing(SmoothingMode),
     /// A lag spike starts (the Advanced network button).
     LagSpike(LagSpike),
+    /// Another prediction model, or new rollback settings.
+    Model(Model),
+}
+
+impl Setting {
+    /// What the setting sets: `net`, `rules`, `client`, `smoothing`,
+    /// `lag-spike` or `model`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Setting::Net(_) => "net",
+            Setting::Rules(_) => "rules",
+            Setting::Client(_) => "client",
+            Setting::Smoothing(_) => "smoothing",
+            Setting::LagSpike(_) => "lag-spike",
+            Setting::Model(_) => "model",
+        }
+    }
 }
 
 /// A setting change applied just before client frame `frame` runs.
@@ -128,6 +154,9 @@ pub struct FrameInput {
     pub y: i16,
     /// Dash pressed this frame.
     pub dash: bool,
+    /// Fire (the action button) held this frame.
+    #[serde(default)]
+    pub fire: bool,
 }
 
 impl FrameInput {
@@ -145,6 +174,7 @@ impl FrameInput {
             x: quantize_axis(direction.x),
             y: quantize_axis(direction.y),
             dash,
+            fire: false,
         }
     }
 
@@ -301,6 +331,14 @@ fn check_client(c: &ClientConfig) -> Result<(), String> {
             c.forced_move_loss_percent
         ));
     }
+    if !(c.clock_speed.is_finite() && CLOCK_SPEED.contains(&c.clock_speed)) {
+        return Err(format!(
+            "client clock_speed = {} is outside {}..={}",
+            c.clock_speed,
+            CLOCK_SPEED.start(),
+            CLOCK_SPEED.end()
+        ));
+    }
     Ok(())
 }
 
@@ -312,6 +350,8 @@ fn check_setting(s: &Setting) -> Result<(), String> {
         Setting::Client(c) => check_client(c),
         Setting::Smoothing(_) => Ok(()),
         Setting::LagSpike(spike) => spike.validate().map_err(settings),
+        Setting::Model(Model::Cmc) => Ok(()),
+        Setting::Model(Model::Rollback(c)) => c.validate().map_err(settings),
     }
 }
 
@@ -362,12 +402,8 @@ impl Scenario {
             MAX_DESCRIPTION_CHARS,
             true,
         )?;
-        for (s, what) in [
-            (Setting::Net(self.setup.net), "net"),
-            (Setting::Rules(self.setup.rules), "rules"),
-            (Setting::Client(self.setup.client), "client"),
-        ] {
-            check_setting(&s).map_err(|e| ScenarioError::Setup(format!("{what}: {e}")))?;
+        for s in self.setup.settings() {
+            check_setting(&s).map_err(|e| ScenarioError::Setup(format!("{}: {e}", s.name())))?;
         }
         if self.frames.len() > MAX_RECORDED_FRAMES {
             return Err(ScenarioError::TooMany {
@@ -457,12 +493,12 @@ mod tests {
         s.name = "ok".into();
         s.description = "line one\nline two".into();
         assert_eq!(s.validate(), Ok(()));
-        s.version = 2;
+        s.version = 1;
         assert_eq!(
             s.validate().unwrap_err().to_string(),
-            "scenario version 2 is not supported (this build reads version 1)"
+            "scenario version 1 is not supported (this build reads version 2)"
         );
-        s.version = 1;
+        s.version = 2;
         s.setup.net.uplink.latency_ms = 5000;
         assert_eq!(
             s.validate().unwrap_err().to_string(),

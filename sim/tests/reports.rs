@@ -1,0 +1,71 @@
+//! The public bug reports that held up when tried on the playground
+//! (issue #16), each a golden scenario (`scenarios/pass-*.json`) with the
+//! behaviour it pins: no corrections at RTT 0, no death spiral at 5–10
+//! fps, no false time discrepancy with irregular frames, extreme lag
+//! survived, a speed hack caught.
+
+use sim::{AdjustmentReason, Scenario, ScenarioRun};
+
+fn golden(name: &str) -> Scenario {
+    let path = format!("{}/../scenarios/{name}.json", env!("CARGO_MANIFEST_DIR"));
+    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    serde_json::from_slice(&bytes).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// Plays `name` to the end and returns the run and the longest SavedMove
+/// queue seen.
+fn play(name: &str) -> (ScenarioRun, usize) {
+    let mut run = ScenarioRun::play(golden(name));
+    let mut longest = 0;
+    while run.step_recorded() {
+        longest = longest.max(run.endpoint().client().saved_moves().len());
+    }
+    (run, longest)
+}
+
+#[test]
+fn rtt_0_means_zero_corrections() {
+    let (run, _) = play("pass-rtt0-bot");
+    assert_eq!(run.endpoint().client().counters().adjustments, 0);
+    assert_eq!(run.endpoint().client().counters().acks, 598);
+}
+
+#[test]
+fn five_to_ten_fps_is_no_death_spiral() {
+    let (run, longest) = play("pass-five-fps");
+    let c = run.endpoint().client().counters();
+    assert_eq!(c.adjustments, 0);
+    assert!(longest <= 3, "queue reached {longest}");
+}
+
+#[test]
+fn irregular_frames_raise_no_time_discrepancy() {
+    let (run, _) = play("pass-irregular-frames");
+    assert_eq!(run.host().player().counters().time_discrepancy_events, 0);
+    assert_eq!(run.endpoint().client().counters().adjustments, 0);
+}
+
+#[test]
+fn extreme_lag_is_survived_within_96_saved_moves() {
+    let (run, longest) = play("pass-extreme-lag");
+    assert!(longest <= 96, "queue reached {longest}");
+    assert!(run.endpoint().client().counters().acks > 150);
+}
+
+#[test]
+fn a_speed_hack_is_caught_and_corrected_back_to_real_time() {
+    let (run, _) = play("pass-speed-hack-caught");
+    let server = run.host().player().counters();
+    assert!(server.time_discrepancy_events > 0);
+    let reasons: Vec<AdjustmentReason> = run
+        .endpoint()
+        .client()
+        .corrections()
+        .iter()
+        .map(|c| c.reason)
+        .collect();
+    assert!(
+        reasons.contains(&AdjustmentReason::TimeDiscrepancy),
+        "{reasons:?}"
+    );
+}
