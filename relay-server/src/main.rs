@@ -29,9 +29,10 @@ struct Args {
     /// clients share the proxy's address: raise it there.
     #[arg(long, default_value_t = relay_server::Limits::default().max_connections_per_ip, env = "PLAYGROUND_MAX_CONNECTIONS_PER_IP")]
     max_connections_per_ip: usize,
-    /// Threads running the sessions (default: one per core). With 1 the
-    /// relay runs on tokio's single-threaded scheduler, the cheapest per
-    /// message (issue #6 load test: the relay alone on one core).
+    /// Worker threads running the sessions (default: one per core), on
+    /// tokio's multi-threaded scheduler even for 1 (see
+    /// `relay_server::runtime`); the load test pins the relay to one core
+    /// with `--threads 1`.
     #[arg(long, env = "PLAYGROUND_THREADS", value_parser = clap::value_parser!(u16).range(1..=256))]
     threads: Option<u16>,
 }

@@ -27,13 +27,12 @@ use tracing::{info, warn};
 /// reason instead of the socket closing silently.
 const SOCKET_MAX_MESSAGE: usize = 4 * MAX_FRAME_LEN;
 
-/// The socket layer's read buffer, bytes. tungstenite zero-fills its whole
-/// read buffer (128 KiB by default) before *every* read, including the
-/// reads that find nothing: with the default that `memset` was 52–60 % of
-/// the relay's CPU and kept 128 KiB resident per connection (issue #6 load
-/// test: 137 → 9 KiB per idle session, relay CPU halved). Frames here are
-/// ≤ [`MAX_FRAME_LEN`] bytes; a longer message still gets its full length
-/// reserved once its header is read.
+/// The socket layer's read buffer, bytes: tungstenite zero-fills its whole
+/// read buffer before *every* read, including the reads that find nothing,
+/// so it is sized for the frames here (≤ [`MAX_FRAME_LEN`] bytes, most
+/// under 30), not for tungstenite's 128 KiB default; a longer message still
+/// gets its full length reserved once its header is read. (What the
+/// default cost is in the README's Performance section.)
 const SOCKET_READ_BUFFER: usize = 512;
 
 /// Bytes the socket layer gathers before it writes on its own (tungstenite

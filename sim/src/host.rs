@@ -30,23 +30,21 @@ use thiserror::Error;
 /// simulated proxy's update ("servers usually broadcast simulated proxies
 /// at 30 Hz or less", `000_…` §7.2) and the observer snapshot together, so
 /// a driver that sends what one [`ServerHost::poll`] returns in one write
-/// wakes once per update for both streams (issue #6: the proxy at 20 Hz and
-/// the observer at 30 Hz on their own timers were half of the relay's CPU).
+/// wakes once per update for both streams.
 pub const NET_UPDATE_INTERVAL_MS: u64 = 50;
 /// A client that has sent nothing for this long, ms, gets no net updates
-/// until it sends again. A running page sends a Ping every 250 ms, so a
-/// second of silence means its tab is hidden or frozen — the browser runs
-/// no frames there — and the updates would only pile up unread in it; a
-/// hidden tab then costs the relay nothing. A client driven by
+/// until it sends again: 10 of the page's Ping intervals
+/// ([`crate::endpoint::PING_INTERVAL_MS`]), so a second of silence means
+/// its tab is hidden or frozen — the browser runs no frames there — and
+/// the updates would only pile up unread in it. A client driven by
 /// [`crate::LocalSession`] or a scenario is never this quiet (frames are
-/// ≤ 0.25 s apart), so recorded runs are unaffected.
-pub const QUIET_CLIENT_MS: u64 = 1000;
+/// ≤ 0.25 s apart).
+pub const QUIET_CLIENT_MS: u64 = 10 * crate::endpoint::PING_INTERVAL_MS;
 /// Period of the server's check for a silent client
 /// ([`ServerCharacter::force_position_update`]), ms: 30 Hz, UE's default
 /// dedicated-server tick (`NetServerMaxTickRate`). The checks fall on a
-/// grid from the host's creation and the host wakes for one only when it
-/// would act, so forced updates land where they did when the 30 Hz
-/// observer stream drove them (recorded scenarios replay unchanged).
+/// grid from the host's creation, and the host wakes for one only when it
+/// would act.
 pub const STALL_CHECK_INTERVAL_MS: u64 = 33;
 /// Most control answers (Welcome, Error) waiting between two polls; more
 /// are dropped. Every frame received adds at most one and a driver polls

@@ -94,7 +94,8 @@ pub struct Client {
 
 impl Client {
     /// A client standing at `spawn` (cm) with client time 0 and the
-    /// default [`ClientConfig`]; `seed` drives the forced-loss switch.
+    /// default [`ClientConfig`]; its forced-loss roll draws from seed 0
+    /// ([`Client::with_config`] takes a seed).
     pub fn new(params: MovementParams, spawn: Vec2) -> Client {
         Client::with_config(params, spawn, ClientConfig::default(), 0)
     }
