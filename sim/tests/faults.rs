@@ -4,27 +4,15 @@
 //! (`scenarios/fault*.json`, made by `examples/golden.rs`); fault 4 (close
 //! codes) is the relay's, in `relay-server/tests/hostile.rs`.
 
+mod common;
+
+use common::{golden, play};
 use sim::net::protocol::{LagSpike, NetPosition, NetworkMove};
 use sim::scenario::{Change, Setting};
 use sim::{
-    perform_movement, CharacterState, MoveInput, MovementParams, Scenario, ScenarioRun,
-    ServerCharacter, ServerConfig, ServerMove, SimTime, TimeStamp, Vec2, World,
+    perform_movement, CharacterState, MoveInput, MovementParams, ScenarioRun, ServerCharacter,
+    ServerConfig, ServerMove, SimTime, TimeStamp, Vec2, World,
 };
-
-fn golden(name: &str) -> Scenario {
-    let path = format!("{}/../scenarios/{name}.json", env!("CARGO_MANIFEST_DIR"));
-    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    serde_json::from_slice(&bytes).unwrap_or_else(|e| panic!("{path}: {e}"))
-}
-
-/// Plays `s` to the end, calling `each` after every frame.
-fn play(s: Scenario, mut each: impl FnMut(&ScenarioRun)) -> ScenarioRun {
-    let mut run = ScenarioRun::play(s);
-    while run.step_recorded() {
-        each(&run);
-    }
-    run
-}
 
 // ── 1. Reordered packets made an honest client look like a speed hacker ──
 

@@ -7,12 +7,14 @@
 //! by dropping its file in the folder; when a change of behaviour is meant,
 //! `scenario bless scenarios/*` records the new outcomes.
 
-use sim::scenario::codec;
+mod common;
+
+use common::{read_scenario, scenarios_dir};
 use sim::{Scenario, ScenarioRun};
 use std::path::PathBuf;
 
 fn suite() -> Vec<(String, Scenario)> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../scenarios");
+    let dir = scenarios_dir();
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .map(|e| e.unwrap().path())
@@ -23,13 +25,7 @@ fn suite() -> Vec<(String, Scenario)> {
         .into_iter()
         .map(|path| {
             let name = path.file_name().unwrap().to_string_lossy().into_owned();
-            let bytes = std::fs::read(&path).unwrap();
-            let scenario = if bytes.first() == Some(&b'{') {
-                serde_json::from_slice(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"))
-            } else {
-                codec::decode(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"))
-            };
-            (name, scenario)
+            (name, read_scenario(&path))
         })
         .collect()
 }

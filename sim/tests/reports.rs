@@ -4,13 +4,10 @@
 //! fps, no false time discrepancy with irregular frames, extreme lag
 //! survived, a speed hack caught.
 
-use sim::{AdjustmentReason, Scenario, ScenarioRun};
+mod common;
 
-fn golden(name: &str) -> Scenario {
-    let path = format!("{}/../scenarios/{name}.json", env!("CARGO_MANIFEST_DIR"));
-    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    serde_json::from_slice(&bytes).unwrap_or_else(|e| panic!("{path}: {e}"))
-}
+use common::golden;
+use sim::{AdjustmentReason, ScenarioRun};
 
 /// Plays `name` to the end and returns the run and the longest SavedMove
 /// queue seen.

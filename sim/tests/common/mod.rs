@@ -1,0 +1,41 @@
+//! Helpers shared by the `sim` integration tests: the golden suite's
+//! scenario files (`scenarios/`) and playing a scenario with a look at
+//! every frame. (Each test binary uses a subset.)
+#![allow(dead_code)]
+
+use sim::scenario::codec;
+use sim::{Scenario, ScenarioRun};
+use std::path::PathBuf;
+
+/// One client frame at 60 Hz, s.
+pub const FRAME: f64 = 1.0 / 60.0;
+
+/// The folder of the golden scenario suite.
+pub fn scenarios_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../scenarios")
+}
+
+/// Reads a scenario file: JSON (as `GET /api/scenarios/{id}` serves it) or
+/// the compact bytes.
+pub fn read_scenario(path: &std::path::Path) -> Scenario {
+    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    if bytes.first() == Some(&b'{') {
+        serde_json::from_slice(&bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    } else {
+        codec::decode(&bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    }
+}
+
+/// The golden scenario `scenarios/<name>.json`.
+pub fn golden(name: &str) -> Scenario {
+    read_scenario(&scenarios_dir().join(format!("{name}.json")))
+}
+
+/// Plays `s` to the end, calling `each` after every frame.
+pub fn play(s: Scenario, mut each: impl FnMut(&ScenarioRun)) -> ScenarioRun {
+    let mut run = ScenarioRun::play(s);
+    while run.step_recorded() {
+        each(&run);
+    }
+    run
+}
