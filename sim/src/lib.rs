@@ -35,6 +35,7 @@
 //! | `host`, `endpoint`, `session` | server end, client end, both on one clock |
 //! | `room` | several players in one world: proxies, clock sync, rewind, predicted ammo |
 //! | `model` | which prediction model a run uses |
+//! | `console` | UE's console lines (`Net PktLag=…`, `p.Net…`, `stat net`) as settings |
 //! | `metrics` | the numbers the page shows |
 //! | `scenario` | saved runs: record, encode, play back bit for bit |
 //! | `rollback` | the second model: fixed-tick input/snapshot rollback (`001_…`) |
@@ -44,6 +45,7 @@
 pub mod bot;
 pub mod client;
 mod client_config;
+pub mod console;
 pub mod endpoint;
 pub mod hash;
 pub mod host;
