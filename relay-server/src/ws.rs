@@ -6,10 +6,13 @@
 //! 1001; a client that does not read is dropped after the send timeout.
 
 use crate::limits::{Admit, Gate, Kind, Limits, Violation};
+use crate::metrics::{Metrics, Refusal, SessionMetrics};
+use crate::proxy::ClientAddr;
 use crate::resume;
+use crate::room::{RoomId, RoomQuery};
 use crate::AppState;
 use axum::extract::ws::{CloseFrame, Message, WebSocket};
-use axum::extract::{ConnectInfo, State, WebSocketUpgrade};
+use axum::extract::{State, WebSocketUpgrade};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use futures_util::{FutureExt, SinkExt};
@@ -17,8 +20,8 @@ use sim::host::HostError;
 use sim::net::codec::{self, MAX_FRAME_LEN};
 use sim::net::protocol::{ClientMsg, ResumeToken, ServerMsg};
 use sim::ServerHost;
-use std::net::SocketAddr;
 use std::sync::atomic::Ordering;
+use std::sync::Arc;
 use std::time::Duration;
 use tracing::{debug, info, warn};
 
@@ -60,18 +63,30 @@ const CLOSE_POLICY: u16 = 1008;
 /// [`sim::host::QUIET_CLIENT_MS`]) wakes; a busy one wakes sooner.
 const MAX_IDLE: Duration = Duration::from_secs(1);
 
-/// `GET /ws`: refused with 429 when the client's address already has
-/// [`Limits::max_connections_per_ip`] sessions open.
+/// `GET /ws[?room=<id>]`: refused with 503 while the relay drains, with
+/// 400 for a malformed room ([`RoomQuery`]), with 429 when the client's
+/// address ([`ClientAddr`]) already has [`Limits::max_connections_per_ip`]
+/// sessions open. The upgrade echoes the room (`X-Relay-Room`).
 pub(crate) async fn upgrade(
     State(state): State<AppState>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    ClientAddr(peer): ClientAddr,
+    RoomQuery(room): RoomQuery,
     ws: WebSocketUpgrade,
 ) -> Response {
-    let Some(permit) = state.inner.addr_cap.try_acquire(peer.ip()) else {
+    if state.inner.health.is_draining() {
+        state.inner.metrics.refused(Refusal::Draining);
+        return (
+            StatusCode::SERVICE_UNAVAILABLE,
+            "relay draining: connect again",
+        )
+            .into_response();
+    }
+    let Some(permit) = state.inner.addr_cap.try_acquire(peer) else {
+        state.inner.metrics.refused(Refusal::AddressCap);
         let refused = state.inner.refused.fetch_add(1, Ordering::Relaxed) + 1;
         // Logged at 1, 2, 4, 8, …: an attacker retrying cannot flood the log.
         if refused.is_power_of_two() {
-            info!(peer = %peer.ip(), refused, "connection refused: per-address cap reached");
+            info!(peer = %peer, refused, "connection refused: per-address cap reached");
         }
         return (
             StatusCode::TOO_MANY_REQUESTS,
@@ -81,7 +96,9 @@ pub(crate) async fn upgrade(
     };
     let limits = state.inner.limits;
     let sessions = state.inner.shutdown.sessions.clone();
-    ws.max_message_size(SOCKET_MAX_MESSAGE)
+    let echo = room.clone();
+    let response = ws
+        .max_message_size(SOCKET_MAX_MESSAGE)
         .max_frame_size(SOCKET_MAX_MESSAGE)
         .read_buffer_size(SOCKET_READ_BUFFER)
         .write_buffer_size(SOCKET_WRITE_BUFFER)
@@ -89,9 +106,10 @@ pub(crate) async fn upgrade(
         .on_upgrade(move |socket| {
             sessions.track_future(async move {
                 let _permit = permit;
-                run(socket, state, limits).await;
+                run(socket, state, limits, room).await;
             })
-        })
+        });
+    RoomId::echo(echo.as_ref(), response)
 }
 
 /// How a session ended, for the summary line.
@@ -143,13 +161,14 @@ async fn close(socket: &mut WebSocket, code: u16, reason: &str, timeout: Duratio
     let _ = tokio::time::timeout(timeout, socket.send(Message::Close(Some(frame)))).await;
 }
 
-async fn run(mut socket: WebSocket, state: AppState, limits: Limits) {
+async fn run(mut socket: WebSocket, state: AppState, limits: Limits, room: Option<RoomId>) {
     let n = state.inner.connections.fetch_add(1, Ordering::Relaxed);
     let seed = state.inner.seed_base ^ n.wrapping_mul(0x9e37_79b9_7f4a_7c15);
     let mut session = Session {
         host: Box::new(ServerHost::new(seed, state.now())),
         gate: Gate::new(limits, state.now()),
-        log: RejectLog::new(n),
+        log: RejectLog::new(n, state.inner.metrics.clone()),
+        metrics: state.inner.metrics.session(),
         token: match resume::new_token() {
             Ok(t) => Some(t),
             Err(e) => {
@@ -160,7 +179,8 @@ async fn run(mut socket: WebSocket, state: AppState, limits: Limits) {
         announce: false,
         greeted: false,
     };
-    info!(connection = n, seed, "client connected");
+    let room = room.as_ref().map_or("", RoomId::as_str);
+    info!(connection = n, seed, room, "client connected");
     // Made once, not per message: each `cancelled()` future registers with
     // the token's lock shared by every session, and each new `sleep` is a
     // timer insert; the timer is moved only when the wake-up changes.
@@ -194,7 +214,10 @@ async fn run(mut socket: WebSocket, state: AppState, limits: Limits) {
                 };
                 let now = state.now();
                 let verdict = match msg {
-                    Message::Binary(bytes) => session.receive(&state, n, now, &bytes),
+                    Message::Binary(bytes) => {
+                        session.metrics.frame_in(&bytes);
+                        session.receive(&state, n, now, &bytes)
+                    }
                     Message::Text(_) => {
                         let reason = "text frames are not supported: send binary postcard frames";
                         session.log.rejected(&reason);
@@ -227,6 +250,7 @@ async fn run(mut socket: WebSocket, state: AppState, limits: Limits) {
                 session.log.rejected(&e);
             }
         }
+        let polled = session.metrics.poll_started();
         let mut frames = session.host.poll(now);
         if std::mem::take(&mut session.announce) {
             // After the Welcome that poll just produced.
@@ -237,6 +261,7 @@ async fn run(mut socket: WebSocket, state: AppState, limits: Limits) {
                 }));
             }
         }
+        session.metrics.polled(polled, &frames);
         if let Err(end) = send_all(&mut socket, frames, limits.send_timeout).await {
             break end;
         }
@@ -285,6 +310,8 @@ struct Session {
     host: Box<ServerHost>,
     gate: Gate,
     log: RejectLog,
+    /// Frames in and out, poll times.
+    metrics: SessionMetrics,
     /// This connection's resume token (`None` without OS randomness).
     token: Option<ResumeToken>,
     /// Send the token after the next poll (a Welcome just went out).
@@ -361,23 +388,26 @@ impl Session {
 
 /// Rejection logging that an attack cannot flood: the first rejection and
 /// the first drop per connection at info, the rest at debug; the totals go
-/// in the disconnect line.
+/// in the disconnect line. Each is counted in the metrics too.
 struct RejectLog {
     connection: u64,
     count: u64,
     dropped: u64,
+    metrics: Arc<Metrics>,
 }
 
 impl RejectLog {
-    fn new(connection: u64) -> RejectLog {
+    fn new(connection: u64, metrics: Arc<Metrics>) -> RejectLog {
         RejectLog {
             connection,
             count: 0,
             dropped: 0,
+            metrics,
         }
     }
 
     fn rejected(&mut self, reason: &dyn std::fmt::Display) {
+        self.metrics.rejected();
         self.count += 1;
         if self.count == 1 {
             info!(connection = self.connection, reason = %reason, "frame rejected (further rejections logged at debug)");
@@ -387,6 +417,7 @@ impl RejectLog {
     }
 
     fn dropped(&mut self, kind: Kind) {
+        self.metrics.dropped(kind);
         self.dropped += 1;
         if self.dropped == 1 {
             info!(

@@ -15,11 +15,11 @@
 
 use anyhow::{bail, Context};
 use clap::{Parser, Subcommand};
-use relay_server::store::{is_id, ScenarioStore};
+use relay_server::store::{is_id, Location, PgStore, ScenarioStore, SqliteStore, StoredScenario};
 use sim::scenario::{codec, Outcome};
 use sim::{Scenario, ScenarioRun};
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// Runs Netcode Playground scenarios headless and prints their outcome.
 #[derive(Debug, Parser)]
@@ -39,11 +39,12 @@ enum Command {
         /// A scenario file (JSON or compact bytes), a scenario id, a
         /// `/s/{id}` link or a `#s=` link.
         source: String,
-        /// SQLite store to look ids and `/s/` links up in (the relay's
-        /// `--db`; read only). The CLI does not fetch over HTTP: for a
-        /// remote relay, download `/api/scenarios/{id}` and pass the file.
+        /// Store to look ids and `/s/` links up in, as the relay's `--db`:
+        /// a SQLite file or a `postgres://` URL (read only). The CLI does
+        /// not fetch over HTTP: for a remote relay, download
+        /// `/api/scenarios/{id}` and pass the file.
         #[arg(long, default_value = "data/scenarios.sqlite3", env = "PLAYGROUND_DB")]
-        db: PathBuf,
+        db: Location,
         /// Write the trajectory as CSV, one row per frame.
         #[arg(long)]
         csv: Option<PathBuf>,
@@ -54,7 +55,7 @@ enum Command {
 }
 
 /// Reads a scenario from whatever `source` names.
-fn load(source: &str, db: &Path) -> anyhow::Result<Scenario> {
+fn load(source: &str, db: &Location) -> anyhow::Result<Scenario> {
     if let Some((_, fragment)) = source.split_once("#s=") {
         return codec::from_fragment(fragment).context("reading the link's scenario");
     }
@@ -72,23 +73,33 @@ fn load(source: &str, db: &Path) -> anyhow::Result<Scenario> {
         return codec::decode(&bytes).context("scenario file");
     }
     if is_id(id) {
-        let store = ScenarioStore::open_read_only(db).with_context(|| {
-            format!(
-                "opening the scenario store {} (pass the relay's --db; for a remote relay \
-                 download /api/scenarios/{id} and run the file)",
-                db.display()
-            )
-        })?;
-        let row = store.get(id)?.with_context(|| {
-            format!(
-                "no scenario with id {id} in {} (pass the relay's --db; for a remote relay \
-                 download /api/scenarios/{id} and run the file)",
-                db.display()
-            )
-        })?;
+        let row = lookup(db, id)
+            .with_context(|| {
+                format!(
+                    "opening the scenario store {db} (pass the relay's --db; for a remote relay \
+                     download /api/scenarios/{id} and run the file)"
+                )
+            })?
+            .with_context(|| {
+                format!(
+                    "no scenario with id {id} in {db} (pass the relay's --db; for a remote relay \
+                     download /api/scenarios/{id} and run the file)"
+                )
+            })?;
         return codec::decode(&row.bytes).with_context(|| format!("stored scenario {id}"));
     }
     bail!("{source:?} is neither a file, a scenario id, nor a scenario link")
+}
+
+/// The row `id` names in the store at `db`, read only.
+fn lookup(db: &Location, id: &str) -> anyhow::Result<Option<StoredScenario>> {
+    Ok(match db {
+        Location::Sqlite(path) => SqliteStore::open_read_only(path)?.get_blocking(id)?,
+        Location::Postgres(url) => tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?
+            .block_on(async { PgStore::connect_existing(url).await?.get(id).await })?,
+    })
 }
 
 /// Plays `scenario`, writing one CSV row per frame to `csv` if given.
