@@ -24,6 +24,19 @@ pub fn pg_admin_url() -> String {
     })
 }
 
+/// A name no other test of any process uses now: pid, counter, random.
+pub fn unique() -> String {
+    static N: AtomicU32 = AtomicU32::new(0);
+    let mut raw = [0u8; 4];
+    getrandom::fill(&mut raw).unwrap();
+    format!(
+        "{}_{}_{:08x}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed),
+        u32::from_le_bytes(raw)
+    )
+}
+
 /// `url` naming database `db` instead of its own.
 fn with_database(url: &str, db: &str) -> String {
     let (base, query) = url
@@ -62,15 +75,7 @@ pub struct TestDb {
 impl TestDb {
     /// Creates an empty database.
     pub async fn create() -> TestDb {
-        static N: AtomicU32 = AtomicU32::new(0);
-        let mut raw = [0u8; 4];
-        getrandom::fill(&mut raw).unwrap();
-        let name = format!(
-            "np_test_{}_{}_{:08x}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::Relaxed),
-            u32::from_le_bytes(raw)
-        );
+        let name = format!("np_test_{}", unique());
         admin(&format!("CREATE DATABASE {name}")).await;
         TestDb {
             url: with_database(&pg_admin_url(), &name),

@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod backend;
+pub mod cluster;
 
 use futures_util::{SinkExt, StreamExt};
 use sim::net::codec;
