@@ -38,10 +38,13 @@ if [[ $quick -eq 1 ]]; then
   crit=(--warm-up-time 0.3 --measurement-time 1)
   wasm=(--seconds 4 --samples 5 --reloads 2)
   load=(--sessions 100,400 --duration 3 --warmup 1 --idle 1 --stall-probe 1)
+  cluster_load=(--sessions 100,400 --duration 3 --warmup 1 --idle 1)
 else
   crit=()
   wasm=(--seconds 10 --samples 15 --reloads 4)
   load=(--sessions 500,750,1000 --repeat 3 --bisect 2 --duration 10 --warmup 3 --idle 2 --stall-probe 10)
+  # Every message crosses nginx twice, on the relays' core: fewer sessions.
+  cluster_load=(--sessions 125,250,500,1000 --repeat 3 --bisect 2 --duration 10 --warmup 3 --idle 2)
 fi
 
 target_dir=$(cargo metadata --format-version 1 --no-deps --offline 2>/dev/null |
@@ -84,7 +87,7 @@ if [[ $cluster -eq 1 ]]; then
   say "relay load test through nginx to three relays (relays and nginx on CPU 0, generator on CPU 1)"
   "$target_dir/release/examples/loadgen" --relay "$target_dir/release/relay-server" --via-nginx \
     --nginx "$(nginx_bin)" --nginx-conf deploy/nginx.conf \
-    "${load[@]}" --stall-probe 0 --out "$tmp/loadgen-cluster.json" >/dev/null
+    "${cluster_load[@]}" --stall-probe 0 --out "$tmp/loadgen-cluster.json" >/dev/null
 fi
 
 say "writing bench-results/"
