@@ -15,6 +15,15 @@
 //! commit's WAL record is flushed on the server). The relay answers 201
 //! after that, so a killed relay keeps every save it acknowledged.
 //!
+//! **Why tokio-postgres + deadpool-postgres, not sqlx.** The relay already
+//! runs on tokio and needs three statements: tokio-postgres is the
+//! asynchronous driver itself (sqlx's PostgreSQL support wraps the same
+//! protocol work in a larger crate with query macros that want a database
+//! or prepared metadata at build time), deadpool-postgres is a small,
+//! maintained pool for it; and moving SQLite to sqlx as well would put its
+//! `libsqlite3-sys` beside rusqlite's bundled one, which Cargo allows only
+//! when both want the same version (`links = "sqlite3"`).
+//!
 //! Ids are [`ID_CHARS`] base64url characters from 72 random bits; a
 //! malformed id is answered "not found" without touching the database.
 

@@ -3,7 +3,7 @@
 //! runs with `--ignored` against a throwaway server it starts (its URL in
 //! [`PG_ENV`]). Run by hand without that variable, they fail and say why.
 
-use relay_server::store::PgStore;
+use relay_server::store::{PgStore, ScenarioStore, SqliteStore};
 use relay_server::AppState;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -130,6 +130,15 @@ impl Backend {
             Backend::Postgres(db) => {
                 state.with_store(Arc::new(PgStore::connect(&db.url).await.unwrap()))
             }
+        }
+    }
+
+    /// A store on this backend that the relay binary's or the CLI's
+    /// `--db` [`Backend::db_arg`]`(dir)` opens too.
+    pub async fn shared_store(&self, dir: &Path) -> Arc<dyn ScenarioStore> {
+        match self {
+            Backend::Sqlite => Arc::new(SqliteStore::open(&dir.join("scenarios.sqlite3")).unwrap()),
+            Backend::Postgres(db) => Arc::new(PgStore::connect(&db.url).await.unwrap()),
         }
     }
 
