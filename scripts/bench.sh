@@ -7,6 +7,9 @@
 #
 #   scripts/bench.sh           full run (about 8 min on the 2-core machine)
 #   scripts/bench.sh --quick   short run that checks the plumbing (~3 min)
+#   scripts/bench.sh --cluster also the load test through nginx to three
+#                              relays (deploy/nginx.conf; relays and nginx
+#                              share CPU 0), beside the single relay's
 #
 # In order: release builds (page, relay, load generator) and the wasm size;
 # criterion on `sim` natively (sim/benches/sim.rs) and the wire figures
@@ -23,15 +26,25 @@ say() { printf '\033[1;35m[bench]\033[0m %s\n' "$*"; }
 started=$(date +%s)
 
 quick=0
-[[ "${1:-}" == "--quick" ]] && quick=1
+cluster=0
+for arg in "$@"; do
+  case "$arg" in
+    --quick) quick=1 ;;
+    --cluster) cluster=1 ;;
+    *) echo "unknown flag $arg (--quick, --cluster)" >&2; exit 2 ;;
+  esac
+done
 if [[ $quick -eq 1 ]]; then
   crit=(--warm-up-time 0.3 --measurement-time 1)
   wasm=(--seconds 4 --samples 5 --reloads 2)
   load=(--sessions 100,400 --duration 3 --warmup 1 --idle 1 --stall-probe 1)
+  cluster_load=(--sessions 100,400 --duration 3 --warmup 1 --idle 1)
 else
   crit=()
   wasm=(--seconds 10 --samples 15 --reloads 4)
   load=(--sessions 500,750,1000 --repeat 3 --bisect 2 --duration 10 --warmup 3 --idle 2 --stall-probe 10)
+  # Every message crosses nginx twice, on the relays' core: fewer sessions.
+  cluster_load=(--sessions 125,250,500,1000 --repeat 3 --bisect 2 --duration 10 --warmup 3 --idle 2)
 fi
 
 target_dir=$(cargo metadata --format-version 1 --no-deps --offline 2>/dev/null |
@@ -68,11 +81,22 @@ ulimit -n 20000 2>/dev/null || true
 "$target_dir/release/examples/loadgen" --relay "$target_dir/release/relay-server" \
   "${load[@]}" --out "$tmp/loadgen.json" >/dev/null
 
+if [[ $cluster -eq 1 ]]; then
+  source scripts/services.sh
+  services_install
+  say "relay load test through nginx to three relays (relays and nginx on CPU 0, generator on CPU 1)"
+  "$target_dir/release/examples/loadgen" --relay "$target_dir/release/relay-server" --via-nginx \
+    --nginx "$(nginx_bin)" --nginx-conf deploy/nginx.conf \
+    "${cluster_load[@]}" --stall-probe 0 --out "$tmp/loadgen-cluster.json" >/dev/null
+fi
+
 say "writing bench-results/"
 mkdir -p bench-results
 python3 - "$tmp" "$target_dir" "$quick" <<'EOF'
 import json, os, platform, subprocess, sys, datetime
 tmp, target, quick = sys.argv[1], sys.argv[2], sys.argv[3] == "1"
+cluster_path = os.path.join(tmp, "loadgen-cluster.json")
+cluster = json.load(open(cluster_path)) if os.path.exists(cluster_path) else None
 load = lambda n: json.load(open(os.path.join(tmp, n)))
 
 def crit(bench_id, root=os.path.join(tmp, "criterion")):
@@ -108,7 +132,7 @@ result = {
                 "rustc": sh("rustc --version"), "chromium": wasm.get("chromium"),
                 "git": sh("git describe --always --dirty")},
     "native_ns": native, "native_o3_ns": o3, "wire": wire, "wasm": wasm,
-    "wasm_size": size, "relay": relay,
+    "wasm_size": size, "relay": relay, "relay_cluster": cluster,
 }
 ratios = {}
 for n in ["10", "60", "95"]:
@@ -197,6 +221,23 @@ for n in sorted(by_n):
                  f"{r['relay_rss_idle_bytes'] / 1048576:.1f} / {r['relay_rss_load_bytes'] / 1048576:.1f} MiB | {r['idle_kib_per_session']:.1f} KiB | "
                  f"{r['ack_p50_ms']:.2f} / {r['ack_p99_ms']:.2f} / {r['ack_p999_ms']:.2f} ms | "
                  f"{' / '.join(f'{v:.2f}' for v in by_n[n]['ack_p99_ms_runs'])} ms | {r['pong_p99_ms']:.2f} ms |")
+if cluster:
+    c_by_n = {b["sessions"]: b for b in cluster.get("by_sessions", [])}
+    c_runs = cluster.get("runs", [])
+    def c_median_run(n):
+        rs = sorted((r for r in c_runs if r["sessions"] == n), key=lambda r: r["ack_p99_ms"])
+        return rs[len(rs) // 2]
+    lines += ["", f"Through nginx to three relays (`deploy/nginx.conf`, each session in a room of its own; the three relays, one worker thread each, and nginx's one worker share CPU 0, the generator CPU 1; {cluster.get('repeat', 1)} runs per N): largest N with p99 ≤ 2 ms: **{cluster.get('largest_n_within_budget')}** (one relay alone: {relay.get('largest_n_within_budget')}).", "",
+              "| sessions | acks/s | relays CPU (3 together) idle → load | nginx CPU idle → load | per 1000 sessions: relays / nginx | added latency p50 / p99 / p99.9 (Ack) | p99 of every run | Ping→Pong p99 |",
+              "|---|---|---|---|---|---|---|---|"]
+    for n in sorted(c_by_n):
+        r = c_median_run(n)
+        per = 1000 / max(r["connected"], 1)
+        lines.append(f"| {r['sessions']}{'' if r['connected'] == r['sessions'] else ' (' + str(r['connected']) + ' connected)'} | {r['acks_per_s']:.0f} | "
+                     f"{r['relay_cpu_idle_pct']:.0f} → {r['relay_cpu_pct']:.0f} % | {r['proxy_cpu_idle_pct']:.0f} → {r['proxy_cpu_pct']:.0f} % | "
+                     f"{r['relay_cpu_pct'] * per:.0f} % / {r['proxy_cpu_pct'] * per:.0f} % of a core | "
+                     f"{r['ack_p50_ms']:.2f} / {r['ack_p99_ms']:.2f} / {r['ack_p999_ms']:.2f} ms | "
+                     f"{' / '.join(f'{v:.2f}' for v in c_by_n[n]['ack_p99_ms_runs'])} ms | {r['pong_p99_ms']:.2f} ms |")
 stalls = relay.get("machine_stalls", [])
 if stalls:
     lines += ["", "Machine stall probe (before the runs; a pinned thread that only reads the clock, gaps over 0.5 ms): "

@@ -2,7 +2,8 @@
 # Installs everything the playground and its tests need, from the package
 # registries only. Idempotent: each step checks first and says what it does.
 #   scripts/setup.sh          build tools (wasm32 target, trunk, wasm-bindgen)
-#   scripts/setup.sh --test   also Chromium and the browser-test driver
+#   scripts/setup.sh --test   also Chromium and the browser-test driver, and
+#                             PostgreSQL and nginx for the relay's cluster tests
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -60,6 +61,9 @@ if [[ "${1:-}" == "--test" ]]; then
   else
     say "chromium: present ($(chromium --version 2>/dev/null))"
   fi
+  # shellcheck source=scripts/services.sh
+  source scripts/services.sh
+  services_install
   if [[ ! -d e2e/node_modules/playwright-core ]]; then
     say "installing playwright-core for the browser tests (npm, no browser download)"
     (cd e2e && npm ci --no-audit --no-fund --silent)

@@ -21,6 +21,9 @@ cargo clippy --target wasm32-unknown-unknown -p web-client -p sim --quiet -- -D 
 say "Rust tests (sim, relay-server, web-client)"
 cargo test --workspace
 
+say "relay tests on PostgreSQL and through nginx (#[ignore]d by default; a throwaway server on loopback)"
+bash scripts/with-postgres.sh cargo test -p relay-server -- --ignored
+
 say "building the page and the relay (release)"
 bash scripts/build-web.sh
 bash scripts/check-size.sh

@@ -130,7 +130,7 @@ fn main() -> anyhow::Result<()> {
     let duration = Duration::from_secs(args.duration.min(24 * 3600));
     let settings = NetSettings::symmetric(args.rtt, 0, args.loss);
     settings.validate()?;
-    let relay = Relay::start_on(&args.relay, 7, None, None)?;
+    let relay = Relay::start_on(&args.relay, 7, None, None, &[])?;
     let rt = relay_server::runtime(1)?;
     let counters = Arc::new(Counters::default());
     let started = Instant::now();

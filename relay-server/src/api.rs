@@ -14,7 +14,8 @@
 //! gets the replay's, so every stored scenario carries the outcome its
 //! viewers will see.
 
-use crate::store::{is_id, ScenarioStore, StoreError};
+use crate::metrics::Save;
+use crate::store::{is_id, StoreError};
 use crate::AppState;
 use axum::body::{Body, Bytes};
 use axum::extract::{Path, State};
@@ -24,7 +25,6 @@ use axum::Json;
 use serde_json::json;
 use sim::scenario::codec;
 use sim::{Scenario, ScenarioRun};
-use std::sync::Arc;
 
 /// Largest request body, bytes: a compact scenario is at most
 /// [`codec::MAX_ENCODED_BYTES`] (512 KiB); a hand-written JSON one of a
@@ -88,18 +88,6 @@ fn bad(status: StatusCode, reason: impl Into<String>) -> ApiError {
     ApiError(status, reason.into())
 }
 
-/// Runs a store call on the blocking pool (SQLite waits for the disk).
-async fn blocking<T: Send + 'static>(
-    store: &Arc<ScenarioStore>,
-    f: impl FnOnce(&ScenarioStore) -> Result<T, StoreError> + Send + 'static,
-) -> Result<T, ApiError> {
-    let store = store.clone();
-    tokio::task::spawn_blocking(move || f(&store))
-        .await
-        .map_err(|e| bad(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?
-        .map_err(ApiError::from)
-}
-
 /// Parses a posted body by its content type into a validated scenario.
 fn parse(headers: &HeaderMap, body: &[u8]) -> Result<Scenario, ApiError> {
     let content_type = headers
@@ -141,10 +129,28 @@ fn parse(headers: &HeaderMap, body: &[u8]) -> Result<Scenario, ApiError> {
     Ok(scenario)
 }
 
-/// `POST /api/scenarios`.
+/// `POST /api/scenarios`: 201 `{id, url, api, bytes, frames, duration_s}`,
+/// where `url` is the share link (absolute under the relay's public URL
+/// when it has one, else `/s/{id}`); counted in
+/// `relay_scenario_saves_total` by its answer.
 pub async fn create(
     State(state): State<AppState>,
     headers: HeaderMap,
+    body: Body,
+) -> Result<(StatusCode, Json<serde_json::Value>), ApiError> {
+    let answer = save(&state, &headers, body).await;
+    let result = match &answer {
+        Ok(_) => Save::Created,
+        Err(ApiError(status, _)) if status.is_client_error() => Save::Rejected,
+        Err(_) => Save::Failed,
+    };
+    state.inner.metrics.save(result);
+    answer
+}
+
+async fn save(
+    state: &AppState,
+    headers: &HeaderMap,
     body: Body,
 ) -> Result<(StatusCode, Json<serde_json::Value>), ApiError> {
     let body: Bytes = axum::body::to_bytes(body, MAX_BODY_BYTES)
@@ -155,19 +161,18 @@ pub async fn create(
                 format!("body is over the limit of {MAX_BODY_BYTES} bytes"),
             )
         })?;
-    let scenario = verify(parse(&headers, &body)?).await?;
+    let scenario = verify(parse(headers, &body)?).await?;
     let bytes = codec::encode(&scenario);
     let frames = scenario.frames.len() as u32;
-    let name = scenario.name.clone();
     let size = bytes.len();
-    let id = blocking(state.store(), move |s| s.insert(&name, &bytes, frames)).await?;
+    let id = state.store().insert(&scenario.name, &bytes, frames).await?;
     tracing::info!(%id, name = %scenario.name, frames, bytes = size, "scenario saved");
     Ok((
         StatusCode::CREATED,
         Json(json!({
             "id": id,
-            "url": format!("/s/{id}"),
-            "api": format!("/api/scenarios/{id}"),
+            "url": state.inner.deployment.share_link(&id),
+            "api": state.inner.deployment.api_link(&id),
             "bytes": size,
             "frames": frames,
             "duration_s": scenario.duration_secs(),
@@ -187,8 +192,9 @@ pub async fn fetch(
             "a scenario id is 12 characters of A–Z, a–z, 0–9, - and _",
         ));
     }
-    let lookup = id.clone();
-    let row = blocking(state.store(), move |s| s.get(&lookup))
+    let row = state
+        .store()
+        .get(&id)
         .await?
         .ok_or_else(|| bad(StatusCode::NOT_FOUND, format!("no scenario with id {id}")))?;
     let wants_bytes = headers
@@ -218,12 +224,7 @@ pub async fn fetch(
 /// scenario. Unknown ids get the same page with status 404, and the page
 /// says so.
 pub async fn share_page(State(state): State<AppState>, Path(id): Path<String>) -> Response {
-    let lookup = id.clone();
-    let known = is_id(&id)
-        && matches!(
-            blocking(state.store(), move |s| s.get(&lookup)).await,
-            Ok(Some(_))
-        );
+    let known = is_id(&id) && matches!(state.store().get(&id).await, Ok(Some(_)));
     match tokio::fs::read_to_string(state.dist().join("index.html")).await {
         Ok(page) => {
             let status = if known {

@@ -3,9 +3,15 @@
 //! One HTTP listener: `GET /ws` upgrades to a WebSocket whose connection
 //! gets its own [`sim::ServerHost`] (link conditioner both ways + the
 //! authoritative character + a bot proxy), ticking on its own task;
-//! `/api/scenarios` stores and returns saved scenarios (SQLite) and
-//! `/s/{id}` opens one in the page; everything else is the built page from
-//! the dist folder.
+//! `/api/scenarios` stores and returns saved scenarios (SQLite or
+//! PostgreSQL) and `/s/{id}` opens one in the page; `/healthz` and
+//! `/metrics` are for whatever runs and watches the relay; everything else
+//! is the built page from the dist folder.
+//!
+//! Several relays can run behind nginx (`deploy/nginx.conf`), which pins
+//! each room (`/ws?room=<id>`, [`room`]) to one of them; they share only
+//! a PostgreSQL scenario store. Every response names the relay that
+//! answered (`X-Relay-Instance`).
 //!
 //! The relay only moves bytes and reads the clock: every decision lives in
 //! `sim`, the same code the page's local mode and the tests run.
@@ -16,7 +22,12 @@
 //! | `lib.rs` | [`AppState`], [`app`]: the router |
 //! | `ws` | the per-connection task |
 //! | `api` | the scenario API and share links |
-//! | `store` | the SQLite scenario store |
+//! | `store` | the scenario store: one trait, SQLite and PostgreSQL |
+//! | `room` | room ids in `/ws?room=<id>`, what the proxy routes on |
+//! | `proxy` | the client's address, from `X-Forwarded-For` behind a trusted proxy |
+//! | `deployment` | [`Deployment`]: instance name, public URL, trusted proxies, drain delay |
+//! | `health` | `/healthz`: starting, ready, draining |
+//! | `metrics` | `/metrics`: Prometheus counters, gauges and the poll histogram |
 //! | `limits` | [`Limits`]: per-connection budgets, strikes, 1008 closes |
 //! | `addr_cap` | the cap on sessions per client address |
 //! | `page_headers` | Content-Security-Policy and `nosniff` |
@@ -27,14 +38,21 @@
 
 mod addr_cap;
 pub mod api;
+mod deployment;
+mod health;
 mod limits;
+mod metrics;
 mod page_headers;
+pub mod proxy;
 pub mod resume;
+pub mod room;
 mod session;
 pub mod shutdown;
 pub mod store;
 mod ws;
 
+pub use deployment::{Deployment, DeploymentError, INSTANCE_HEADER};
+pub use health::Readiness;
 pub use limits::{Limits, Rate};
 
 use axum::http::header;
@@ -66,7 +84,13 @@ struct Inner {
     /// Connections so far (also varies each connection's seed).
     connections: AtomicU64,
     /// Saved scenarios.
-    store: Arc<store::ScenarioStore>,
+    store: Arc<dyn store::ScenarioStore>,
+    /// Instance name, public URL, trusted proxies, drain delay.
+    deployment: Deployment,
+    /// Starting, ready or draining (`/healthz`).
+    health: health::Health,
+    /// The Prometheus metrics (`/metrics`).
+    metrics: Arc<metrics::Metrics>,
     /// What each connection may send, and how many per address.
     limits: Limits,
     /// Open sessions per client address.
@@ -84,8 +108,9 @@ struct Inner {
 impl AppState {
     /// State serving the page from `dist`, with conditioner seeds derived
     /// from `seed_base` and a connection counter, scenarios kept in memory
-    /// (use [`AppState::with_store`] for a file) and [`Limits::default`]
-    /// (see [`AppState::with_limits`]).
+    /// (use [`AppState::with_store`] for a file or PostgreSQL),
+    /// [`Limits::default`] (see [`AppState::with_limits`]) and
+    /// [`Deployment::default`] (see [`AppState::with_deployment`]).
     pub fn new(dist: impl Into<PathBuf>, seed_base: u64) -> AppState {
         AppState::with_limits(dist, seed_base, Limits::default())
     }
@@ -96,7 +121,8 @@ impl AppState {
     /// If SQLite cannot open an in-memory database (out of memory).
     pub fn with_limits(dist: impl Into<PathBuf>, seed_base: u64, limits: Limits) -> AppState {
         let dist = dist.into();
-        let store = store::ScenarioStore::in_memory().expect("SQLite in memory");
+        let store = store::SqliteStore::in_memory().expect("SQLite in memory");
+        let deployment = Deployment::default();
         AppState {
             inner: Arc::new(Inner {
                 csp: page_headers::Csp::new(&dist),
@@ -105,6 +131,9 @@ impl AppState {
                 seed_base,
                 connections: AtomicU64::new(0),
                 store: Arc::new(store),
+                metrics: Arc::new(metrics::Metrics::new(&deployment.instance)),
+                deployment,
+                health: health::Health::default(),
                 limits,
                 addr_cap: Arc::new(addr_cap::AddrCap::new(limits.max_connections_per_ip)),
                 refused: AtomicU64::new(0),
@@ -118,26 +147,45 @@ impl AppState {
     ///
     /// # Panics
     /// If the state was cloned already (call it right after [`AppState::new`]).
-    pub fn with_store(mut self, store: store::ScenarioStore) -> AppState {
+    pub fn with_store(mut self, store: Arc<dyn store::ScenarioStore>) -> AppState {
         Arc::get_mut(&mut self.inner)
             .expect("with_store before the state is shared")
-            .store = Arc::new(store);
+            .store = store;
+        self
+    }
+
+    /// This state deployed as `deployment` says (its metrics start again
+    /// at zero under the new instance name).
+    ///
+    /// # Panics
+    /// If the state was cloned already (call it right after [`AppState::new`]).
+    pub fn with_deployment(mut self, deployment: Deployment) -> AppState {
+        let inner =
+            Arc::get_mut(&mut self.inner).expect("with_deployment before the state is shared");
+        inner.metrics = Arc::new(metrics::Metrics::new(&deployment.instance));
+        inner.deployment = deployment;
         self
     }
 
     /// The scenario store.
-    pub fn store(&self) -> &Arc<store::ScenarioStore> {
+    pub fn store(&self) -> &Arc<dyn store::ScenarioStore> {
         &self.inner.store
+    }
+
+    /// Starting, ready or draining, as `/healthz` answers.
+    pub fn readiness(&self) -> Readiness {
+        self.inner.health.get()
     }
 
     fn dist(&self) -> &std::path::Path {
         &self.inner.dist
     }
 
-    /// Cancelled when the relay starts shutting down (the signal given to
-    /// [`serve`] completed). Anything that must finish cleanly — the
-    /// scenario store — can wait on it; by the time [`serve`] returns every
-    /// WebSocket session has closed (or [`shutdown::DRAIN_TIMEOUT`] passed).
+    /// Cancelled when the relay closes its sessions (the signal given to
+    /// [`serve`] completed and the drain delay passed). Anything that must
+    /// finish cleanly — the scenario store — can wait on it; by the time
+    /// [`serve`] returns every WebSocket session has closed (or
+    /// [`shutdown::DRAIN_TIMEOUT`] passed).
     pub fn shutdown_token(&self) -> tokio_util::sync::CancellationToken {
         self.inner.shutdown.token.clone()
     }
@@ -173,10 +221,13 @@ pub fn runtime(threads: usize) -> std::io::Result<tokio::runtime::Runtime> {
 /// them back by up to 40 ms — adding to the very latency the playground
 /// measures.
 ///
-/// When `shutdown` completes: no new connections, [`AppState::shutdown_token`]
-/// is cancelled, every WebSocket client gets a close frame (1001 going
-/// away), and this returns once the sessions have ended (at most
-/// [`shutdown::DRAIN_TIMEOUT`]). Use [`shutdown::signal`] for SIGTERM/Ctrl-C.
+/// `/healthz` is ready from the start. When `shutdown` completes the relay
+/// drains: for [`Deployment::drain_delay`] it still serves, but `/healthz`
+/// answers 503 and new WebSocket sessions are refused (503); then no new
+/// connections, [`AppState::shutdown_token`] is cancelled, every WebSocket
+/// client gets a close frame (1001 going away), and this returns once the
+/// sessions have ended (at most [`shutdown::DRAIN_TIMEOUT`]). Use
+/// [`shutdown::signal`] for SIGTERM/Ctrl-C.
 ///
 /// # Errors
 /// The listener's I/O error, if serving stops on one.
@@ -198,6 +249,8 @@ pub async fn serve(
         }
     });
     let token = state.shutdown_token();
+    let draining = state.clone();
+    state.inner.health.ready();
     let result = axum::serve(
         listener,
         app(state.clone()).into_make_service_with_connect_info::<SocketAddr>(),
@@ -207,18 +260,25 @@ pub async fn serve(
             () = shutdown => {}
             () = token.cancelled() => {}
         }
+        draining.inner.health.drain();
+        let delay = draining.inner.deployment.drain_delay;
+        tracing::info!(
+            delay_ms = delay.as_millis() as u64,
+            "draining: /healthz answers 503 and new sessions are refused"
+        );
+        tokio::time::sleep(delay).await;
     })
     .await;
     state.inner.shutdown.drain().await;
     result
 }
 
-/// The relay's router: `/ws` (WebSocket), `/healthz`, the scenario API
-/// and share links ([`api`]), and the page from the dist folder for every
-/// other path (`index.html` for `/`; `ServeDir` refuses paths that leave
-/// the folder, `..` and its percent-encodings included). Every response
-/// carries the page's Content-Security-Policy and
-/// `X-Content-Type-Options: nosniff`.
+/// The relay's router: `/ws` (WebSocket), `/healthz`, `/metrics`, the
+/// scenario API and share links ([`api`]), and the page from the dist
+/// folder for every other path (`index.html` for `/`; `ServeDir` refuses
+/// paths that leave the folder, `..` and its percent-encodings included).
+/// Every response carries the page's Content-Security-Policy,
+/// `X-Content-Type-Options: nosniff` and `X-Relay-Instance`.
 ///
 /// `/ws` needs the peer address: serve with
 /// `into_make_service_with_connect_info::<SocketAddr>()`, as [`serve`] does.
@@ -226,9 +286,12 @@ pub fn app(state: AppState) -> Router {
     let dist = state.inner.dist.clone();
     let pages = ServeDir::new(&dist).not_found_service(ServeFile::new(dist.join("index.html")));
     let csp_state = state.clone();
+    let instance = header::HeaderValue::from_str(&state.inner.deployment.instance)
+        .unwrap_or_else(|_| header::HeaderValue::from_static("relay"));
     Router::new()
         .route("/ws", get(ws::upgrade))
-        .route("/healthz", get(|| async { "ok" }))
+        .route("/healthz", get(health::handler))
+        .route("/metrics", get(metrics::handler))
         .route("/api/scenarios", post(api::create))
         .route("/api/scenarios/{id}", get(api::fetch))
         .route("/s/{id}", get(api::share_page))
@@ -240,6 +303,10 @@ pub fn app(state: AppState) -> Router {
         .layer(SetResponseHeaderLayer::overriding(
             header::X_CONTENT_TYPE_OPTIONS,
             header::HeaderValue::from_static("nosniff"),
+        ))
+        .layer(SetResponseHeaderLayer::overriding(
+            INSTANCE_HEADER,
+            instance,
         ))
         .layer(TraceLayer::new_for_http())
         .with_state(state)

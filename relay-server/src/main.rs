@@ -2,8 +2,12 @@
 
 use anyhow::Context;
 use clap::Parser;
+use relay_server::proxy::TrustedProxies;
+use relay_server::store::Location;
+use relay_server::Deployment;
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::time::Duration;
 use tracing_subscriber::EnvFilter;
 
 /// Netcode Playground relay: serves the built page and a WebSocket
@@ -21,12 +25,15 @@ struct Args {
     /// clock, so two runs differ; set it to reproduce packet fates).
     #[arg(long)]
     seed: Option<u64>,
-    /// SQLite file of saved scenarios (created with its folder if missing).
+    /// Scenario store: a SQLite file (created with its folder if missing)
+    /// or a PostgreSQL URL, `postgres://user:password@host:port/database`
+    /// (several relays sharing one store; migrations applied at start).
     #[arg(long, default_value = "data/scenarios.sqlite3", env = "PLAYGROUND_DB")]
-    db: PathBuf,
+    db: Location,
     /// Open WebSocket sessions allowed per client IP address (0 = no cap);
-    /// a further one is refused with 429. Behind a reverse proxy all
-    /// clients share the proxy's address: raise it there.
+    /// a further one is refused with 429. Behind a reverse proxy, name it
+    /// with --trusted-proxy so that the cap counts the clients, not the
+    /// proxy.
     #[arg(long, default_value_t = relay_server::Limits::default().max_connections_per_ip, env = "PLAYGROUND_MAX_CONNECTIONS_PER_IP")]
     max_connections_per_ip: usize,
     /// Worker threads running the sessions (default: one per core), on
@@ -35,6 +42,25 @@ struct Args {
     /// with `--threads 1`.
     #[arg(long, env = "PLAYGROUND_THREADS", value_parser = clap::value_parser!(u16).range(1..=256))]
     threads: Option<u16>,
+    /// This relay's name, reported in every response's `X-Relay-Instance`
+    /// header, in /healthz and in /metrics (default: relay-<port>).
+    #[arg(long, env = "PLAYGROUND_INSTANCE", value_parser = Deployment::instance_name)]
+    instance: Option<String>,
+    /// Public base URL of share links the relay hands out, e.g.
+    /// https://play.example.org (default: links relative to the request).
+    #[arg(long, env = "PLAYGROUND_PUBLIC_URL", value_parser = Deployment::public_url)]
+    public_url: Option<String>,
+    /// Proxies whose X-Forwarded-For names the client, as addresses or
+    /// networks, comma-separated (e.g. 127.0.0.1 for nginx on this
+    /// machine). Default: none — the header is ignored, so clients cannot
+    /// choose their address.
+    #[arg(long, env = "PLAYGROUND_TRUSTED_PROXIES", default_value = "")]
+    trusted_proxy: TrustedProxies,
+    /// After SIGTERM, ms the relay keeps answering (/healthz 503, new
+    /// sessions refused with 503, open ones going on) before it closes its
+    /// sessions: a load balancer's health-check interval.
+    #[arg(long, env = "PLAYGROUND_DRAIN_DELAY_MS", default_value_t = 0)]
+    drain_delay_ms: u64,
 }
 
 fn main() -> anyhow::Result<()> {
@@ -64,9 +90,12 @@ async fn run(args: Args) -> anyhow::Result<()> {
             .map(|d| d.as_nanos() as u64)
             .unwrap_or(0)
     });
-    let store = relay_server::store::ScenarioStore::open(&args.db)
-        .with_context(|| format!("opening the scenario store {}", args.db.display()))?;
-    tracing::info!(db = %args.db.display(), scenarios = store.count()?, "scenario store open");
+    let store = args
+        .db
+        .open()
+        .await
+        .with_context(|| format!("opening the scenario store {}", args.db))?;
+    tracing::info!(db = %args.db, backend = store.backend(), scenarios = store.count().await?, "scenario store open");
     let listener = tokio::net::TcpListener::bind(args.addr)
         .await
         .with_context(|| format!("binding {}", args.addr))?;
@@ -78,7 +107,18 @@ async fn run(args: Args) -> anyhow::Result<()> {
         max_connections_per_ip: args.max_connections_per_ip,
         ..relay_server::Limits::default()
     };
-    let state = relay_server::AppState::with_limits(args.dist, seed, limits).with_store(store);
+    let deployment = Deployment {
+        instance: args
+            .instance
+            .unwrap_or_else(|| format!("relay-{}", local.port())),
+        public_url: args.public_url,
+        trusted_proxies: args.trusted_proxy,
+        drain_delay: Duration::from_millis(args.drain_delay_ms),
+    };
+    tracing::info!(instance = %deployment.instance, trusted_proxies = %deployment.trusted_proxies, "deployment");
+    let state = relay_server::AppState::with_limits(args.dist, seed, limits)
+        .with_store(store)
+        .with_deployment(deployment);
     let store = state.store().clone();
     relay_server::serve(listener, state, relay_server::shutdown::signal())
         .await

@@ -6,11 +6,13 @@
 //! strike). `ws.rs` only moves bytes and time in and out.
 
 use crate::limits::{Admit, Gate, Kind, Limits, Violation};
+use crate::metrics::{Metrics, SessionMetrics};
 use crate::resume::{self, ResumeStore};
 use sim::host::HostError;
 use sim::net::codec;
 use sim::net::protocol::{ClientMsg, ResumeToken, ServerMsg};
 use sim::{ServerHost, SimTime};
+use std::sync::Arc;
 use tracing::{debug, info};
 
 /// The reason sent (as an Error) for a text frame.
@@ -22,6 +24,8 @@ pub(crate) struct Session {
     host: Box<ServerHost>,
     gate: Gate,
     log: RejectLog,
+    /// Frames in and out, poll times.
+    metrics: SessionMetrics,
     /// This connection's resume token (`None` without OS randomness).
     token: Option<ResumeToken>,
     /// Send the token after the next poll (a Welcome just went out).
@@ -32,13 +36,14 @@ pub(crate) struct Session {
 
 impl Session {
     /// A session for connection number `connection`, whose host's
-    /// conditioners draw from `seed`.
+    /// conditioners draw from `seed`, counted in `metrics`.
     pub(crate) fn new(
         connection: u64,
         seed: u64,
         limits: Limits,
         token: Option<ResumeToken>,
         now: SimTime,
+        metrics: &Arc<Metrics>,
     ) -> Session {
         Session {
             host: Box::new(ServerHost::new(seed, now)),
@@ -47,7 +52,9 @@ impl Session {
                 connection,
                 count: 0,
                 dropped: 0,
+                metrics: metrics.clone(),
             },
+            metrics: metrics.session(),
             token,
             announce: false,
             greeted: false,
@@ -65,6 +72,7 @@ impl Session {
         bytes: &[u8],
         resumes: &ResumeStore,
     ) -> Result<(), Violation> {
+        self.metrics.frame_in(bytes);
         let msg = match codec::decode::<ClientMsg>(bytes) {
             Ok(msg) => msg,
             Err(e) => return self.reject(now, &HostError::from(e)),
@@ -151,6 +159,7 @@ impl Session {
                 self.log.rejected(&e);
             }
         }
+        let polled = self.metrics.poll_started();
         let mut frames = self.host.poll(now);
         if std::mem::take(&mut self.announce) {
             if let Some(token) = self.token {
@@ -160,6 +169,7 @@ impl Session {
                 }));
             }
         }
+        self.metrics.polled(polled, &frames);
         frames
     }
 
@@ -203,15 +213,17 @@ impl Session {
 
 /// Rejection logging that an attack cannot flood: the first rejection and
 /// the first drop per connection at info, the rest at debug; the totals go
-/// in the disconnect line.
+/// in the disconnect line. Each is counted in the metrics too.
 struct RejectLog {
     connection: u64,
     count: u64,
     dropped: u64,
+    metrics: Arc<Metrics>,
 }
 
 impl RejectLog {
     fn rejected(&mut self, reason: &dyn std::fmt::Display) {
+        self.metrics.rejected();
         self.count += 1;
         if self.count == 1 {
             info!(connection = self.connection, reason = %reason, "frame rejected (further rejections logged at debug)");
@@ -221,6 +233,7 @@ impl RejectLog {
     }
 
     fn dropped(&mut self, kind: Kind) {
+        self.metrics.dropped(kind);
         self.dropped += 1;
         if self.dropped == 1 {
             info!(

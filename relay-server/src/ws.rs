@@ -8,16 +8,18 @@
 //! after the send timeout.
 
 use crate::limits::{Limits, Violation};
+use crate::metrics::Refusal;
+use crate::proxy::ClientAddr;
 use crate::resume;
+use crate::room::{RoomId, RoomQuery};
 use crate::session::Session;
 use crate::AppState;
 use axum::extract::ws::{CloseFrame, Message, WebSocket};
-use axum::extract::{ConnectInfo, State, WebSocketUpgrade};
+use axum::extract::{State, WebSocketUpgrade};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use futures_util::{FutureExt, SinkExt};
 use sim::net::codec::MAX_FRAME_LEN;
-use std::net::SocketAddr;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 use tracing::{info, warn};
@@ -67,18 +69,30 @@ const CLOSE_LINGER: Duration = Duration::from_secs(1);
 /// [`sim::host::QUIET_CLIENT_MS`]) wakes; a busy one wakes sooner.
 const MAX_IDLE: Duration = Duration::from_secs(1);
 
-/// `GET /ws`: refused with 429 when the client's address already has
-/// [`Limits::max_connections_per_ip`] sessions open.
+/// `GET /ws[?room=<id>]`: refused with 503 while the relay drains, with
+/// 400 for a malformed room ([`RoomQuery`]), with 429 when the client's
+/// address ([`ClientAddr`]) already has [`Limits::max_connections_per_ip`]
+/// sessions open. The upgrade echoes the room (`X-Relay-Room`).
 pub(crate) async fn upgrade(
     State(state): State<AppState>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    ClientAddr(peer): ClientAddr,
+    RoomQuery(room): RoomQuery,
     ws: WebSocketUpgrade,
 ) -> Response {
-    let Some(permit) = state.inner.addr_cap.try_acquire(peer.ip()) else {
+    if state.inner.health.is_draining() {
+        state.inner.metrics.refused(Refusal::Draining);
+        return (
+            StatusCode::SERVICE_UNAVAILABLE,
+            "relay draining: connect again",
+        )
+            .into_response();
+    }
+    let Some(permit) = state.inner.addr_cap.try_acquire(peer) else {
+        state.inner.metrics.refused(Refusal::AddressCap);
         let refused = state.inner.refused.fetch_add(1, Ordering::Relaxed) + 1;
         // Logged at 1, 2, 4, 8, …: an attacker retrying cannot flood the log.
         if refused.is_power_of_two() {
-            info!(peer = %peer.ip(), refused, "connection refused: per-address cap reached");
+            info!(peer = %peer, refused, "connection refused: per-address cap reached");
         }
         return (
             StatusCode::TOO_MANY_REQUESTS,
@@ -88,7 +102,9 @@ pub(crate) async fn upgrade(
     };
     let limits = state.inner.limits;
     let sessions = state.inner.shutdown.sessions.clone();
-    ws.max_message_size(SOCKET_MAX_MESSAGE)
+    let echo = room.clone();
+    let response = ws
+        .max_message_size(SOCKET_MAX_MESSAGE)
         .max_frame_size(SOCKET_MAX_MESSAGE)
         .read_buffer_size(SOCKET_READ_BUFFER)
         .write_buffer_size(SOCKET_WRITE_BUFFER)
@@ -96,9 +112,10 @@ pub(crate) async fn upgrade(
         .on_upgrade(move |socket| {
             sessions.track_future(async move {
                 let _permit = permit;
-                run(socket, state, limits).await;
+                run(socket, state, limits, room).await;
             })
-        })
+        });
+    RoomId::echo(echo.as_ref(), response)
 }
 
 /// How a session ended, for the summary line.
@@ -190,7 +207,7 @@ fn read_error_close(error: axum::Error) -> Option<(u16, String)> {
     }
 }
 
-async fn run(mut socket: WebSocket, state: AppState, limits: Limits) {
+async fn run(mut socket: WebSocket, state: AppState, limits: Limits, room: Option<RoomId>) {
     let n = state.inner.connections.fetch_add(1, Ordering::Relaxed);
     let seed = state.inner.seed_base ^ n.wrapping_mul(0x9e37_79b9_7f4a_7c15);
     let token = match resume::new_token() {
@@ -200,8 +217,9 @@ async fn run(mut socket: WebSocket, state: AppState, limits: Limits) {
             None
         }
     };
-    let mut session = Session::new(n, seed, limits, token, state.now());
-    info!(connection = n, seed, "client connected");
+    let mut session = Session::new(n, seed, limits, token, state.now(), &state.inner.metrics);
+    let room = room.as_ref().map_or("", RoomId::as_str);
+    info!(connection = n, seed, room, "client connected");
     // Made once, not per message: each `cancelled()` future registers with
     // the token's lock shared by every session, and each new `sleep` is a
     // timer insert; the timer is moved only when the wake-up changes.

@@ -1,5 +1,10 @@
 //! The scenario API through the router (no socket): saves, loads, share
-//! links, and every rejection with its status and reason.
+//! links, and every rejection with its status and reason — on each store
+//! backend (`<case>::sqlite`, and `<case>::postgres` with `--ignored`).
+
+mod common;
+
+use common::backend::Backend;
 
 use axum::body::Body;
 use axum::http::{header, Request, StatusCode};
@@ -49,9 +54,16 @@ fn get(uri: &str, accept: &str) -> Request<Body> {
         .unwrap()
 }
 
-#[tokio::test]
-async fn save_load_and_run_twice_give_the_same_hash() {
-    let state = AppState::new("/nonexistent", 1);
+on_both_stores!(
+    save_load_and_run_twice_give_the_same_hash,
+    json_scenarios_are_accepted_and_stored_compactly,
+    bad_saves_get_the_right_status_and_store_nothing,
+    share_links_serve_the_page_and_404_unknown_ids,
+    share_links_are_absolute_under_a_public_url,
+);
+
+async fn save_load_and_run_twice_give_the_same_hash(backend: &Backend) {
+    let state = backend.state("/nonexistent").await;
     let scenario = recorded(5);
     let (status, body) = send(
         &state,
@@ -96,9 +108,8 @@ async fn save_load_and_run_twice_give_the_same_hash() {
     assert_eq!(Some(a), scenario.outcome);
 }
 
-#[tokio::test]
-async fn json_scenarios_are_accepted_and_stored_compactly() {
-    let state = AppState::new("/nonexistent", 1);
+async fn json_scenarios_are_accepted_and_stored_compactly(backend: &Backend) {
+    let state = backend.state("/nonexistent").await;
     let mut scenario = recorded(2);
     let recorded_outcome = scenario.outcome.take();
     let text = serde_json::to_vec(&scenario).unwrap();
@@ -126,9 +137,8 @@ async fn json_scenarios_are_accepted_and_stored_compactly() {
     assert_eq!(loaded.outcome, recorded_outcome);
 }
 
-#[tokio::test]
-async fn bad_saves_get_the_right_status_and_store_nothing() {
-    let state = AppState::new("/nonexistent", 1);
+async fn bad_saves_get_the_right_status_and_store_nothing(backend: &Backend) {
+    let state = backend.state("/nonexistent").await;
     let good = recorded(1);
     let mut wrong_version = good.clone();
     wrong_version.version = 7;
@@ -175,7 +185,7 @@ async fn bad_saves_get_the_right_status_and_store_nothing() {
     let (status, _) = send(&state, get("/api/scenarios/..%2F..%2Fetc", "*/*")).await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
     // Nothing was stored by any of the rejected saves.
-    assert_eq!(state.store().count().unwrap(), 0);
+    assert_eq!(state.store().count().await.unwrap(), 0);
     let (status, _) = send(
         &state,
         post("application/octet-stream", codec::encode(&good)),
@@ -184,12 +194,12 @@ async fn bad_saves_get_the_right_status_and_store_nothing() {
     assert_eq!(status, StatusCode::CREATED);
 }
 
-#[tokio::test]
-async fn share_links_serve_the_page_and_404_unknown_ids() {
-    let dist = std::env::temp_dir().join(format!("np-dist-{}", std::process::id()));
+async fn share_links_serve_the_page_and_404_unknown_ids(backend: &Backend) {
+    let dist =
+        std::env::temp_dir().join(format!("np-dist-{}-{}", std::process::id(), backend.name()));
     std::fs::create_dir_all(&dist).unwrap();
     std::fs::write(dist.join("index.html"), "<head><title>page</title>").unwrap();
-    let state = AppState::new(&dist, 1);
+    let state = backend.state(&dist).await;
     let (_, body) = send(
         &state,
         post("application/octet-stream", codec::encode(&recorded(1))),
@@ -207,4 +217,27 @@ async fn share_links_serve_the_page_and_404_unknown_ids() {
         (StatusCode::NOT_FOUND, &b"<head><title>page</title>"[..])
     );
     std::fs::remove_dir_all(dist).unwrap();
+}
+
+async fn share_links_are_absolute_under_a_public_url(backend: &Backend) {
+    let state = backend
+        .state("/nonexistent")
+        .await
+        .with_deployment(relay_server::Deployment {
+            public_url: Some("https://play.example.org".into()),
+            ..relay_server::Deployment::default()
+        });
+    let (status, body) = send(
+        &state,
+        post("application/octet-stream", codec::encode(&recorded(1))),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED);
+    let created = json(&body);
+    let id = created["id"].as_str().unwrap();
+    assert_eq!(created["url"], format!("https://play.example.org/s/{id}"));
+    assert_eq!(
+        created["api"],
+        format!("https://play.example.org/api/scenarios/{id}")
+    );
 }

@@ -1,5 +1,10 @@
-//! The `scenario` CLI on files and links: the same scenario gives the same
-//! hash every time, and a tampered recording is reported with exit 1.
+//! The `scenario` CLI on files, links and store ids: the same scenario
+//! gives the same hash every time, and a tampered recording is reported
+//! with exit 1.
+
+mod common;
+
+use common::backend::Backend;
 
 use sim::scenario::{codec, Setup};
 use sim::{Bot, Scenario, ScenarioRun};
@@ -80,4 +85,38 @@ fn files_and_links_give_the_recorded_hash() {
         "{text}"
     );
     std::fs::remove_dir_all(dir).unwrap();
+}
+
+on_both_stores!(ids_are_looked_up_in_the_relays_store);
+
+/// `scenario run <id> --db <the relay's --db>`, SQLite file or PostgreSQL
+/// URL.
+async fn ids_are_looked_up_in_the_relays_store(backend: &Backend) {
+    let scenario = recorded();
+    let o = scenario.outcome.unwrap();
+    let dir = std::env::temp_dir().join(format!(
+        "np-cli-db-{}-{}",
+        std::process::id(),
+        backend.name()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    let store = backend.shared_store(&dir).await;
+    let id = store
+        .insert(&scenario.name, &codec::encode(&scenario), 600)
+        .await
+        .unwrap();
+    let db = backend.db_arg(&dir);
+    let link = format!("http://localhost:8080/s/{id}");
+    for source in [id.as_str(), link.as_str()] {
+        let (code, text) = cli(&["run", source, "--db", &db]);
+        assert_eq!(code, 0, "{text}");
+        assert_eq!(
+            line(&text, "trajectory-hash:"),
+            format!("{:016x}", o.trajectory_hash)
+        );
+    }
+    let (code, text) = cli(&["run", "AAAAAAAAAAAA", "--db", &db]);
+    assert_eq!(code, 2, "{text}");
+    assert!(text.contains("no scenario with id AAAAAAAAAAAA"), "{text}");
+    let _ = std::fs::remove_dir_all(dir);
 }

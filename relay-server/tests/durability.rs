@@ -1,6 +1,11 @@
 //! Durability of the scenario store: the relay is killed (SIGKILL, no
 //! shutdown) in the middle of a burst of saves; after a restart on the same
-//! database every save that was answered 201 is there.
+//! database every save that was answered 201 is there. On each backend:
+//! `…::sqlite`, and `…::postgres` with `--ignored`.
+
+mod common;
+
+use common::backend::Backend;
 
 use sim::scenario::{codec, Setup};
 use sim::{Scenario, ScenarioRun, Vec2};
@@ -9,9 +14,9 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-/// Starts the relay binary on a free port with `db`; returns it and its
-/// address.
-fn start(db: &std::path::Path) -> (Child, String) {
+/// Starts the relay binary on a free port with `--db db`; returns it and
+/// its address.
+fn start(db: &str) -> (Child, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_relay-server"))
         .args([
             "--addr",
@@ -71,10 +76,15 @@ fn scenario() -> Scenario {
     run.scenario().clone()
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn every_acknowledged_save_survives_a_kill() {
-    let dir = std::env::temp_dir().join(format!("np-durable-{}", std::process::id()));
-    let db = dir.join("scenarios.sqlite3");
+on_both_stores!(every_acknowledged_save_survives_a_kill);
+
+async fn every_acknowledged_save_survives_a_kill(backend: &Backend) {
+    let dir = std::env::temp_dir().join(format!(
+        "np-durable-{}-{}",
+        std::process::id(),
+        backend.name()
+    ));
+    let db = backend.db_arg(&dir);
     let (mut relay, addr) = start(&db);
     let body = Arc::new(codec::encode(&scenario()));
     let acknowledged = Arc::new(Mutex::new(Vec::<String>::new()));
@@ -123,7 +133,7 @@ async fn every_acknowledged_save_survives_a_kill() {
     }
     relay.kill().unwrap();
     relay.wait().unwrap();
-    std::fs::remove_dir_all(&dir).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
     assert!(
         missing.is_empty(),
         "{} of {} acknowledged saves lost: {missing:?}",

@@ -32,7 +32,33 @@ pub struct Shared {
     close: Option<(u16, String)>,
 }
 
-/// The relay, over `ws(s)://<host>/ws`.
+/// The room of this page's private session: `p-` and 24 hex digits (96
+/// bits from the browser's CSPRNG), drawn once and kept for the page's
+/// life. A proxy in front of several relays pins a room to one of them
+/// (`deploy/nginx.conf`), so every reconnect reaches the relay that kept
+/// the session for its resume.
+fn private_room() -> String {
+    thread_local! {
+        static ROOM: String = {
+            let mut bytes = [0u8; 12];
+            let drawn = web_sys::window()
+                .and_then(|w| w.crypto().ok())
+                .is_some_and(|c| c.get_random_values_with_u8_array(&mut bytes).is_ok());
+            if !drawn {
+                // No Web Crypto (never in a browser that runs wasm):
+                // still distinct per page, if guessable.
+                for b in &mut bytes {
+                    *b = (js_sys::Math::random() * 256.0) as u8;
+                }
+            }
+            let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+            format!("p-{hex}")
+        };
+    }
+    ROOM.with(String::clone)
+}
+
+/// The relay, over `ws(s)://<host>/ws?room=<this page's room>`.
 pub struct Transport {
     /// The socket.
     socket: WebSocket,
@@ -43,7 +69,8 @@ pub struct Transport {
 }
 
 impl Transport {
-    /// Opens a socket to the page's own origin at `/ws`.
+    /// Opens a socket to the page's own origin at `/ws`, in this page's
+    /// private room.
     pub fn connect() -> Option<Transport> {
         let loc = web_sys::window()?.location();
         let scheme = if loc.protocol().ok()? == "https:" {
@@ -51,7 +78,7 @@ impl Transport {
         } else {
             "ws"
         };
-        let url = format!("{scheme}://{}/ws", loc.host().ok()?);
+        let url = format!("{scheme}://{}/ws?room={}", loc.host().ok()?, private_room());
         let socket = WebSocket::new(&url).ok()?;
         socket.set_binary_type(BinaryType::Arraybuffer);
         let shared = Rc::new(RefCell::new(Shared::default()));

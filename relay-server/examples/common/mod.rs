@@ -14,12 +14,15 @@ pub struct Relay {
     data: PathBuf,
     /// Its WebSocket URL, `ws://127.0.0.1:<port>/ws`.
     pub url: String,
+    /// `127.0.0.1:<port>`.
+    #[allow(dead_code)]
+    pub addr: String,
 }
 
 impl Relay {
-    /// Starts `bin` with conditioner seed `seed` and waits for its
-    /// "listening on" line; pinned to `cpu` with `taskset` (util-linux) if
-    /// given, and with `--threads threads` if given.
+    /// Starts `bin` with conditioner seed `seed` and `extra` flags and
+    /// waits for its "listening on" line; pinned to `cpu` with `taskset`
+    /// (util-linux) if given, and with `--threads threads` if given.
     ///
     /// # Errors
     /// If the binary (or `taskset`, when pinning) does not start or never
@@ -29,8 +32,11 @@ impl Relay {
         seed: u64,
         cpu: Option<usize>,
         threads: Option<u16>,
+        extra: &[String],
     ) -> anyhow::Result<Relay> {
-        let data = std::env::temp_dir().join(format!("np-relay-{}", std::process::id()));
+        static STARTED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = STARTED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let data = std::env::temp_dir().join(format!("np-relay-{}-{n}", std::process::id()));
         let mut command = match cpu {
             Some(cpu) => {
                 // taskset execs the relay: the child's pid is the relay's.
@@ -48,6 +54,7 @@ impl Relay {
             .args(["--seed", &seed.to_string(), "--max-connections-per-ip", "0"])
             .arg("--db")
             .arg(data.join("scenarios.sqlite3"))
+            .args(extra)
             .env("RUST_LOG", "error")
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -78,6 +85,7 @@ impl Relay {
             child,
             data,
             url: format!("ws://{addr}/ws"),
+            addr,
         })
     }
 

@@ -13,6 +13,11 @@
 //!   (plus loopback and this generator's own scheduling on the same
 //!   2 cores: an upper bound).
 //!
+//! With `--via-nginx` the sessions go through nginx (the shipped
+//! `deploy/nginx.conf`) to three relays, each session in a room of its own
+//! (`?room=load-<n>`), and the CPU of nginx and of the relays together is
+//! recorded; pinned, the relays and nginx share CPU 0.
+//!
 //! A fresh relay per run; `--repeat K` runs each N K times and judges it
 //! by the median p99. On two or more cores the relay runs pinned to CPU 0
 //! with one worker thread and this generator (one thread) on CPU 1 (both
@@ -33,10 +38,11 @@
 mod common;
 mod placement;
 mod session;
+mod target;
 
-use common::Relay;
 use placement::{pin_self, probe, probe_cpus, Placement};
 use session::{session, Phase, SessionStats, FRAME};
+use target::{ClusterSpec, Target};
 
 use anyhow::{bail, Context};
 use clap::Parser;
@@ -98,6 +104,15 @@ struct Args {
     /// Hard deadline for the whole run, s.
     #[arg(long, default_value_t = 600)]
     deadline: u64,
+    /// Three relays behind nginx instead of one relay (see the crate doc).
+    #[arg(long)]
+    via_nginx: bool,
+    /// nginx's binary, for --via-nginx.
+    #[arg(long, default_value = "/usr/sbin/nginx")]
+    nginx: PathBuf,
+    /// The nginx configuration to run (ports replaced), for --via-nginx.
+    #[arg(long, default_value = "deploy/nginx.conf")]
+    nginx_conf: PathBuf,
     /// Write the results as JSON here.
     #[arg(long)]
     out: Option<PathBuf>,
@@ -149,7 +164,9 @@ fn main() -> anyhow::Result<()> {
         }
     })?;
     let json = format!(
-        "{{\"machine_cores\":{},\"generator_threads\":{},\"placement\":{},\"machine_stalls\":[{}],\"repeat\":{},\"p99_budget_ms\":{},\"largest_n_within_budget\":{},\"by_sessions\":[{}],\"runs\":[{}]}}",
+        "{{\"via_nginx\":{},\"relays\":{},\"machine_cores\":{},\"generator_threads\":{},\"placement\":{},\"machine_stalls\":[{}],\"repeat\":{},\"p99_budget_ms\":{},\"largest_n_within_budget\":{},\"by_sessions\":[{}],\"runs\":[{}]}}",
+        args.via_nginx,
+        if args.via_nginx { target::CLUSTER_RELAYS } else { 1 },
         placement.cores,
         args.threads,
         placement.json(),
@@ -266,6 +283,11 @@ async fn run_all(args: &Args, placement: &Placement) -> anyhow::Result<Vec<RunRe
     Ok(results)
 }
 
+/// CPU time of processes together, s.
+fn cpu_of(pids: &[u32]) -> f64 {
+    pids.iter().map(|p| cpu_secs(&p.to_string())).sum()
+}
+
 /// CPU time (user + system) of a process, s.
 fn cpu_secs(pid: &str) -> f64 {
     let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
@@ -290,6 +312,8 @@ struct RunResult {
     rss_load: u64,
     relay_cpu_idle_pct: f64,
     relay_cpu_pct: f64,
+    proxy_cpu_idle_pct: f64,
+    proxy_cpu_pct: f64,
     generator_cpu_pct: f64,
     moves_per_s: f64,
     acks_per_s: f64,
@@ -320,13 +344,15 @@ impl RunResult {
 
     fn summary(&self) -> String {
         format!(
-            "loadgen: N={:5} connected={:5} acks/s={:8.0} moves/s={:8.0} relay cpu={:5.1}% (idle {:4.1}%) gen cpu={:5.1}% rss idle={:.1} MiB ({:.1} KiB/session) load={:.1} MiB | ack latency p50={:.3} p99={:.3} p99.9={:.3} max={:.3} ms | pong p50={:.3} p99={:.3} ms | adjustments={} errors={}",
+            "loadgen: N={:5} connected={:5} acks/s={:8.0} moves/s={:8.0} relay cpu={:5.1}% (idle {:4.1}%) nginx cpu={:5.1}% (idle {:4.1}%) gen cpu={:5.1}% rss idle={:.1} MiB ({:.1} KiB/session) load={:.1} MiB | ack latency p50={:.3} p99={:.3} p99.9={:.3} max={:.3} ms | pong p50={:.3} p99={:.3} ms | adjustments={} errors={}",
             self.sessions,
             self.connected,
             self.acks_per_s,
             self.moves_per_s,
             self.relay_cpu_pct,
             self.relay_cpu_idle_pct,
+            self.proxy_cpu_pct,
+            self.proxy_cpu_idle_pct,
             self.generator_cpu_pct,
             self.rss_idle as f64 / 1048576.0,
             self.idle_kib_per_session(),
@@ -344,7 +370,7 @@ impl RunResult {
 
     fn json(&self) -> String {
         format!(
-            "{{\"sessions\":{},\"connected\":{},\"connect_s\":{:.2},\"measure_s\":{:.2},\"relay_rss_base_bytes\":{},\"relay_rss_idle_bytes\":{},\"relay_rss_load_bytes\":{},\"idle_kib_per_session\":{:.2},\"load_kib_per_session\":{:.2},\"relay_cpu_idle_pct\":{:.1},\"relay_cpu_pct\":{:.1},\"generator_cpu_pct\":{:.1},\"moves_per_s\":{:.0},\"acks_per_s\":{:.0},\"frames_in_per_s\":{:.0},\"adjustments\":{},\"errors\":{},\"ack_samples\":{},\"ack_p50_ms\":{:.3},\"ack_p99_ms\":{:.3},\"ack_p999_ms\":{:.3},\"ack_max_ms\":{:.3},\"pong_p50_ms\":{:.3},\"pong_p99_ms\":{:.3}}}",
+            "{{\"sessions\":{},\"connected\":{},\"connect_s\":{:.2},\"measure_s\":{:.2},\"relay_rss_base_bytes\":{},\"relay_rss_idle_bytes\":{},\"relay_rss_load_bytes\":{},\"idle_kib_per_session\":{:.2},\"load_kib_per_session\":{:.2},\"relay_cpu_idle_pct\":{:.1},\"relay_cpu_pct\":{:.1},\"proxy_cpu_idle_pct\":{:.1},\"proxy_cpu_pct\":{:.1},\"generator_cpu_pct\":{:.1},\"moves_per_s\":{:.0},\"acks_per_s\":{:.0},\"frames_in_per_s\":{:.0},\"adjustments\":{},\"errors\":{},\"ack_samples\":{},\"ack_p50_ms\":{:.3},\"ack_p99_ms\":{:.3},\"ack_p999_ms\":{:.3},\"ack_max_ms\":{:.3},\"pong_p50_ms\":{:.3},\"pong_p99_ms\":{:.3}}}",
             self.sessions,
             self.connected,
             self.connect_s,
@@ -356,6 +382,8 @@ impl RunResult {
             self.load_kib_per_session(),
             self.relay_cpu_idle_pct,
             self.relay_cpu_pct,
+            self.proxy_cpu_idle_pct,
+            self.proxy_cpu_pct,
             self.generator_cpu_pct,
             self.moves_per_s,
             self.acks_per_s,
@@ -384,12 +412,21 @@ fn quantile_ms(sorted: &[u32], q: f64) -> f64 {
 
 async fn run_one(args: &Args, placement: &Placement, n: usize) -> anyhow::Result<RunResult> {
     let measure = Duration::from_secs(args.duration.clamp(1, MAX_MEASURE_SECS));
-    let relay = Relay::start_on(&args.relay, 1, placement.relay_cpu, placement.relay_threads)?;
-    let pid = relay.pid().to_string();
+    let spec = ClusterSpec {
+        nginx: &args.nginx,
+        conf: &args.nginx_conf,
+    };
+    let relay = Target::start(
+        &args.relay,
+        placement.relay_cpu,
+        placement.relay_threads,
+        args.via_nginx.then_some(&spec),
+    )?;
+    let (pids, proxy) = (relay.relay_pids(), relay.proxy_pids());
     tokio::time::sleep(Duration::from_millis(300)).await;
     let mut r = RunResult {
         sessions: n,
-        rss_base: relay.rss_kib().unwrap_or(0) * 1024,
+        rss_base: relay.rss_kib() * 1024,
         ..Default::default()
     };
 
@@ -401,7 +438,7 @@ async fn run_one(args: &Args, placement: &Placement, n: usize) -> anyhow::Result
     let gate = Arc::new(tokio::sync::Semaphore::new(50));
     for id in 0..n {
         let (url, rx, connected, gate) = (
-            relay.url.clone(),
+            relay.url(id),
             phase_rx.clone(),
             connected.clone(),
             gate.clone(),
@@ -424,24 +461,31 @@ async fn run_one(args: &Args, placement: &Placement, n: usize) -> anyhow::Result
     r.connect_s = t_connect.elapsed().as_secs_f64();
 
     // Idle: connected, nothing sent.
-    let cpu0 = cpu_secs(&pid);
+    let (cpu0, proxy0) = (cpu_of(&pids), cpu_of(&proxy));
     let idle = Duration::from_secs(args.idle.max(1));
     tokio::time::sleep(idle).await;
-    r.relay_cpu_idle_pct = (cpu_secs(&pid) - cpu0) / idle.as_secs_f64() * 100.0;
-    r.rss_idle = relay.rss_kib().unwrap_or(0) * 1024;
+    r.relay_cpu_idle_pct = (cpu_of(&pids) - cpu0) / idle.as_secs_f64() * 100.0;
+    r.proxy_cpu_idle_pct = (cpu_of(&proxy) - proxy0) / idle.as_secs_f64() * 100.0;
+    r.rss_idle = relay.rss_kib() * 1024;
 
     // Load: warm up, then measure.
     phase_tx.send_replace(Phase::Warmup);
     tokio::time::sleep(Duration::from_secs(args.warmup)).await;
-    let (relay_cpu0, gen_cpu0, t0) = (cpu_secs(&pid), cpu_secs("self"), Instant::now());
+    let (relay_cpu0, proxy_cpu0, gen_cpu0, t0) = (
+        cpu_of(&pids),
+        cpu_of(&proxy),
+        cpu_secs("self"),
+        Instant::now(),
+    );
     phase_tx.send_replace(Phase::Measure);
     tokio::time::sleep(measure).await;
     phase_tx.send_replace(Phase::Stop);
     let secs = t0.elapsed().as_secs_f64();
     r.measure_s = secs;
-    r.relay_cpu_pct = (cpu_secs(&pid) - relay_cpu0) / secs * 100.0;
+    r.relay_cpu_pct = (cpu_of(&pids) - relay_cpu0) / secs * 100.0;
+    r.proxy_cpu_pct = (cpu_of(&proxy) - proxy_cpu0) / secs * 100.0;
     r.generator_cpu_pct = (cpu_secs("self") - gen_cpu0) / secs * 100.0;
-    r.rss_load = relay.rss_kib().unwrap_or(0) * 1024;
+    r.rss_load = relay.rss_kib() * 1024;
 
     let mut all = SessionStats::default();
     for t in tasks {

@@ -19,7 +19,7 @@
 
 use anyhow::{bail, Context};
 use clap::{Parser, Subcommand};
-use relay_server::store::{is_id, ScenarioStore};
+use relay_server::store::{is_id, Location, PgStore, ScenarioStore, SqliteStore, StoredScenario};
 use sim::scenario::{codec, Outcome};
 use sim::{Scenario, ScenarioRun};
 use std::io::Write;
@@ -43,11 +43,12 @@ enum Command {
         /// A scenario file (JSON or compact bytes), a scenario id, a
         /// `/s/{id}` link or a `#s=` link.
         source: String,
-        /// SQLite store to look ids and `/s/` links up in (the relay's
-        /// `--db`; read only). The CLI does not fetch over HTTP: for a
-        /// remote relay, download `/api/scenarios/{id}` and pass the file.
+        /// Store to look ids and `/s/` links up in, as the relay's `--db`:
+        /// a SQLite file or a `postgres://` URL (read only). The CLI does
+        /// not fetch over HTTP: for a remote relay, download
+        /// `/api/scenarios/{id}` and pass the file.
         #[arg(long, default_value = "data/scenarios.sqlite3", env = "PLAYGROUND_DB")]
-        db: PathBuf,
+        db: Location,
         /// Write the trajectory as CSV, one row per frame.
         #[arg(long)]
         csv: Option<PathBuf>,
@@ -65,7 +66,7 @@ enum Command {
 }
 
 /// Reads a scenario from whatever `source` names.
-fn load(source: &str, db: &Path) -> anyhow::Result<Scenario> {
+fn load(source: &str, db: &Location) -> anyhow::Result<Scenario> {
     if let Some((_, fragment)) = source.split_once("#s=") {
         return codec::from_fragment(fragment).context("reading the link's scenario");
     }
@@ -74,32 +75,48 @@ fn load(source: &str, db: &Path) -> anyhow::Result<Scenario> {
         .map_or(source, |(_, id)| id.trim_end_matches('/'));
     let path = PathBuf::from(source);
     if path.is_file() {
-        let bytes = std::fs::read(&path).with_context(|| format!("reading {source}"))?;
-        if bytes.first() == Some(&b'{') {
-            let s: Scenario = serde_json::from_slice(&bytes).context("scenario JSON")?;
-            s.validate().context("invalid scenario")?;
-            return Ok(s);
-        }
-        return codec::decode(&bytes).context("scenario file");
+        return read_file(&path);
     }
     if is_id(id) {
-        let store = ScenarioStore::open_read_only(db).with_context(|| {
-            format!(
-                "opening the scenario store {} (pass the relay's --db; for a remote relay \
-                 download /api/scenarios/{id} and run the file)",
-                db.display()
-            )
-        })?;
-        let row = store.get(id)?.with_context(|| {
-            format!(
-                "no scenario with id {id} in {} (pass the relay's --db; for a remote relay \
-                 download /api/scenarios/{id} and run the file)",
-                db.display()
-            )
-        })?;
+        let row = lookup(db, id)
+            .with_context(|| {
+                format!(
+                    "opening the scenario store {db} (pass the relay's --db; for a remote relay \
+                     download /api/scenarios/{id} and run the file)"
+                )
+            })?
+            .with_context(|| {
+                format!(
+                    "no scenario with id {id} in {db} (pass the relay's --db; for a remote relay \
+                     download /api/scenarios/{id} and run the file)"
+                )
+            })?;
         return codec::decode(&row.bytes).with_context(|| format!("stored scenario {id}"));
     }
     bail!("{source:?} is neither a file, a scenario id, nor a scenario link")
+}
+
+/// Reads a scenario file: JSON (as `GET /api/scenarios/{id}` serves it) or
+/// the compact bytes.
+fn read_file(path: &Path) -> anyhow::Result<Scenario> {
+    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    if bytes.first() == Some(&b'{') {
+        let s: Scenario = serde_json::from_slice(&bytes).context("scenario JSON")?;
+        s.validate().context("invalid scenario")?;
+        return Ok(s);
+    }
+    codec::decode(&bytes).context("scenario file")
+}
+
+/// The row `id` names in the store at `db`, read only.
+fn lookup(db: &Location, id: &str) -> anyhow::Result<Option<StoredScenario>> {
+    Ok(match db {
+        Location::Sqlite(path) => SqliteStore::open_read_only(path)?.get_blocking(id)?,
+        Location::Postgres(url) => tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?
+            .block_on(async { PgStore::connect_existing(url).await?.get(id).await })?,
+    })
 }
 
 /// Plays `scenario`, writing one CSV row per frame to `csv` if given.
@@ -168,8 +185,7 @@ fn real_main() -> anyhow::Result<bool> {
 /// Replays the scenario in `file` and writes the outcome into it, in the
 /// file's own form.
 fn bless(file: &Path) -> anyhow::Result<()> {
-    let source = file.to_string_lossy();
-    let mut scenario = load(&source, Path::new("/nonexistent"))?;
+    let mut scenario = read_file(file)?;
     let old = scenario.outcome.take();
     let new = play(scenario.clone(), None)?;
     scenario.outcome = Some(new);
@@ -195,7 +211,7 @@ fn bless(file: &Path) -> anyhow::Result<()> {
 }
 
 /// `scenario run`: `Ok(matches)`.
-fn run(source: &str, db: &Path, csv: Option<&Path>, json: bool) -> anyhow::Result<bool> {
+fn run(source: &str, db: &Location, csv: Option<&Path>, json: bool) -> anyhow::Result<bool> {
     let scenario = load(source, db)?;
     let recorded = scenario.outcome;
     let (name, seed, secs) = (

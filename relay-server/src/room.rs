@@ -1,0 +1,167 @@
+//! Room ids: `/ws?room=<id>` names the room a connection belongs to, and
+//! the proxy in front (`deploy/nginx.conf`: `hash $arg_room consistent`)
+//! sends every connection of one room to the same relay. The page gives
+//! each private session a random room id of its own for the page's life,
+//! so a reconnect after a dropped socket reaches the relay that kept the
+//! session.
+//!
+//! The relay checks the *raw* query value, as the proxy hashes it: an id
+//! is 1 to [`ROOM_ID_MAX`] characters of `A–Z a–z 0–9 - _`, so no percent
+//! escape can make two spellings of one id hash apart; a second `room`
+//! parameter (in any letter case, as nginx matches `$arg_room`) is refused,
+//! since the proxy would hash the first and the relay might read another.
+//! No `room` at all is a private session the proxy places round robin.
+//! The id is echoed in the upgrade response's `X-Relay-Room` header.
+
+use crate::metrics::Refusal;
+use crate::AppState;
+use axum::extract::FromRequestParts;
+use axum::http::request::Parts;
+use axum::http::{HeaderName, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+
+/// Longest room id, characters.
+pub const ROOM_ID_MAX: usize = 64;
+
+/// Response header echoing the room of a `/ws` upgrade.
+pub const ROOM_HEADER: HeaderName = HeaderName::from_static("x-relay-room");
+
+/// A valid room id (see the module docs).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct RoomId(String);
+
+/// Why a `room` parameter was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RoomError {
+    /// Empty or longer than [`ROOM_ID_MAX`].
+    #[error("a room id is 1 to {ROOM_ID_MAX} characters, got {0}")]
+    Length(usize),
+    /// A character outside `A–Z a–z 0–9 - _` (percent escapes included).
+    #[error("a room id is made of A–Z, a–z, 0–9, - and _ only")]
+    Charset,
+    /// More than one `room` parameter.
+    #[error("the room is given more than once")]
+    Repeated,
+}
+
+impl RoomId {
+    /// Checks `raw`, the parameter's value as it appears in the URL.
+    ///
+    /// # Errors
+    /// [`RoomError::Length`] or [`RoomError::Charset`].
+    pub fn parse(raw: &str) -> Result<RoomId, RoomError> {
+        if raw.is_empty() || raw.len() > ROOM_ID_MAX {
+            return Err(RoomError::Length(raw.len()));
+        }
+        if !raw
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+        {
+            return Err(RoomError::Charset);
+        }
+        Ok(RoomId(raw.to_owned()))
+    }
+
+    /// The id.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The room named in a raw query string, if any.
+    ///
+    /// # Errors
+    /// A [`RoomError`] for a malformed or repeated `room`.
+    pub fn from_query(query: Option<&str>) -> Result<Option<RoomId>, RoomError> {
+        let mut found = None;
+        for pair in query.unwrap_or("").split('&') {
+            let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+            if key.eq_ignore_ascii_case("room") {
+                if found.is_some() {
+                    return Err(RoomError::Repeated);
+                }
+                found = Some(RoomId::parse(value)?);
+            }
+        }
+        Ok(found)
+    }
+
+    /// Adds the echo header to an upgrade response.
+    pub(crate) fn echo(room: Option<&RoomId>, mut response: Response) -> Response {
+        if let Some(room) = room {
+            // The charset is a subset of what a header value may hold.
+            if let Ok(v) = HeaderValue::from_str(room.as_str()) {
+                response.headers_mut().insert(ROOM_HEADER, v);
+            }
+        }
+        response
+    }
+}
+
+impl std::fmt::Display for RoomId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// The `room` of a `/ws` request: `None` for a private session without
+/// one. A malformed one is answered 400 with `{"error": reason}`.
+#[derive(Debug, Clone)]
+pub(crate) struct RoomQuery(pub(crate) Option<RoomId>);
+
+impl FromRequestParts<AppState> for RoomQuery {
+    type Rejection = Response;
+
+    async fn from_request_parts(
+        parts: &mut Parts,
+        state: &AppState,
+    ) -> Result<RoomQuery, Response> {
+        RoomId::from_query(parts.uri.query())
+            .map(RoomQuery)
+            .map_err(|e| {
+                state.inner.metrics.refused(Refusal::BadRoom);
+                (
+                    StatusCode::BAD_REQUEST,
+                    Json(serde_json::json!({ "error": e.to_string() })),
+                )
+                    .into_response()
+            })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn room_ids_are_short_and_plain() {
+        assert_eq!(RoomId::parse("p-3f9a_Z").unwrap().as_str(), "p-3f9a_Z");
+        assert_eq!(RoomId::parse(&"a".repeat(64)).unwrap().as_str().len(), 64);
+        assert_eq!(RoomId::parse(""), Err(RoomError::Length(0)));
+        assert_eq!(RoomId::parse(&"a".repeat(65)), Err(RoomError::Length(65)));
+        for bad in ["a b", "a%41", "a/b", "é", "a.b", "a+b"] {
+            assert_eq!(RoomId::parse(bad), Err(RoomError::Charset), "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_query_names_at_most_one_room() {
+        assert_eq!(RoomId::from_query(None), Ok(None));
+        assert_eq!(RoomId::from_query(Some("x=1")), Ok(None));
+        assert_eq!(
+            RoomId::from_query(Some("x=1&room=abc")),
+            Ok(Some(RoomId("abc".into())))
+        );
+        assert_eq!(
+            RoomId::from_query(Some("room=a&ROOM=b")),
+            Err(RoomError::Repeated)
+        );
+        assert_eq!(RoomId::from_query(Some("room=")), Err(RoomError::Length(0)));
+        assert_eq!(RoomId::from_query(Some("room")), Err(RoomError::Length(0)));
+        assert_eq!(
+            RoomId::from_query(Some("room=%41")),
+            Err(RoomError::Charset)
+        );
+        assert_eq!(RoomId::from_query(Some("roomy=a")), Ok(None));
+    }
+}

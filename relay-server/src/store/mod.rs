@@ -1,0 +1,230 @@
+//! The scenario store: one trait, [`ScenarioStore`], and two backends with
+//! the same schema and the same durability promise.
+//!
+//! | backend | selected by `--db` / `PLAYGROUND_DB` | for |
+//! |---|---|---|
+//! | [`SqliteStore`] (rusqlite, bundled; WAL, `synchronous = FULL`) | a path (default `data/scenarios.sqlite3`) | the one-command run: one relay, an embedded file |
+//! | [`PgStore`] (tokio-postgres + deadpool-postgres pool; `synchronous_commit = on`) | a `postgres://` or `postgresql://` URL | several relays behind a proxy sharing one store |
+//!
+//! **Schema** (migration 1, applied at start by either backend, once):
+//! one table `scenarios(id, name, bytes, frames, created_at)` holding each
+//! scenario in its compact encoding ([`sim::scenario::codec`]).
+//!
+//! **Durability**: [`ScenarioStore::insert`] returns only once the row is
+//! committed to stable storage (SQLite: the WAL is fsynced; PostgreSQL: the
+//! commit's WAL record is flushed on the server). The relay answers 201
+//! after that, so a killed relay keeps every save it acknowledged.
+//!
+//! **Why tokio-postgres + deadpool-postgres, not sqlx.** The relay already
+//! runs on tokio and needs three statements: tokio-postgres is the
+//! asynchronous driver itself (sqlx's PostgreSQL support wraps the same
+//! protocol work in a larger crate with query macros that want a database
+//! or prepared metadata at build time), deadpool-postgres is a small,
+//! maintained pool for it; and moving SQLite to sqlx as well would put its
+//! `libsqlite3-sys` beside rusqlite's bundled one, which Cargo allows only
+//! when both want the same version (`links = "sqlite3"`).
+//!
+//! Ids are [`ID_CHARS`] base64url characters from 72 random bits; a
+//! malformed id is answered "not found" without touching the database.
+
+mod postgres;
+mod sqlite;
+
+pub use postgres::PgStore;
+pub use sqlite::SqliteStore;
+
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use base64::Engine;
+use std::path::PathBuf;
+use std::sync::Arc;
+use thiserror::Error;
+
+/// Characters of a scenario id: 9 random bytes (72 bits) as base64url, so
+/// ids cannot be enumerated (2⁷² possibilities).
+pub const ID_CHARS: usize = 12;
+
+/// A store failure.
+#[derive(Debug, Error)]
+pub enum StoreError {
+    /// SQLite refused (disk full, corrupt file, locked by another process).
+    #[error("scenario store: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    /// PostgreSQL refused or the connection failed.
+    #[error("scenario store: {0}")]
+    Postgres(#[from] tokio_postgres::Error),
+    /// No PostgreSQL connection could be had from the pool in time.
+    #[error("scenario store: no database connection: {0}")]
+    Pool(String),
+    /// The `--db` value is neither a path nor a PostgreSQL URL that parses.
+    #[error("scenario store location {0}")]
+    Location(String),
+    /// The folder for the database file could not be created.
+    #[error("scenario store folder {path}: {source}")]
+    Folder {
+        /// The folder.
+        path: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The OS random source failed (no id can be made).
+    #[error("no randomness for a scenario id: {0}")]
+    Random(String),
+    /// The blocking task running a SQLite call died (a panic).
+    #[error("scenario store task failed: {0}")]
+    Task(String),
+}
+
+/// A stored scenario's row.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredScenario {
+    /// Its id.
+    pub id: String,
+    /// Its name (also inside `bytes`; kept for listing).
+    pub name: String,
+    /// The compact encoding.
+    pub bytes: Vec<u8>,
+    /// Recorded frames.
+    pub frames: u32,
+    /// Unix time of the save, s.
+    pub created_at: i64,
+}
+
+/// Where scenarios are kept. Both backends behave the same: see the
+/// module docs.
+#[async_trait::async_trait]
+pub trait ScenarioStore: Send + Sync + std::fmt::Debug {
+    /// Stores an encoded scenario and returns its new id. Durable when it
+    /// returns.
+    ///
+    /// # Errors
+    /// [`StoreError`] if the write fails; nothing is stored then.
+    async fn insert(&self, name: &str, bytes: &[u8], frames: u32) -> Result<String, StoreError>;
+
+    /// The scenario stored under `id`, if any (`None` for a malformed id).
+    ///
+    /// # Errors
+    /// [`StoreError`] if the read fails.
+    async fn get(&self, id: &str) -> Result<Option<StoredScenario>, StoreError>;
+
+    /// How many scenarios are stored.
+    ///
+    /// # Errors
+    /// [`StoreError`] if the read fails.
+    async fn count(&self) -> Result<u64, StoreError>;
+
+    /// The backend's name for logs and `/healthz`: `"sqlite"` or
+    /// `"postgres"`.
+    fn backend(&self) -> &'static str;
+}
+
+/// A store location as given to `--db`: a PostgreSQL URL or a file path.
+#[derive(Clone, PartialEq, Eq)]
+pub enum Location {
+    /// `postgres://…` or `postgresql://…` (libpq's URL form).
+    Postgres(String),
+    /// A SQLite file (created with its folder if missing).
+    Sqlite(PathBuf),
+}
+
+impl std::str::FromStr for Location {
+    type Err = std::convert::Infallible;
+
+    fn from_str(s: &str) -> Result<Location, Self::Err> {
+        let lower = s.get(..13).unwrap_or(s).to_ascii_lowercase();
+        Ok(
+            if lower.starts_with("postgres://") || lower.starts_with("postgresql://") {
+                Location::Postgres(s.to_owned())
+            } else {
+                Location::Sqlite(PathBuf::from(s))
+            },
+        )
+    }
+}
+
+impl std::fmt::Display for Location {
+    /// The location for logs: a URL's password is never shown.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Location::Sqlite(path) => write!(f, "{}", path.display()),
+            Location::Postgres(url) => f.write_str(&postgres::redact(url)),
+        }
+    }
+}
+
+impl std::fmt::Debug for Location {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Location({self})")
+    }
+}
+
+impl Location {
+    /// Opens the store (for PostgreSQL: connects, checks the connection and
+    /// applies the migrations; for SQLite: creates the file and folder if
+    /// needed).
+    ///
+    /// # Errors
+    /// [`StoreError`] if the database cannot be reached, opened or migrated.
+    pub async fn open(&self) -> Result<Arc<dyn ScenarioStore>, StoreError> {
+        Ok(match self {
+            Location::Postgres(url) => Arc::new(PgStore::connect(url).await?),
+            Location::Sqlite(path) => {
+                let path = path.clone();
+                let store = tokio::task::spawn_blocking(move || SqliteStore::open(&path))
+                    .await
+                    .map_err(|e| StoreError::Task(e.to_string()))??;
+                Arc::new(store)
+            }
+        })
+    }
+}
+
+/// `true` if `id` has the shape of an id (length and base64url alphabet);
+/// anything else is answered without touching the database.
+pub fn is_id(id: &str) -> bool {
+    id.len() == ID_CHARS
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
+/// A fresh id.
+fn new_id() -> Result<String, StoreError> {
+    let mut raw = [0u8; 9];
+    getrandom::fill(&mut raw).map_err(|e| StoreError::Random(e.to_string()))?;
+    Ok(URL_SAFE_NO_PAD.encode(raw))
+}
+
+/// The time of a save, Unix s.
+fn unix_now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_select_postgres_and_anything_else_is_a_sqlite_path() {
+        let pg: Location = "postgres://u:secret@127.0.0.1:5432/np".parse().unwrap();
+        assert!(matches!(pg, Location::Postgres(_)));
+        assert_eq!(pg.to_string(), "postgres://u:***@127.0.0.1:5432/np");
+        let pg: Location = "PostgreSQL://db/np".parse().unwrap();
+        assert!(matches!(pg, Location::Postgres(_)));
+        let file: Location = "data/scenarios.sqlite3".parse().unwrap();
+        assert_eq!(
+            file,
+            Location::Sqlite(PathBuf::from("data/scenarios.sqlite3"))
+        );
+        let odd: Location = "postgres.sqlite3".parse().unwrap();
+        assert!(matches!(odd, Location::Sqlite(_)));
+    }
+
+    #[test]
+    fn malformed_ids_are_not_ids() {
+        assert!(is_id("AAAAAAAAAAAA") && is_id("a-_9Zz012345"));
+        assert!(!is_id("short") && !is_id("has space 12") && !is_id("../etc/passw"));
+        assert!(is_id(&new_id().unwrap()));
+    }
+}

@@ -1,0 +1,232 @@
+//! The PostgreSQL backend: tokio-postgres through a deadpool-postgres pool,
+//! for several relays sharing one store.
+//!
+//! Every session sets `synchronous_commit = on` (whatever the server's
+//! default), so an `INSERT` — one statement, its own transaction — has its
+//! commit record flushed to the server's disk when it returns. Migrations
+//! are recorded in `schema_migrations` and applied under an advisory lock,
+//! so relays starting at the same moment apply each one once. The
+//! connection is plain TCP (no TLS): keep the database on loopback or a
+//! private network.
+
+use super::{new_id, unix_now, ScenarioStore, StoreError, StoredScenario};
+use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
+use std::time::Duration;
+use tokio_postgres::NoTls;
+
+/// The migrations, in order: the same schema as SQLite's, in PostgreSQL's
+/// types (`frames` is a `u32`, so `BIGINT`).
+const MIGRATIONS: &[&str] = &["CREATE TABLE IF NOT EXISTS scenarios (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        bytes BYTEA NOT NULL,
+        frames BIGINT NOT NULL,
+        created_at BIGINT NOT NULL
+    )"];
+
+/// Advisory lock held while migrating ("npscen" in ASCII).
+const MIGRATION_LOCK: i64 = 0x6e70_7363_656e;
+
+/// Connections per relay: saves are rare and short (one `INSERT`), and at
+/// most two replays verify saves at once (`api`), so a few suffice.
+const POOL_SIZE: usize = 8;
+
+/// Longest wait to connect, or for a free connection from the pool.
+const TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The PostgreSQL store. See the module docs.
+#[derive(Debug, Clone)]
+pub struct PgStore {
+    pool: Pool,
+}
+
+impl PgStore {
+    /// Connects to `url` (libpq's URL form, `postgres://user:pass@host:port/db`),
+    /// checks the connection and applies the migrations.
+    ///
+    /// # Errors
+    /// [`StoreError::Location`] if the URL does not parse;
+    /// [`StoreError::Postgres`] or [`StoreError::Pool`] if the server cannot
+    /// be reached within 5 s or refuses.
+    pub async fn connect(url: &str) -> Result<PgStore, StoreError> {
+        let store = PgStore::connect_existing(url).await?;
+        store.migrate().await?;
+        Ok(store)
+    }
+
+    /// Like [`PgStore::connect`] without migrating: for readers (the
+    /// `scenario` CLI) that must not change the database. The connection
+    /// is checked.
+    ///
+    /// # Errors
+    /// As [`PgStore::connect`].
+    pub async fn connect_existing(url: &str) -> Result<PgStore, StoreError> {
+        let mut config: tokio_postgres::Config = url
+            .parse()
+            .map_err(|e| StoreError::Location(format!("{}: {e}", redact(url))))?;
+        config.options("-c synchronous_commit=on");
+        if config.get_connect_timeout().is_none() {
+            config.connect_timeout(TIMEOUT);
+        }
+        if config.get_application_name().is_none() {
+            config.application_name("netcode-playground-relay");
+        }
+        let manager = Manager::from_config(
+            config,
+            NoTls,
+            ManagerConfig {
+                recycling_method: RecyclingMethod::Fast,
+            },
+        );
+        let pool = Pool::builder(manager)
+            .max_size(POOL_SIZE)
+            .runtime(Runtime::Tokio1)
+            .wait_timeout(Some(TIMEOUT))
+            .create_timeout(Some(TIMEOUT))
+            .recycle_timeout(Some(TIMEOUT))
+            .build()
+            .map_err(|e| StoreError::Pool(e.to_string()))?;
+        let store = PgStore { pool };
+        drop(store.client().await?);
+        Ok(store)
+    }
+
+    async fn client(&self) -> Result<deadpool_postgres::Client, StoreError> {
+        self.pool.get().await.map_err(|e| match e {
+            deadpool_postgres::PoolError::Backend(e) => StoreError::Postgres(e),
+            e => StoreError::Pool(e.to_string()),
+        })
+    }
+
+    async fn migrate(&self) -> Result<(), StoreError> {
+        let mut client = self.client().await?;
+        let tx = client.transaction().await?;
+        tx.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])
+            .await?;
+        tx.batch_execute(
+            "CREATE TABLE IF NOT EXISTS schema_migrations (
+                version INTEGER PRIMARY KEY,
+                applied_at BIGINT NOT NULL
+            )",
+        )
+        .await?;
+        let applied: i64 = tx
+            .query_one("SELECT COUNT(*) FROM schema_migrations", &[])
+            .await?
+            .get(0);
+        for (i, sql) in MIGRATIONS
+            .iter()
+            .enumerate()
+            .skip(usize::try_from(applied).unwrap_or(usize::MAX))
+        {
+            tx.batch_execute(sql).await?;
+            let version = i32::try_from(i + 1).unwrap_or(i32::MAX);
+            tx.execute(
+                "INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)",
+                &[&version, &unix_now()],
+            )
+            .await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+}
+
+#[async_trait::async_trait]
+impl ScenarioStore for PgStore {
+    async fn insert(&self, name: &str, bytes: &[u8], frames: u32) -> Result<String, StoreError> {
+        let client = self.client().await?;
+        let statement = client
+            .prepare_cached(
+                "INSERT INTO scenarios (id, name, bytes, frames, created_at)
+                 VALUES ($1, $2, $3, $4, $5) ON CONFLICT (id) DO NOTHING",
+            )
+            .await?;
+        let (frames, created_at) = (i64::from(frames), unix_now());
+        loop {
+            let id = new_id()?;
+            let inserted = client
+                .execute(&statement, &[&id, &name, &bytes, &frames, &created_at])
+                .await?;
+            // 0 rows: the id was taken; draw another.
+            if inserted == 1 {
+                return Ok(id);
+            }
+        }
+    }
+
+    async fn get(&self, id: &str) -> Result<Option<StoredScenario>, StoreError> {
+        if !super::is_id(id) {
+            return Ok(None);
+        }
+        let client = self.client().await?;
+        let statement = client
+            .prepare_cached(
+                "SELECT id, name, bytes, frames, created_at FROM scenarios WHERE id = $1",
+            )
+            .await?;
+        Ok(client.query_opt(&statement, &[&id]).await?.map(|r| {
+            let frames: i64 = r.get(3);
+            StoredScenario {
+                id: r.get(0),
+                name: r.get(1),
+                bytes: r.get(2),
+                frames: u32::try_from(frames).unwrap_or(u32::MAX),
+                created_at: r.get(4),
+            }
+        }))
+    }
+
+    async fn count(&self) -> Result<u64, StoreError> {
+        let n: i64 = self
+            .client()
+            .await?
+            .query_one("SELECT COUNT(*) FROM scenarios", &[])
+            .await?
+            .get(0);
+        Ok(u64::try_from(n).unwrap_or(0))
+    }
+
+    fn backend(&self) -> &'static str {
+        "postgres"
+    }
+}
+
+/// `url` with its password (in the authority or a `password=` parameter)
+/// replaced by `***`, for logs.
+pub(super) fn redact(url: &str) -> String {
+    let mut out = url.to_owned();
+    if let Some(scheme_end) = out.find("://") {
+        let rest = scheme_end + 3;
+        let authority_end = out[rest..].find(['/', '?']).map_or(out.len(), |i| rest + i);
+        if let Some(at) = out[rest..authority_end].rfind('@').map(|i| rest + i) {
+            if let Some(colon) = out[rest..at].find(':').map(|i| rest + i) {
+                out.replace_range(colon + 1..at, "***");
+            }
+        }
+    }
+    if let Some(p) = out.to_ascii_lowercase().find("password=") {
+        let start = p + "password=".len();
+        let end = out[start..].find('&').map_or(out.len(), |i| start + i);
+        out.replace_range(start..end, "***");
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn passwords_never_reach_the_logs() {
+        assert_eq!(
+            redact("postgres://np:s3cret@db:5432/np"),
+            "postgres://np:***@db:5432/np"
+        );
+        assert_eq!(
+            redact("postgresql://np@db/np?password=x&sslmode=disable"),
+            "postgresql://np@db/np?password=***&sslmode=disable"
+        );
+        assert_eq!(redact("postgres://db/np"), "postgres://db/np");
+    }
+}

@@ -1,0 +1,262 @@
+//! The SQLite backend (bundled, via rusqlite): a file of the operator's
+//! choosing, or memory for tests.
+//!
+//! The file runs in WAL mode with `synchronous = FULL`, so a save is on
+//! disk when [`SqliteStore::insert_blocking`] returns. Writes are
+//! serialized by one connection behind a mutex (SQLite allows one writer
+//! anyway); through [`ScenarioStore`] every call runs on tokio's blocking
+//! pool. The schema version is SQLite's own `PRAGMA user_version`.
+
+use super::{new_id, unix_now, ScenarioStore, StoreError, StoredScenario};
+use rusqlite::{params, Connection, OptionalExtension};
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+/// The migrations, in order; `user_version` = how many are applied.
+/// Migration 1 is the schema the relay had before versioning, so a file
+/// written by an older relay (`user_version` 0, table present) takes it as
+/// a no-op.
+const MIGRATIONS: &[&str] = &["CREATE TABLE IF NOT EXISTS scenarios (
+        id TEXT PRIMARY KEY NOT NULL,
+        name TEXT NOT NULL,
+        bytes BLOB NOT NULL,
+        frames INTEGER NOT NULL,
+        created_at INTEGER NOT NULL
+    ) STRICT;"];
+
+/// The SQLite store. Cloning shares the connection.
+#[derive(Debug, Clone)]
+pub struct SqliteStore {
+    conn: Arc<Mutex<Connection>>,
+}
+
+impl SqliteStore {
+    /// Opens (creating if needed) the database at `path` and its folder,
+    /// and applies the migrations.
+    ///
+    /// # Errors
+    /// [`StoreError`] if the folder or file cannot be created or opened.
+    pub fn open(path: &Path) -> Result<SqliteStore, StoreError> {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|source| StoreError::Folder {
+                path: dir.display().to_string(),
+                source,
+            })?;
+        }
+        let conn = Connection::open(path)?;
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        conn.pragma_update(None, "synchronous", "FULL")?;
+        SqliteStore::migrated(conn)
+    }
+
+    /// Opens an existing database at `path` for reading only (the CLI:
+    /// looking an id up must not create a store).
+    ///
+    /// # Errors
+    /// [`StoreError`] if there is no database at `path` or it cannot be read.
+    pub fn open_read_only(path: &Path) -> Result<SqliteStore, StoreError> {
+        let conn = Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)?;
+        conn.busy_timeout(std::time::Duration::from_secs(5))?;
+        Ok(SqliteStore {
+            conn: Arc::new(Mutex::new(conn)),
+        })
+    }
+
+    /// A store in memory (tests; nothing survives the process).
+    ///
+    /// # Errors
+    /// [`StoreError`] if SQLite cannot start.
+    pub fn in_memory() -> Result<SqliteStore, StoreError> {
+        SqliteStore::migrated(Connection::open_in_memory()?)
+    }
+
+    fn migrated(mut conn: Connection) -> Result<SqliteStore, StoreError> {
+        conn.busy_timeout(std::time::Duration::from_secs(5))?;
+        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let applied: i64 = tx.pragma_query_value(None, "user_version", |r| r.get(0))?;
+        let applied = usize::try_from(applied).unwrap_or(0);
+        for (version, sql) in (1i64..).zip(MIGRATIONS).skip(applied) {
+            tx.execute_batch(sql)?;
+            tx.pragma_update(None, "user_version", version)?;
+        }
+        tx.commit()?;
+        Ok(SqliteStore {
+            conn: Arc::new(Mutex::new(conn)),
+        })
+    }
+
+    fn conn(&self) -> std::sync::MutexGuard<'_, Connection> {
+        // A panic while holding the lock cannot leave SQLite half-written
+        // (statements are atomic), so a poisoned lock is still usable.
+        self.conn.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// [`ScenarioStore::insert`] on this thread (blocks on the disk).
+    ///
+    /// # Errors
+    /// [`StoreError`] if the write fails; nothing is stored then.
+    pub fn insert_blocking(
+        &self,
+        name: &str,
+        bytes: &[u8],
+        frames: u32,
+    ) -> Result<String, StoreError> {
+        let created_at = unix_now();
+        let conn = self.conn();
+        loop {
+            let id = new_id()?;
+            let inserted = conn.execute(
+                "INSERT OR IGNORE INTO scenarios (id, name, bytes, frames, created_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![id, name, bytes, frames, created_at],
+            )?;
+            // 0 rows: the id was taken (one chance in 2⁷² per stored
+            // scenario); draw another.
+            if inserted == 1 {
+                return Ok(id);
+            }
+        }
+    }
+
+    /// [`ScenarioStore::get`] on this thread.
+    ///
+    /// # Errors
+    /// [`StoreError`] if the read fails.
+    pub fn get_blocking(&self, id: &str) -> Result<Option<StoredScenario>, StoreError> {
+        if !super::is_id(id) {
+            return Ok(None);
+        }
+        let conn = self.conn();
+        let row = conn
+            .query_row(
+                "SELECT id, name, bytes, frames, created_at FROM scenarios WHERE id = ?1",
+                params![id],
+                |r| {
+                    Ok(StoredScenario {
+                        id: r.get(0)?,
+                        name: r.get(1)?,
+                        bytes: r.get(2)?,
+                        frames: r.get(3)?,
+                        created_at: r.get(4)?,
+                    })
+                },
+            )
+            .optional()?;
+        Ok(row)
+    }
+
+    /// [`ScenarioStore::count`] on this thread.
+    ///
+    /// # Errors
+    /// [`StoreError`] if the read fails.
+    pub fn count_blocking(&self) -> Result<u64, StoreError> {
+        let n: i64 = self
+            .conn()
+            .query_row("SELECT COUNT(*) FROM scenarios", [], |r| r.get(0))?;
+        Ok(n as u64)
+    }
+
+    /// Runs `f` on a clone of this store on the blocking pool.
+    async fn blocking<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&SqliteStore) -> Result<T, StoreError> + Send + 'static,
+    ) -> Result<T, StoreError> {
+        let store = self.clone();
+        tokio::task::spawn_blocking(move || f(&store))
+            .await
+            .map_err(|e| StoreError::Task(e.to_string()))?
+    }
+}
+
+#[async_trait::async_trait]
+impl ScenarioStore for SqliteStore {
+    async fn insert(&self, name: &str, bytes: &[u8], frames: u32) -> Result<String, StoreError> {
+        let (name, bytes) = (name.to_owned(), bytes.to_vec());
+        self.blocking(move |s| s.insert_blocking(&name, &bytes, frames))
+            .await
+    }
+
+    async fn get(&self, id: &str) -> Result<Option<StoredScenario>, StoreError> {
+        let id = id.to_owned();
+        self.blocking(move |s| s.get_blocking(&id)).await
+    }
+
+    async fn count(&self) -> Result<u64, StoreError> {
+        self.blocking(SqliteStore::count_blocking).await
+    }
+
+    fn backend(&self) -> &'static str {
+        "sqlite"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_twelve_url_safe_characters_and_distinct() {
+        let store = SqliteStore::in_memory().unwrap();
+        let a = store.insert_blocking("a", b"\x01abc", 3).unwrap();
+        let b = store.insert_blocking("b", b"\x01def", 4).unwrap();
+        assert!(
+            super::super::is_id(&a) && super::super::is_id(&b) && a != b,
+            "{a} {b}"
+        );
+        let got = store.get_blocking(&a).unwrap().unwrap();
+        assert_eq!(
+            (got.name.as_str(), got.bytes.as_slice(), got.frames),
+            ("a", &b"\x01abc"[..], 3)
+        );
+        assert_eq!(store.count_blocking().unwrap(), 2);
+    }
+
+    #[test]
+    fn unknown_and_malformed_ids_find_nothing() {
+        let store = SqliteStore::in_memory().unwrap();
+        assert_eq!(store.get_blocking("AAAAAAAAAAAA").unwrap(), None);
+        assert_eq!(store.get_blocking("../etc/passw").unwrap(), None);
+        assert_eq!(store.get_blocking("").unwrap(), None);
+    }
+
+    #[test]
+    fn a_file_store_survives_reopening_and_is_migrated_once() {
+        let dir = std::env::temp_dir().join(format!("np-store-{}", std::process::id()));
+        let path = dir.join("nested").join("scenarios.sqlite3");
+        let id = SqliteStore::open(&path)
+            .unwrap()
+            .insert_blocking("kept", b"\x01x", 1)
+            .unwrap();
+        let again = SqliteStore::open(&path).unwrap();
+        assert_eq!(again.get_blocking(&id).unwrap().unwrap().name, "kept");
+        let version: i64 = again
+            .conn()
+            .pragma_query_value(None, "user_version", |r| r.get(0))
+            .unwrap();
+        assert_eq!(version, MIGRATIONS.len() as i64);
+        drop(again);
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn a_file_from_before_versioning_opens_with_its_scenarios() {
+        let dir = std::env::temp_dir().join(format!("np-store-old-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("old.sqlite3");
+        let old = Connection::open(&path).unwrap();
+        old.execute_batch(MIGRATIONS[0]).unwrap();
+        old.execute(
+            "INSERT INTO scenarios VALUES ('AAAAAAAAAAAA', 'old', x'01', 1, 0)",
+            [],
+        )
+        .unwrap();
+        drop(old);
+        let store = SqliteStore::open(&path).unwrap();
+        assert_eq!(
+            store.get_blocking("AAAAAAAAAAAA").unwrap().unwrap().name,
+            "old"
+        );
+        drop(store);
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+}
