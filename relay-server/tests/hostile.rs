@@ -3,46 +3,20 @@
 //! the static files' security headers and path confinement, and the
 //! graceful shutdown's 1001.
 
+mod common;
+
+use common::*;
+
 use futures_util::{SinkExt, StreamExt};
 use relay_server::{AppState, Limits};
 use sim::net::codec;
-use sim::net::protocol::{ClientMsg, NetPosition, NetworkMove, ServerMove, ServerMsg};
-use sim::{MoveInput, TimeStamp};
+use sim::net::protocol::{ClientMsg, ServerMsg};
+use sim::Vec2;
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::protocol::CloseFrame;
 use tokio_tungstenite::tungstenite::Message;
-
-type Ws =
-    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
-
-struct Relay {
-    addr: std::net::SocketAddr,
-    stop: Option<tokio::sync::oneshot::Sender<()>>,
-    served: tokio::task::JoinHandle<std::io::Result<()>>,
-}
-
-async fn start(state: AppState) -> Relay {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let served = tokio::spawn(relay_server::serve(listener, state, async {
-        let _ = stopped.await;
-    }));
-    Relay {
-        addr,
-        stop: Some(stop),
-        served,
-    }
-}
-
-async fn connect(relay: &Relay) -> Ws {
-    let (ws, _) = tokio_tungstenite::connect_async(format!("ws://{}/ws", relay.addr))
-        .await
-        .unwrap();
-    ws
-}
 
 /// Reads until the socket closes (or `secs` pass); returns the decoded
 /// messages and the close frame's code and reason.
@@ -69,20 +43,9 @@ fn errors(msgs: &[ServerMsg]) -> Vec<&str> {
         .collect()
 }
 
-fn server_move(ts: u32) -> Vec<u8> {
-    codec::encode(&ClientMsg::ServerMove(ServerMove::new(
-        ts / 16,
-        NetworkMove {
-            time_stamp: TimeStamp(ts),
-            input: MoveInput::default(),
-        },
-        NetPosition::default(),
-    )))
-}
-
 #[tokio::test]
 async fn oversized_frames_are_refused_before_decoding() {
-    let relay = start(AppState::new("/nonexistent", 1)).await;
+    let relay = start().await;
     let mut ws = connect(&relay).await;
     // Over the codec's 2048 bytes but within the socket's 8 KiB: an Error
     // with the reason, and the session goes on.
@@ -122,7 +85,7 @@ async fn oversized_frames_are_refused_before_decoding() {
 /// reason; no close frame fails the test.
 #[tokio::test]
 async fn a_message_over_the_socket_limit_is_closed_with_1009() {
-    let relay = start(AppState::new("/nonexistent", 1)).await;
+    let relay = start().await;
     for size in [9 * 1024, 100_000, 2 * 1024 * 1024] {
         let mut ws = connect(&relay).await;
         let _ = ws.send(Message::Binary(vec![1u8; size].into())).await;
@@ -136,7 +99,7 @@ async fn a_message_over_the_socket_limit_is_closed_with_1009() {
 /// RFC 6455 §5.5.1: the relay answers a client's Close with its own.
 #[tokio::test]
 async fn a_clients_close_is_echoed() {
-    let relay = start(AppState::new("/nonexistent", 1)).await;
+    let relay = start().await;
     let mut ws = connect(&relay).await;
     ws.send(Message::Binary(codec::encode(&ClientMsg::Hello).into()))
         .await
@@ -156,7 +119,7 @@ async fn a_clients_close_is_echoed() {
 
 #[tokio::test]
 async fn repeated_garbage_closes_the_socket_with_1008_and_a_reason() {
-    let relay = start(AppState::new("/nonexistent", 1)).await;
+    let relay = start().await;
     let mut ws = connect(&relay).await;
     for i in 0..25u8 {
         let frame = match i % 4 {
@@ -197,11 +160,13 @@ async fn repeated_garbage_closes_the_socket_with_1008_and_a_reason() {
 
 #[tokio::test]
 async fn a_move_flood_is_dropped_then_closed_with_1008() {
-    let relay = start(AppState::new("/nonexistent", 1)).await;
+    let relay = start().await;
     let mut ws = connect(&relay).await;
     for i in 0..2000u32 {
         if ws
-            .feed(Message::Binary(server_move(i * 16).into()))
+            .feed(Message::Binary(
+                server_move(i * 16, Vec2::ZERO, Vec2::ZERO).into(),
+            ))
             .await
             .is_err()
         {
@@ -226,7 +191,7 @@ async fn the_per_address_cap_answers_429() {
         max_connections_per_ip: 2,
         ..Limits::default()
     };
-    let relay = start(AppState::with_limits("/nonexistent", 1, limits)).await;
+    let relay = Served::start(AppState::with_limits("/nonexistent", 1, limits)).await;
     let a = connect(&relay).await;
     let _b = connect(&relay).await;
     let url = format!("ws://{}/ws", relay.addr);
@@ -272,7 +237,7 @@ async fn static_files_carry_csp_and_nosniff_and_cannot_escape_dist() {
         "<html><script>boot()</script><script src=\"gl.js\"></script>PAGE</html>",
     )
     .unwrap();
-    let relay = start(AppState::new(&dist, 1)).await;
+    let relay = Served::start(AppState::new(&dist, 1)).await;
     let page = raw_get(relay.addr, "/").await;
     assert!(page.starts_with("HTTP/1.1 200"), "{page}");
     let lower = page.to_ascii_lowercase();
@@ -307,7 +272,7 @@ async fn static_files_carry_csp_and_nosniff_and_cannot_escape_dist() {
 
 #[tokio::test]
 async fn shutdown_sends_1001_to_every_client_and_serve_returns() {
-    let mut relay = start(AppState::new("/nonexistent", 1)).await;
+    let mut relay = start().await;
     let mut a = connect(&relay).await;
     let mut b = connect(&relay).await;
     a.send(Message::Binary(codec::encode(&ClientMsg::Hello).into()))
@@ -315,7 +280,7 @@ async fn shutdown_sends_1001_to_every_client_and_serve_returns() {
         .unwrap();
     tokio::time::sleep(Duration::from_millis(100)).await;
     let t = std::time::Instant::now();
-    relay.stop.take().unwrap().send(()).unwrap();
+    relay.stop();
     for ws in [&mut a, &mut b] {
         let (_, close) = read_until_close(ws, 3).await;
         let (code, reason) = close.expect("a close frame");
@@ -340,7 +305,7 @@ async fn a_client_that_stops_reading_is_dropped_after_the_send_timeout() {
         socket_send_buffer: 4096,
         ..Limits::default()
     };
-    let relay = start(AppState::with_limits("/nonexistent", 1, limits)).await;
+    let relay = Served::start(AppState::with_limits("/nonexistent", 1, limits)).await;
     // A small receive window, and it never reads.
     let socket = tokio::net::TcpSocket::new_v4().unwrap();
     socket.set_recv_buffer_size(2048).unwrap();

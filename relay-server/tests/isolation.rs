@@ -277,11 +277,13 @@ async fn hostile(url: String, stop: Arc<AtomicBool>, m: Arc<Mischief>, flavour: 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_hostile_client_does_not_change_the_normal_clients_acks_and_adjustments() {
     // Alone.
-    let alone = normal_client(&start().await).await;
+    let relay = start().await;
+    let alone = normal_client(&relay.ws_url("")).await;
 
     // With four hostile clients from the same address (the cap is 16),
     // each reconnecting after every programme.
-    let url = start().await;
+    let relay = start().await;
+    let url = relay.ws_url("");
     let stop = Arc::new(AtomicBool::new(false));
     let mischief = Arc::new(Mischief::default());
     let tasks: Vec<_> = (0..4)

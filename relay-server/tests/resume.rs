@@ -7,20 +7,16 @@ mod common;
 
 use common::*;
 
-use sim::net::protocol::{ClientMsg, NetPosition, NetworkMove, ResumeToken, ServerMove, ServerMsg};
-use sim::{MoveInput, TimeStamp, Vec2};
+use futures_util::SinkExt;
+use sim::net::protocol::{ClientMsg, ResumeToken, ServerMsg};
+use sim::Vec2;
 use std::time::Duration;
+use tokio_tungstenite::tungstenite::Message;
 
-fn run_right(ts: u32) -> ClientMsg {
-    // The server corrects whatever we claim; only its state matters here.
-    ClientMsg::ServerMove(ServerMove::new(
-        ts / 16,
-        NetworkMove {
-            time_stamp: TimeStamp(ts),
-            input: MoveInput::from_direction(Vec2::new(1.0, 0.0), false),
-        },
-        NetPosition::default(),
-    ))
+/// Running right: the server corrects whatever we claim; only its state
+/// matters here.
+fn run_right(ts: u32) -> Vec<u8> {
+    server_move(ts, Vec2::new(1.0, 0.0), Vec2::ZERO)
 }
 
 /// The last observer snapshot's player x and simulated-move total.
@@ -33,8 +29,8 @@ fn observed(msgs: &[ServerMsg]) -> Option<(f32, u32)> {
 
 #[tokio::test]
 async fn a_dropped_client_resumes_its_character_with_its_token() {
-    let url = start().await;
-    let (mut a, _) = tokio_tungstenite::connect_async(&url).await.unwrap();
+    let relay = start().await;
+    let (mut a, _) = (connect(&relay).await, ());
     send(&mut a, &ClientMsg::Hello).await;
     let hello = drain(&mut a, 100).await;
     let spawn_x = hello
@@ -60,7 +56,9 @@ async fn a_dropped_client_resumes_its_character_with_its_token() {
 
     // Run right for 0.5 s of client time.
     for i in 1..=30u32 {
-        send(&mut a, &run_right(i * 16)).await;
+        a.send(Message::Binary(run_right(i * 16).into()))
+            .await
+            .unwrap();
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
     let (x_before, moves_before) = observed(&drain(&mut a, 300).await).unwrap();
@@ -71,7 +69,7 @@ async fn a_dropped_client_resumes_its_character_with_its_token() {
     tokio::time::sleep(Duration::from_millis(200)).await;
 
     // A wrong token is refused with a reason.
-    let (mut c, _) = tokio_tungstenite::connect_async(&url).await.unwrap();
+    let (mut c, _) = (connect(&relay).await, ());
     send(
         &mut c,
         &ClientMsg::Resume {
@@ -91,7 +89,7 @@ async fn a_dropped_client_resumes_its_character_with_its_token() {
         .any(|m| matches!(m, ServerMsg::Welcome { .. })));
 
     // The right one resumes: same character, same counters, a new token.
-    let (mut b, _) = tokio_tungstenite::connect_async(&url).await.unwrap();
+    let (mut b, _) = (connect(&relay).await, ());
     send(&mut b, &ClientMsg::Resume { token }).await;
     let back = drain(&mut b, 150).await;
     assert!(back.iter().any(|m| matches!(m, ServerMsg::Welcome { .. })));
@@ -116,7 +114,9 @@ async fn a_dropped_client_resumes_its_character_with_its_token() {
     // during the drop: the server has moved the silent client's time stamp
     // on by what it simulated (≤ 1 s), so older moves would be stale.
     for i in 31..=40u32 {
-        send(&mut b, &run_right(1500 + i * 16)).await;
+        b.send(Message::Binary(run_right(1500 + i * 16).into()))
+            .await
+            .unwrap();
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
     let (x_later, moves_later) = observed(&drain(&mut b, 300).await).unwrap();
@@ -124,7 +124,7 @@ async fn a_dropped_client_resumes_its_character_with_its_token() {
     assert!(x_later > x_after);
 
     // A token is good once.
-    let (mut d, _) = tokio_tungstenite::connect_async(&url).await.unwrap();
+    let (mut d, _) = (connect(&relay).await, ());
     send(&mut d, &ClientMsg::Resume { token }).await;
     assert!(drain(&mut d, 150)
         .await

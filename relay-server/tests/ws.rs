@@ -6,29 +6,15 @@ use common::*;
 
 use futures_util::SinkExt;
 use sim::net::codec;
-use sim::net::protocol::{
-    ClientMsg, MoveResponse, NetPosition, NetworkMove, ServerMove, ServerMsg,
-};
-use sim::{MoveInput, TimeStamp, Vec2};
+use sim::net::protocol::{ClientMsg, MoveResponse, ServerMsg};
+use sim::Vec2;
 use std::time::Duration;
 use tokio_tungstenite::tungstenite::Message;
 
-fn server_move(ts: u32, at: Vec2) -> Vec<u8> {
-    codec::encode(&ClientMsg::ServerMove(ServerMove::new(
-        ts / 16,
-        NetworkMove {
-            time_stamp: TimeStamp(ts),
-            input: MoveInput::default(),
-        },
-        NetPosition::quantize(at),
-    )))
-}
-
 #[tokio::test]
 async fn handshake_moves_acks_and_a_malformed_frame_does_not_end_the_session() {
-    let (mut ws, _) = tokio_tungstenite::connect_async(start().await)
-        .await
-        .unwrap();
+    let relay = start().await;
+    let mut ws = connect(&relay).await;
     ws.send(Message::Binary(codec::encode(&ClientMsg::Hello).into()))
         .await
         .unwrap();
@@ -41,9 +27,11 @@ async fn handshake_moves_acks_and_a_malformed_frame_does_not_end_the_session() {
     // Standing still at spawn for 0.5 s of client time: every move is good.
     let mut acks = Vec::new();
     for i in 1..=30u32 {
-        ws.send(Message::Binary(server_move(i * 16, spawn).into()))
-            .await
-            .unwrap();
+        ws.send(Message::Binary(
+            server_move(i * 16, Vec2::ZERO, spawn).into(),
+        ))
+        .await
+        .unwrap();
         for m in drain(&mut ws, 16).await {
             if let ServerMsg::MoveResponse(MoveResponse::Ack { time_stamp }) = m {
                 acks.push(time_stamp.0);
@@ -89,9 +77,11 @@ async fn handshake_moves_acks_and_a_malformed_frame_does_not_end_the_session() {
     // the server has moved the silent client's time stamp on by what it
     // simulated for it (≤ 1 s), so moves from before that would be stale.
     for i in 31..=45u32 {
-        ws.send(Message::Binary(server_move(1500 + i * 16, spawn).into()))
-            .await
-            .unwrap();
+        ws.send(Message::Binary(
+            server_move(1500 + i * 16, Vec2::ZERO, spawn).into(),
+        ))
+        .await
+        .unwrap();
     }
     let later = drain(&mut ws, 400).await;
     assert!(
@@ -103,9 +93,8 @@ async fn handshake_moves_acks_and_a_malformed_frame_does_not_end_the_session() {
 #[tokio::test]
 async fn settings_change_reaches_the_conditioner_and_bad_settings_are_refused() {
     use sim::NetSettings;
-    let (mut ws, _) = tokio_tungstenite::connect_async(start().await)
-        .await
-        .unwrap();
+    let relay = start().await;
+    let mut ws = connect(&relay).await;
     ws.send(Message::Binary(codec::encode(&ClientMsg::Hello).into()))
         .await
         .unwrap();
@@ -146,9 +135,8 @@ async fn settings_change_reaches_the_conditioner_and_bad_settings_are_refused() 
 
 #[tokio::test]
 async fn ping_rtt_matches_the_configured_rtt() {
-    let (mut ws, _) = tokio_tungstenite::connect_async(start().await)
-        .await
-        .unwrap();
+    let relay = start().await;
+    let mut ws = connect(&relay).await;
     ws.send(Message::Binary(codec::encode(&ClientMsg::Hello).into()))
         .await
         .unwrap();
@@ -184,9 +172,8 @@ async fn ping_rtt_matches_the_configured_rtt() {
 /// streams 1 s after its last frame; its next frame brings them back.
 #[tokio::test]
 async fn a_quiet_client_stops_getting_net_updates_until_it_sends() {
-    let (mut ws, _) = tokio_tungstenite::connect_async(start().await)
-        .await
-        .unwrap();
+    let relay = start().await;
+    let mut ws = connect(&relay).await;
     send(&mut ws, &ClientMsg::Hello).await;
     let snapshots = |msgs: &[ServerMsg]| {
         msgs.iter()

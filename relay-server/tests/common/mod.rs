@@ -7,7 +7,8 @@ pub mod cluster;
 
 use futures_util::{SinkExt, StreamExt};
 use sim::net::codec;
-use sim::net::protocol::{ClientMsg, ServerMsg};
+use sim::net::protocol::{ClientMsg, NetPosition, NetworkMove, ServerMove, ServerMsg};
+use sim::{MoveInput, TimeStamp, Vec2};
 use std::time::Duration;
 use tokio_tungstenite::tungstenite::Message;
 
@@ -15,14 +16,32 @@ use tokio_tungstenite::tungstenite::Message;
 pub type Ws =
     tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
 
-/// Serves a relay (default limits, no page, in-memory store) on a free
-/// loopback port until the test ends; returns its `ws://…/ws` URL.
-pub async fn start() -> String {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let state = relay_server::AppState::new("/nonexistent", 1);
-    tokio::spawn(relay_server::serve(listener, state, std::future::pending()));
-    format!("ws://{addr}/ws")
+/// Serves a relay with default limits, no page and an in-memory store on
+/// a free loopback port, until the returned [`Served`] is stopped or
+/// dropped.
+pub async fn start() -> Served {
+    Served::start(relay_server::AppState::new("/nonexistent", 1)).await
+}
+
+/// Connects a client to `relay`'s `/ws`.
+pub async fn connect(relay: &Served) -> Ws {
+    let (ws, _) = tokio_tungstenite::connect_async(relay.ws_url(""))
+        .await
+        .unwrap();
+    ws
+}
+
+/// A ServerMove frame of the `ts / 16`-th packet: one move ending at
+/// client time `ts` ms with input `direction`, reporting `at` (cm).
+pub fn server_move(ts: u32, direction: Vec2, at: Vec2) -> Vec<u8> {
+    codec::encode(&ClientMsg::ServerMove(ServerMove::new(
+        ts / 16,
+        NetworkMove {
+            time_stamp: TimeStamp(ts),
+            input: MoveInput::from_direction(direction, false),
+        },
+        NetPosition::quantize(at),
+    )))
 }
 
 /// Sends one message as a binary frame.
@@ -44,7 +63,8 @@ pub async fn drain(ws: &mut Ws, ms: u64) -> Vec<ServerMsg> {
     out
 }
 
-/// A relay served in-process until [`Served::stop`] (the shutdown signal).
+/// A relay served in-process until [`Served::stop`] (the shutdown signal)
+/// or until it is dropped.
 pub struct Served {
     /// Its address.
     pub addr: std::net::SocketAddr,
