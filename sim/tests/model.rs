@@ -1,22 +1,17 @@
 //! One test per UE CharacterMovementComponent rule the model implements
 //! (issue #3), each with the reference number in it.
 
+mod common;
+
+use common::{correction_reasons, run_bot, FRAME};
 use sim::net::protocol::{AdjustmentReason, ServerRules};
 use sim::{
     Bot, Client, ClientConfig, LocalSession, MoveResponse, NetSettings, ServerCharacter,
     ServerConfig, SimTime, SmoothingMode, Vec2, World,
 };
 
-const FRAME: f64 = 1.0 / 60.0;
-
 fn net(rtt_ms: u16, loss_percent: u8) -> NetSettings {
     NetSettings::symmetric(rtt_ms, 0, loss_percent)
-}
-
-fn run_bot(s: &mut LocalSession, bot: &mut Bot, seconds: f64) {
-    for _ in 0..(seconds / FRAME).round() as u32 {
-        s.step_bot(bot, FRAME);
-    }
 }
 
 #[test]
@@ -210,13 +205,7 @@ fn a_silent_client_is_moved_on_after_0_25_s_and_corrected_when_it_returns() {
     assert!(forced > 0, "forced updates {forced}");
     s.endpoint.set_client_config(ClientConfig::default());
     run_bot(&mut s, &mut bot, 1.0);
-    let reasons: Vec<_> = s
-        .endpoint
-        .client()
-        .corrections()
-        .iter()
-        .map(|c| c.reason)
-        .collect();
+    let reasons = correction_reasons(s.endpoint.client());
     assert!(
         reasons.contains(&AdjustmentReason::ForcedPositionUpdate),
         "{reasons:?}"

@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::golden;
+use common::{correction_reasons, golden};
 use sim::{AdjustmentReason, ScenarioRun};
 
 /// Plays `name` to the end and returns the run and the longest SavedMove
@@ -54,13 +54,7 @@ fn a_speed_hack_is_caught_and_corrected_back_to_real_time() {
     let (run, _) = play("pass-speed-hack-caught");
     let server = run.host().player().counters();
     assert!(server.time_discrepancy_events > 0);
-    let reasons: Vec<AdjustmentReason> = run
-        .endpoint()
-        .client()
-        .corrections()
-        .iter()
-        .map(|c| c.reason)
-        .collect();
+    let reasons = correction_reasons(run.endpoint().client());
     assert!(
         reasons.contains(&AdjustmentReason::TimeDiscrepancy),
         "{reasons:?}"

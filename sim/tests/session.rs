@@ -1,19 +1,13 @@
 //! Client, conditioner and server together on a virtual clock: the
 //! behaviours issue #2 pins, with the reference numbers in them.
 
-use sim::{Bot, LocalSession, NetSettings, Vec2};
+mod common;
 
-const FRAME: f64 = 1.0 / 60.0;
+use common::{run_bot as run, FRAME};
+use sim::{Bot, LocalSession, NetSettings, Vec2};
 
 fn settings(rtt_ms: u16, loss_percent: u8) -> NetSettings {
     NetSettings::symmetric(rtt_ms, 0, loss_percent)
-}
-
-/// Runs `seconds` of bot-driven frames.
-fn run(s: &mut LocalSession, bot: &mut Bot, seconds: f64) {
-    for _ in 0..(seconds / FRAME).round() as u64 {
-        s.step_bot(bot, FRAME);
-    }
 }
 
 #[test]

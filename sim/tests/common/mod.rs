@@ -4,7 +4,7 @@
 #![allow(dead_code)]
 
 use sim::scenario::codec;
-use sim::{Scenario, ScenarioRun};
+use sim::{AdjustmentReason, Bot, Client, LocalSession, Scenario, ScenarioRun};
 use std::path::PathBuf;
 
 /// One client frame at 60 Hz, s.
@@ -38,4 +38,16 @@ pub fn play(s: Scenario, mut each: impl FnMut(&ScenarioRun)) -> ScenarioRun {
         each(&run);
     }
     run
+}
+
+/// Runs `seconds` of bot-driven 60 Hz frames.
+pub fn run_bot(s: &mut LocalSession, bot: &mut Bot, seconds: f64) {
+    for _ in 0..(seconds / FRAME).round() as u64 {
+        s.step_bot(bot, FRAME);
+    }
+}
+
+/// Why each of the client's recent corrections happened, oldest first.
+pub fn correction_reasons(client: &Client) -> Vec<AdjustmentReason> {
+    client.corrections().iter().map(|c| c.reason).collect()
 }
