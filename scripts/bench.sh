@@ -183,7 +183,7 @@ rows = [
      f'{wire["server_move_bytes_new_only"]} B (mean {wire["server_move_bytes_mean"]} B, max {wire["server_move_bytes_max"]} B); Ack {wire["ack_bytes"]} B, Adjustment {wire["adjustment_bytes"]} B',
      verdict(wire["server_move_bytes_new_only"] is not None and wire["server_move_bytes_new_only"] <= 16)),
     ("uplink running straight at 60 Hz: move combining on (default) / off", "≤ 1.5 kB/s",
-     f'{wire["uplink_bps_60hz_combining_on"]} / {wire["uplink_bps_60hz_combining_off"]} B/s ({wire["server_moves_per_s_60hz_on"]:.0f} / {wire["server_moves_per_s_60hz_off"]:.0f} ServerMoves/s + 4 pings/s; old-move redundancy off too: {wire["uplink_bps_60hz_combining_and_redundancy_off"]} B/s)',
+     f'{wire["uplink_bps_60hz_combining_on"]} / {wire["uplink_bps_60hz_combining_off"]} B/s ({wire["server_moves_per_s_60hz_on"]:.0f} / {wire["server_moves_per_s_60hz_off"]:.0f} ServerMoves/s + 10 pings/s; old-move redundancy off too: {wire["uplink_bps_60hz_combining_and_redundancy_off"]} B/s)',
      verdict(max(wire["uplink_bps_60hz_combining_on"], wire["uplink_bps_60hz_combining_off"]) <= 1500)),
     ("uplink running straight at 120 Hz frames: combining on / off", "–",
      f'{wire["uplink_bps_120hz_combining_on"]} / {wire["uplink_bps_120hz_combining_off"]} B/s ({wire["server_moves_per_s_120hz_on"]:.0f} / {wire["server_moves_per_s_120hz_off"]:.0f} ServerMoves/s)', ""),

@@ -1,7 +1,7 @@
 //! Relay soak (issue #7 "bounded memory"): starts the release relay as a
 //! child process on a loopback port, connects N clients that behave like
 //! the page (a bot-driven `sim::ClientEndpoint`: one frame per 60 Hz tick,
-//! ServerMoves, a Ping every 250 ms) with the link conditioner at the
+//! ServerMoves, a Ping every `PING_INTERVAL_MS`) with the link conditioner at the
 //! given RTT and loss, and samples the relay's resident memory (`VmRSS`
 //! from `/proc/<pid>/status`) every `--sample` seconds into a CSV.
 //!

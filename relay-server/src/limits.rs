@@ -7,13 +7,14 @@
 //! | kind | rate | burst | over budget |
 //! |---|---|---|---|
 //! | `ServerMove` | 120 /s | 120 | dropped, counted |
-//! | `Ping` | 10 /s | 10 | dropped, counted |
+//! | `Ping` | 20 /s | 20 | dropped, counted |
 //! | `Hello`, `Resume`, `SetNetSettings`, `SetServerRules` | 10 /s | 20 | settings: the newest is held and applied when a token frees up (a slider drag loses nothing but intermediate values); `Hello`, `Resume`: dropped |
 //!
 //! Rates come from the protocol: the page sends at most one ServerMove per
 //! UE `ClientNetSendMoveDeltaTime` (0.0111 s ≈ 90 /s, DESIGN.md "More UE
-//! defaults") and 4 pings/s; a burst of 120 absorbs a one-second stall of
-//! the socket delivering its backlog at once.
+//! defaults") and one Ping per `sim::endpoint::PING_INTERVAL_MS` (10 /s;
+//! twice that is allowed); a burst of 120 moves absorbs a one-second stall
+//! of the socket delivering its backlog at once.
 //!
 //! Within one [`Limits::abuse_window`] (10 s), more than
 //! [`Limits::max_strikes`] bad frames (undecodable, text, settings out of
@@ -66,6 +67,9 @@ pub struct Limits {
     pub socket_send_buffer: usize,
 }
 
+/// Pings per second the page sends.
+const PAGE_PINGS_PER_S: f64 = 1000.0 / sim::endpoint::PING_INTERVAL_MS as f64;
+
 impl Default for Limits {
     fn default() -> Self {
         Limits {
@@ -74,8 +78,8 @@ impl Default for Limits {
                 burst: 120.0,
             },
             pings: Rate {
-                per_second: 10.0,
-                burst: 10.0,
+                per_second: PAGE_PINGS_PER_S * 2.0,
+                burst: PAGE_PINGS_PER_S * 2.0,
             },
             control: Rate {
                 per_second: 10.0,

@@ -72,12 +72,13 @@ struct Seen {
     closed: Option<(Instant, Option<u16>)>,
 }
 
-/// Pings every 250 ms (as the page does) and records the pongs until the
+/// Pings at the page's rate (`PING_INTERVAL_MS`) and records the pongs until the
 /// socket closes or `stop` is set.
 fn play(mut ws: Ws, stop: Arc<AtomicBool>) -> tokio::task::JoinHandle<Seen> {
     tokio::spawn(async move {
         let mut seen = Seen::default();
-        let mut tick = tokio::time::interval(Duration::from_millis(250));
+        let mut tick =
+            tokio::time::interval(Duration::from_millis(sim::endpoint::PING_INTERVAL_MS));
         let mut id = 0u32;
         loop {
             tokio::select! {
@@ -228,7 +229,7 @@ async fn killing_a_relay_moves_only_its_rooms_and_the_others_notice_nothing() {
             let (closed_at, _) = seen.closed.expect("the victim's players lost their socket");
             assert!(closed_at - killed_at < Duration::from_secs(1), "{room}");
         } else {
-            // Nothing: no close, a pong every 250 ms throughout.
+            // Nothing: no close, a pong every ping interval throughout.
             assert!(seen.closed.is_none(), "{room}: {:?}", seen.closed);
             let gap = longest_gap(&seen.pongs, killed_at - Duration::from_millis(500));
             assert!(

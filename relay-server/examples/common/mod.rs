@@ -99,13 +99,21 @@ impl Relay {
     /// # Errors
     /// If `/proc/<pid>/status` cannot be read.
     pub fn rss_kib(&self) -> anyhow::Result<u64> {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.pid()))?;
-        status
-            .lines()
-            .find_map(|l| l.strip_prefix("VmRSS:"))
-            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-            .context("no VmRSS")
+        rss_kib_of(self.pid())
     }
+}
+
+/// The resident memory of process `pid` now, KiB (`VmRSS`).
+///
+/// # Errors
+/// If `/proc/<pid>/status` cannot be read.
+pub fn rss_kib_of(pid: u32) -> anyhow::Result<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status"))?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .context("no VmRSS")
 }
 
 impl Drop for Relay {

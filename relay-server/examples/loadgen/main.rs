@@ -1,8 +1,8 @@
 //! Relay load generator (issue #6): starts the release relay as a child
-//! process on a loopback port, opens N WebSocket sessions that behave like
-//! the page (Hello, link settings at 0 ms / 0 % loss, then a bot-driven
-//! `sim::Client` sending one ServerMove per 60 Hz frame and a Ping every
-//! 250 ms), and records for each N:
+//! process on a loopback port, opens N WebSocket sessions that are the
+//! page's client end (`sim::ClientEndpoint`, bot-driven at 60 Hz: its
+//! ServerMoves, Pings every `sim::endpoint::PING_INTERVAL_MS`, Hello and
+//! link settings at 0 ms / 0 % loss), and records for each N:
 //!
 //! * acks per second received, moves per second sent;
 //! * the relay's CPU (% of one core, from `/proc/<pid>/stat`) and resident
@@ -12,6 +12,13 @@
 //!   With the conditioner at 0 ms every microsecond of it is the relay's
 //!   (plus loopback and this generator's own scheduling on the same
 //!   2 cores: an upper bound).
+//!
+//! Beside each relay run, the same sessions run against the **transport
+//! floor** ([`floor`]: a bare tokio-tungstenite server that only answers
+//! Hello, each ServerMove with an Ack and each Ping with a Pong), and the
+//! relay's CPU and p99 are reported as ratios to the floor's — ratios
+//! survive a noisy machine, absolute figures do not (`--no-floor` skips
+//! it).
 //!
 //! With `--via-nginx` the sessions go through nginx (the shipped
 //! `deploy/nginx.conf`) to three relays, each session in a room of its own
@@ -36,6 +43,7 @@
 
 #[path = "../common/mod.rs"]
 mod common;
+mod floor;
 mod placement;
 mod session;
 mod target;
@@ -125,6 +133,13 @@ struct Args {
     /// JSON (the generator runs itself this way, pinned with `taskset`).
     #[arg(long, hide = true)]
     probe_for: Option<u64>,
+    /// Do not run the transport floor beside the relay.
+    #[arg(long)]
+    no_floor: bool,
+    /// Internal: be the transport floor until killed (the generator runs
+    /// itself this way, pinned with `taskset`).
+    #[arg(long, hide = true)]
+    serve_floor: bool,
 }
 
 fn main() -> anyhow::Result<()> {
@@ -132,6 +147,9 @@ fn main() -> anyhow::Result<()> {
     if let Some(secs) = args.probe_for {
         println!("{}", probe(secs));
         return Ok(());
+    }
+    if args.serve_floor {
+        return floor::serve();
     }
     let placement = Placement::new(args.no_pin, args.relay_threads);
     let stalls = match (
@@ -179,13 +197,17 @@ fn main() -> anyhow::Result<()> {
             .map(|n| {
                 let p99s: Vec<String> = results
                     .iter()
-                    .filter(|r| r.sessions == n)
+                    .filter(|r| r.sessions == n && r.target != "floor")
                     .map(|r| format!("{:.3}", r.ack_p99_ms))
                     .collect();
+                let (relay, floor) = (median_of(&results, n, false), median_of(&results, n, true));
                 format!(
-                    "{{\"sessions\":{n},\"ack_p99_ms_median\":{:.3},\"ack_p99_ms_runs\":[{}]}}",
+                    "{{\"sessions\":{n},\"ack_p99_ms_median\":{:.3},\"ack_p99_ms_runs\":[{}],\"floor_ack_p99_ms_median\":{},\"cpu_ratio_to_floor\":{},\"p99_ratio_to_floor\":{}}}",
                     median_p99(&results, n),
-                    p99s.join(",")
+                    p99s.join(","),
+                    json_num(floor.map(|f| f.1)),
+                    json_num(relay.zip(floor).map(|(r, f)| r.0 / f.0)),
+                    json_num(relay.zip(floor).map(|(r, f)| r.1 / f.1)),
                 )
             })
             .collect::<Vec<_>>()
@@ -204,6 +226,36 @@ fn main() -> anyhow::Result<()> {
     Ok(())
 }
 
+/// A number for the JSON, `null` when absent or not finite.
+fn json_num(v: Option<f64>) -> String {
+    v.filter(|v| v.is_finite())
+        .map_or("null".into(), |v| format!("{v:.3}"))
+}
+
+/// Median CPU % and median p99 (ms) of the runs with `n` sessions against
+/// the floor (`floor`) or against the relay(s).
+fn median_of(results: &[RunResult], n: usize, floor: bool) -> Option<(f64, f64)> {
+    let runs: Vec<&RunResult> = results
+        .iter()
+        .filter(|r| r.sessions == n && (r.target == "floor") == floor && r.ok())
+        .collect();
+    if runs.is_empty() {
+        return None;
+    }
+    let median = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    Some((
+        median(
+            runs.iter()
+                .map(|r| r.relay_cpu_pct + r.proxy_cpu_pct)
+                .collect(),
+        ),
+        median(runs.iter().map(|r| r.ack_p99_ms).collect()),
+    ))
+}
+
 /// The session counts run, ascending, once each.
 fn session_counts(results: &[RunResult]) -> Vec<usize> {
     let mut ns: Vec<usize> = results.iter().map(|r| r.sessions).collect();
@@ -217,7 +269,7 @@ fn session_counts(results: &[RunResult]) -> Vec<usize> {
 fn median_p99(results: &[RunResult], n: usize) -> f64 {
     let mut p99: Vec<f64> = results
         .iter()
-        .filter(|r| r.sessions == n)
+        .filter(|r| r.sessions == n && r.target != "floor")
         .map(|r| if r.ok() { r.ack_p99_ms } else { f64::INFINITY })
         .collect();
     if p99.is_empty() {
@@ -238,17 +290,33 @@ fn largest_within(results: &[RunResult], budget: f64) -> Option<usize> {
         .max()
 }
 
-/// Runs `n` sessions `repeat` times, each against a fresh relay.
+/// Runs `n` sessions `repeat` times, each against a fresh relay and then
+/// (unless `--no-floor` or `--via-nginx`) a fresh transport floor.
 async fn run_n(
     args: &Args,
     placement: &Placement,
     n: usize,
     results: &mut Vec<RunResult>,
 ) -> anyhow::Result<()> {
+    let spec = ClusterSpec {
+        nginx: &args.nginx,
+        conf: &args.nginx_conf,
+    };
     for _ in 0..args.repeat.clamp(1, 9) {
-        let r = run_one(args, placement, n).await?;
+        let relay = Target::start(
+            &args.relay,
+            placement.relay_cpu,
+            placement.relay_threads,
+            args.via_nginx.then_some(&spec),
+        )?;
+        let r = run_one(args, relay, n).await?;
         eprintln!("{}", r.summary());
         results.push(r);
+        if !(args.no_floor || args.via_nginx) {
+            let r = run_one(args, Target::floor(placement.relay_cpu)?, n).await?;
+            eprintln!("{}", r.summary());
+            results.push(r);
+        }
     }
     Ok(())
 }
@@ -303,6 +371,8 @@ fn cpu_secs(pid: &str) -> f64 {
 
 #[derive(Debug, Default)]
 struct RunResult {
+    /// What ran: `relay`, `floor` or `nginx+relays`.
+    target: &'static str,
     sessions: usize,
     connected: usize,
     connect_s: f64,
@@ -344,7 +414,8 @@ impl RunResult {
 
     fn summary(&self) -> String {
         format!(
-            "loadgen: N={:5} connected={:5} acks/s={:8.0} moves/s={:8.0} relay cpu={:5.1}% (idle {:4.1}%) nginx cpu={:5.1}% (idle {:4.1}%) gen cpu={:5.1}% rss idle={:.1} MiB ({:.1} KiB/session) load={:.1} MiB | ack latency p50={:.3} p99={:.3} p99.9={:.3} max={:.3} ms | pong p50={:.3} p99={:.3} ms | adjustments={} errors={}",
+            "loadgen: {:<12} N={:5} connected={:5} acks/s={:8.0} moves/s={:8.0} relay cpu={:5.1}% (idle {:4.1}%) nginx cpu={:5.1}% (idle {:4.1}%) gen cpu={:5.1}% rss idle={:.1} MiB ({:.1} KiB/session) load={:.1} MiB | ack latency p50={:.3} p99={:.3} p99.9={:.3} max={:.3} ms | pong p50={:.3} p99={:.3} ms | adjustments={} errors={}",
+            self.target,
             self.sessions,
             self.connected,
             self.acks_per_s,
@@ -370,7 +441,8 @@ impl RunResult {
 
     fn json(&self) -> String {
         format!(
-            "{{\"sessions\":{},\"connected\":{},\"connect_s\":{:.2},\"measure_s\":{:.2},\"relay_rss_base_bytes\":{},\"relay_rss_idle_bytes\":{},\"relay_rss_load_bytes\":{},\"idle_kib_per_session\":{:.2},\"load_kib_per_session\":{:.2},\"relay_cpu_idle_pct\":{:.1},\"relay_cpu_pct\":{:.1},\"proxy_cpu_idle_pct\":{:.1},\"proxy_cpu_pct\":{:.1},\"generator_cpu_pct\":{:.1},\"moves_per_s\":{:.0},\"acks_per_s\":{:.0},\"frames_in_per_s\":{:.0},\"adjustments\":{},\"errors\":{},\"ack_samples\":{},\"ack_p50_ms\":{:.3},\"ack_p99_ms\":{:.3},\"ack_p999_ms\":{:.3},\"ack_max_ms\":{:.3},\"pong_p50_ms\":{:.3},\"pong_p99_ms\":{:.3}}}",
+            "{{\"target\":\"{}\",\"sessions\":{},\"connected\":{},\"connect_s\":{:.2},\"measure_s\":{:.2},\"relay_rss_base_bytes\":{},\"relay_rss_idle_bytes\":{},\"relay_rss_load_bytes\":{},\"idle_kib_per_session\":{:.2},\"load_kib_per_session\":{:.2},\"relay_cpu_idle_pct\":{:.1},\"relay_cpu_pct\":{:.1},\"proxy_cpu_idle_pct\":{:.1},\"proxy_cpu_pct\":{:.1},\"generator_cpu_pct\":{:.1},\"moves_per_s\":{:.0},\"acks_per_s\":{:.0},\"frames_in_per_s\":{:.0},\"adjustments\":{},\"errors\":{},\"ack_samples\":{},\"ack_p50_ms\":{:.3},\"ack_p99_ms\":{:.3},\"ack_p999_ms\":{:.3},\"ack_max_ms\":{:.3},\"pong_p50_ms\":{:.3},\"pong_p99_ms\":{:.3}}}",
+            self.target,
             self.sessions,
             self.connected,
             self.connect_s,
@@ -410,21 +482,13 @@ fn quantile_ms(sorted: &[u32], q: f64) -> f64 {
     f64::from(sorted[i.min(sorted.len() - 1)]) / 1000.0
 }
 
-async fn run_one(args: &Args, placement: &Placement, n: usize) -> anyhow::Result<RunResult> {
+/// Runs `n` sessions against `relay` (a fresh target) and measures.
+async fn run_one(args: &Args, relay: Target, n: usize) -> anyhow::Result<RunResult> {
     let measure = Duration::from_secs(args.duration.clamp(1, MAX_MEASURE_SECS));
-    let spec = ClusterSpec {
-        nginx: &args.nginx,
-        conf: &args.nginx_conf,
-    };
-    let relay = Target::start(
-        &args.relay,
-        placement.relay_cpu,
-        placement.relay_threads,
-        args.via_nginx.then_some(&spec),
-    )?;
     let (pids, proxy) = (relay.relay_pids(), relay.proxy_pids());
     tokio::time::sleep(Duration::from_millis(300)).await;
     let mut r = RunResult {
+        target: relay.kind(),
         sessions: n,
         rss_base: relay.rss_kib() * 1024,
         ..Default::default()

@@ -1,11 +1,13 @@
-//! One simulated page: a bot-driven `sim::Client` on its own WebSocket,
-//! sending a ServerMove per 60 Hz frame and a Ping every 250 ms, and
-//! timing each Ack and Pong.
+//! One simulated page: a bot-driven `sim::ClientEndpoint` — the page's own
+//! client end, so the traffic is the page's (a ServerMove per 60 Hz frame,
+//! a Ping every `PING_INTERVAL_MS`, Hello and settings) — on its own
+//! WebSocket, in the page's frame order (take what arrived, then tick and
+//! send), timing each Ack and Pong.
 
 use futures_util::{SinkExt, StreamExt};
 use sim::net::codec;
-use sim::net::protocol::{ClientMsg, MoveResponse, ServerMsg};
-use sim::{Bot, Client, NetSettings, SmoothingMode, TimeStamp};
+use sim::net::protocol::{ClientMsg, MoveResponse, NetSettings, ServerMsg};
+use sim::{Bot, ClientEndpoint, SimTime, TimeStamp};
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -16,8 +18,6 @@ use tokio_tungstenite::tungstenite::Message;
 
 /// One client frame.
 pub const FRAME: Duration = Duration::from_micros(16_667);
-/// Ping every this many frames (250 ms, as the page).
-const PING_EVERY: u32 = 15;
 /// WebSocket read buffer per session, bytes.
 const READ_BUFFER: usize = 512;
 
@@ -44,9 +44,9 @@ pub struct SessionStats {
     pub errors: u64,
 }
 
-/// One simulated page: connect, Hello, link at 0 ms / 0 % loss, wait for
-/// Welcome; then, once the phase leaves Idle, a bot-driven client sends a
-/// ServerMove each frame and a Ping every 250 ms, and applies the answers.
+/// One simulated page: connect, Hello and link at 0 ms / 0 % loss, wait
+/// for Welcome; then, once the phase leaves Idle, the bot drives the
+/// page's client end and every answer goes back into it.
 pub async fn session(
     id: usize,
     url: String,
@@ -74,24 +74,22 @@ pub async fn session(
         stats.errors += 1;
         return stats;
     };
-    let settings = NetSettings::symmetric(0, 0, 0);
-    for msg in [ClientMsg::Hello, ClientMsg::SetNetSettings(settings)] {
-        if ws
-            .send(Message::Binary(codec::encode(&msg).into()))
-            .await
-            .is_err()
-        {
+    let start = Instant::now();
+    let now = || SimTime::from_secs_f64(start.elapsed().as_secs_f64());
+    let mut endpoint = ClientEndpoint::new();
+    endpoint.set_net_settings(NetSettings::symmetric(0, 0, 0));
+    // Hello and the settings, as the page's first frame sends them.
+    for frame in endpoint.frame(now(), 0.0, sim::Vec2::ZERO, false) {
+        if ws.send(Message::Binary(frame.into())).await.is_err() {
             stats.errors += 1;
             return stats;
         }
     }
-    // Welcome → the world and the movement constants.
-    let (world, params) = loop {
+    loop {
         match tokio::time::timeout(Duration::from_secs(20), ws.next()).await {
             Ok(Some(Ok(Message::Binary(b)))) => {
-                if let Ok(ServerMsg::Welcome { world, params, .. }) = codec::decode::<ServerMsg>(&b)
-                {
-                    break (world, params);
+                if endpoint.receive_frame(now(), &b) == Ok(sim::ClientEvent::Welcomed) {
+                    break;
                 }
             }
             Ok(Some(Ok(_))) => {}
@@ -100,16 +98,13 @@ pub async fn session(
                 return stats;
             }
         }
-    };
+    }
     drop(permit);
     connected.fetch_add(1, Ordering::Relaxed);
 
-    let mut client = Client::new(params, world.spawn);
     let mut bot = Bot::new().starting_at(id);
     let mut sent: VecDeque<(TimeStamp, Instant)> = VecDeque::new();
     let mut pings: VecDeque<(u32, Instant)> = VecDeque::new();
-    let mut ping_id = 0u32;
-    let mut frame_no = 0u32;
     // Idle: read what the relay streams until the load starts.
     while *phase.borrow() == Phase::Idle {
         tokio::select! {
@@ -140,33 +135,27 @@ pub async fn session(
                     break;
                 }
                 measuring = now_phase == Phase::Measure;
-                frame_no = frame_no.wrapping_add(1);
-                let (dir, dash) = bot.input(client.state().position, FRAME.as_secs_f32());
-                let mut out = Vec::with_capacity(2);
-                if let Some(m) = client.tick(FRAME.as_secs_f64(), dir, dash, SmoothingMode::Exponential, &world) {
-                    let ts = m.new_move.time_stamp;
-                    out.push((Some(ts), None, codec::encode(&ClientMsg::ServerMove(m))));
-                }
-                if frame_no % PING_EVERY == 0 {
-                    ping_id = ping_id.wrapping_add(1);
-                    out.push((None, Some(ping_id), codec::encode(&ClientMsg::Ping { id: ping_id })));
-                }
-                for (ts, ping, frame) in out {
+                let position = endpoint.client().state().position;
+                let (dir, dash) = bot.input(position, FRAME.as_secs_f32());
+                for frame in endpoint.frame(now(), FRAME.as_secs_f64(), dir, dash) {
                     let at = Instant::now();
-                    if let Some(ts) = ts {
-                        sent.push_back((ts, at));
-                        if sent.len() > 256 {
-                            sent.pop_front();
+                    match codec::decode::<ClientMsg>(&frame) {
+                        Ok(ClientMsg::ServerMove(m)) => {
+                            sent.push_back((m.new_move.time_stamp, at));
+                            if sent.len() > 256 {
+                                sent.pop_front();
+                            }
+                            if measuring {
+                                stats.moves_sent += 1;
+                            }
                         }
-                        if measuring {
-                            stats.moves_sent += 1;
+                        Ok(ClientMsg::Ping { id }) => {
+                            pings.push_back((id, at));
+                            if pings.len() > 64 {
+                                pings.pop_front();
+                            }
                         }
-                    }
-                    if let Some(p) = ping {
-                        pings.push_back((p, at));
-                        if pings.len() > 64 {
-                            pings.pop_front();
-                        }
+                        _ => {}
                     }
                     if measuring {
                         stats.bytes_out += frame.len() as u64;
@@ -209,7 +198,6 @@ pub async fn session(
                                 stats.ack_us.push(micros(at - sent_at));
                             }
                         }
-                        client.handle_move_response(&resp, &world);
                     }
                     Ok(ServerMsg::Pong { id: pong, .. }) => {
                         while let Some(&(p, sent_at)) = pings.front() {
@@ -225,6 +213,9 @@ pub async fn session(
                     Ok(ServerMsg::Error { .. }) | Err(_) => stats.errors += 1,
                     Ok(_) => {}
                 }
+                // The page's client end takes every frame (corrections,
+                // proxies, the observer view) as the page does.
+                let _ = endpoint.receive_frame(now(), &b);
             }
         }
     }

@@ -1,8 +1,10 @@
-//! What the load generator drives: one relay, or three relays behind nginx
-//! running the shipped `deploy/nginx.conf` (ports replaced), each session
-//! in a room of its own so that the rooms spread over the relays.
+//! What the load generator drives: one relay, three relays behind nginx
+//! running the shipped `deploy/nginx.conf` (ports replaced, each session
+//! in a room of its own so that the rooms spread over the relays), or the
+//! transport floor ([`crate::floor`]).
 
 use crate::common::Relay;
+use crate::floor::Floor;
 use anyhow::{bail, Context};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -101,10 +103,12 @@ impl Drop for Nginx {
     }
 }
 
-/// One relay, or relays behind nginx.
+/// One relay, relays behind nginx, or the floor.
 pub enum Target {
     /// Sessions connect to the relay itself.
     Single(Relay),
+    /// Sessions connect to the bare WebSocket server.
+    Floor(Floor),
     /// Sessions connect to nginx, `?room=load-<session>`.
     Cluster {
         /// The relays.
@@ -156,10 +160,25 @@ impl Target {
         Ok(Target::Cluster { relays, nginx })
     }
 
+    /// The transport floor, on `cpu` if given.
+    pub fn floor(cpu: Option<usize>) -> anyhow::Result<Target> {
+        Ok(Target::Floor(Floor::start(cpu)?))
+    }
+
+    /// What it is, for the results: `relay`, `floor` or `nginx+relays`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Target::Single(_) => "relay",
+            Target::Floor(_) => "floor",
+            Target::Cluster { .. } => "nginx+relays",
+        }
+    }
+
     /// The URL session `id` connects to.
     pub fn url(&self, id: usize) -> String {
         match self {
             Target::Single(relay) => relay.url.clone(),
+            Target::Floor(floor) => floor.url.clone(),
             Target::Cluster { nginx, .. } => format!("ws://{}/ws?room=load-{id}", nginx.addr),
         }
     }
@@ -168,6 +187,7 @@ impl Target {
     pub fn relay_pids(&self) -> Vec<u32> {
         match self {
             Target::Single(relay) => vec![relay.pid()],
+            Target::Floor(floor) => vec![floor.pid()],
             Target::Cluster { relays, .. } => relays.iter().map(Relay::pid).collect(),
         }
     }
@@ -175,7 +195,7 @@ impl Target {
     /// nginx's process ids (none for a single relay).
     pub fn proxy_pids(&self) -> Vec<u32> {
         match self {
-            Target::Single(_) => Vec::new(),
+            Target::Single(_) | Target::Floor(_) => Vec::new(),
             Target::Cluster { nginx, .. } => nginx.pids(),
         }
     }
@@ -184,6 +204,7 @@ impl Target {
     pub fn rss_kib(&self) -> u64 {
         match self {
             Target::Single(relay) => relay.rss_kib().unwrap_or(0),
+            Target::Floor(floor) => floor.rss_kib(),
             Target::Cluster { relays, .. } => relays.iter().map(|r| r.rss_kib().unwrap_or(0)).sum(),
         }
     }
