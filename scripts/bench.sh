@@ -157,11 +157,13 @@ rt = ratios["replay_60_wasm_over_native"]
 n_ok = relay.get("largest_n_within_budget")
 runs = relay.get("runs", [])
 by_n = {b["sessions"]: b for b in relay.get("by_sessions", [])}
-def median_run(n):
+def median_run(n, target="relay"):
     # The run whose p99 is its N's median: the row the table shows.
-    rs = sorted((r for r in runs if r["sessions"] == n), key=lambda r: r["ack_p99_ms"])
-    return rs[len(rs) // 2]
-idle_kib = max((r["idle_kib_per_session"] for r in runs), default=None)
+    rs = sorted((r for r in runs if r["sessions"] == n and r.get("target", "relay") == target), key=lambda r: r["ack_p99_ms"])
+    return rs[len(rs) // 2] if rs else None
+cpu_ratios = [b["cpu_ratio_to_floor"] for b in relay.get("by_sessions", []) if b.get("cpu_ratio_to_floor") is not None]
+worst_cpu_ratio = max(cpu_ratios) if cpu_ratios else None
+idle_kib = max((r["idle_kib_per_session"] for r in runs if r.get("target", "relay") == "relay"), default=None)
 f = wasm.get("frames", {})
 ff = wasm.get("first_frame", {})
 rows = [
@@ -189,6 +191,9 @@ rows = [
      f'{wire["uplink_bps_120hz_combining_on"]} / {wire["uplink_bps_120hz_combining_off"]} B/s ({wire["server_moves_per_s_120hz_on"]:.0f} / {wire["server_moves_per_s_120hz_off"]:.0f} ServerMoves/s)', ""),
     ("relay: largest N with p99 added latency ≤ 2 ms (N sessions at 60 Hz, 0 ms link; median of the runs' p99)", "≥ 1000",
      f"{n_ok}" if n_ok else "none", verdict(n_ok is not None and n_ok >= 1000)),
+    ("relay CPU / transport floor's CPU, same sessions and traffic (worst N)", "≤ 1.5×",
+     " · ".join(f"N={b['sessions']}: {b['cpu_ratio_to_floor']}× CPU, {b['p99_ratio_to_floor']}× p99" for b in relay.get("by_sessions", []) if b.get("cpu_ratio_to_floor") is not None) or "–",
+     verdict(worst_cpu_ratio is not None and worst_cpu_ratio <= 1.5)),
     ("relay: resident memory per idle session", "≤ 64 kB",
      f"{idle_kib:.1f} KiB" if idle_kib is not None else "–", verdict(idle_kib is not None and idle_kib * 1.024 <= 64)),
     ("release wasm, raw / gzip -9", "≤ 1.5 MB / ≤ 500 kB",
@@ -212,14 +217,16 @@ lines += ["", "Same-run ratios: "
                       + [f"uplink combining off/on = {ratios['uplink_60hz_combining_off_over_on']} at 60 Hz, {ratios['uplink_120hz_combining_off_over_on']} at 120 Hz"]
                       + [f"`{k}` opt-level \"s\"/3 = {ratios[k + '_s_over_o3']}" for k in o3]) + ".",
           "", f"Relay load test (release relay, loopback; {placement_text}; {relay.get('repeat', 1)} runs per N, each row the run with the median p99):", "",
-          "| sessions | acks/s | moves/s | relay CPU (% of 1 core) idle → load | generator CPU | relay RSS idle / load | per idle session | added latency p50 / p99 / p99.9 (Ack) | p99 of every run | Ping→Pong p99 |",
-          "|---|---|---|---|---|---|---|---|---|---|"]
+          "| sessions | acks/s | moves/s | relay CPU (% of 1 core) idle → load | floor CPU (ratio) | generator CPU | relay RSS idle / load | per idle session | added latency p50 / p99 / p99.9 (Ack) | floor p99 (ratio) | p99 of every run | Ping→Pong p99 |",
+          "|---|---|---|---|---|---|---|---|---|---|---|---|"]
 for n in sorted(by_n):
-    r = median_run(n)
+    r, fl, b = median_run(n), median_run(n, "floor"), by_n[n]
+    floor_cpu = f"{fl['relay_cpu_pct']:.0f} % ({b.get('cpu_ratio_to_floor')}×)" if fl else "–"
+    floor_p99 = f"{fl['ack_p99_ms']:.2f} ms ({b.get('p99_ratio_to_floor')}×)" if fl else "–"
     lines.append(f"| {r['sessions']}{'' if r['connected'] == r['sessions'] else ' (' + str(r['connected']) + ' connected)'} | {r['acks_per_s']:.0f} | {r['moves_per_s']:.0f} | "
-                 f"{r['relay_cpu_idle_pct']:.0f} → {r['relay_cpu_pct']:.0f} % | {r['generator_cpu_pct']:.0f} % | "
+                 f"{r['relay_cpu_idle_pct']:.0f} → {r['relay_cpu_pct']:.0f} % | {floor_cpu} | {r['generator_cpu_pct']:.0f} % | "
                  f"{r['relay_rss_idle_bytes'] / 1048576:.1f} / {r['relay_rss_load_bytes'] / 1048576:.1f} MiB | {r['idle_kib_per_session']:.1f} KiB | "
-                 f"{r['ack_p50_ms']:.2f} / {r['ack_p99_ms']:.2f} / {r['ack_p999_ms']:.2f} ms | "
+                 f"{r['ack_p50_ms']:.2f} / {r['ack_p99_ms']:.2f} / {r['ack_p999_ms']:.2f} ms | {floor_p99} | "
                  f"{' / '.join(f'{v:.2f}' for v in by_n[n]['ack_p99_ms_runs'])} ms | {r['pong_p99_ms']:.2f} ms |")
 if cluster:
     c_by_n = {b["sessions"]: b for b in cluster.get("by_sessions", [])}
