@@ -30,6 +30,7 @@ pub struct Dom {
     speed_buff: Option<HtmlInputElement>,
     dash_bug: Option<HtmlInputElement>,
     td_resolution: Option<HtmlInputElement>,
+    clock_speed: Option<HtmlInputElement>,
     bot_clicks: Rc<Cell<u32>>,
     clear_clicks: Rc<Cell<u32>>,
     metrics: Vec<(&'static str, Option<Element>)>,
@@ -97,6 +98,7 @@ impl Dom {
             speed_buff: input("speed-buff"),
             dash_bug: input("dash-bug"),
             td_resolution: input("td-resolution"),
+            clock_speed: input("clock-speed"),
             smoothing: doc
                 .get_element_by_id("smoothing")
                 .and_then(|e| e.dyn_into::<HtmlSelectElement>().ok()),
@@ -157,7 +159,7 @@ impl Dom {
             forced_move_loss_percent: number(&self.forced_move_loss, 0.0, 0.0, 100.0) as f32,
             speed_buff: checked(&self.speed_buff, d.speed_buff),
             dash_outside_saved_move: checked(&self.dash_bug, d.dash_outside_saved_move),
-            clock_speed: d.clock_speed,
+            clock_speed: number(&self.clock_speed, d.clock_speed.into(), 0.5, 2.0) as f32,
         }
     }
 
@@ -210,6 +212,7 @@ impl Dom {
         set_checked(&self.old_moves, client.old_move_redundancy);
         set_checked(&self.speed_buff, client.speed_buff);
         set_checked(&self.dash_bug, client.dash_outside_saved_move);
+        set_number(&self.clock_speed, client.clock_speed.into());
         if let Some(e) = &self.smoothing {
             if e.value() != smoothing.name() {
                 e.set_value(smoothing.name());
