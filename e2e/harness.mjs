@@ -46,13 +46,19 @@ export function startRelay({ db, addr = '127.0.0.1:0' } = {}) {
   });
 }
 
-/** Launches headless Chromium with the flags TOOLCHAIN.md measured. */
-export async function launchBrowser() {
+/**
+ * Launches headless Chromium with the flags TOOLCHAIN.md measured; the
+ * viewport is `E2E_WIDTH` × `E2E_HEIGHT` (1280 × 800) unless given, at
+ * device pixel ratio `deviceScaleFactor` (1).
+ */
+export async function launchBrowser({ viewport, deviceScaleFactor = 1 } = {}) {
   const userDataDir = mkdtempSync(join(tmpdir(), 'np-chromium-'));
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
     headless: true,
-    viewport: { width: Number(process.env.E2E_WIDTH ?? 1280), height: Number(process.env.E2E_HEIGHT ?? 800) },
+    acceptDownloads: true,
+    deviceScaleFactor,
+    viewport: viewport ?? { width: Number(process.env.E2E_WIDTH ?? 1280), height: Number(process.env.E2E_HEIGHT ?? 800) },
     args: [
       '--no-sandbox',
       '--disable-gpu',

@@ -71,10 +71,10 @@ pub fn predicted(f: &Frame, area: RectF) {
 /// exponential in a long tail.
 fn mesh_offset_inset(offsets: Option<&[(f32, f32)]>, area: RectF) {
     let (w, h) = (
-        (area.w * 0.45).clamp(160.0, 240.0),
+        (area.w * 0.45).clamp(200.0, 240.0),
         (area.h * 0.32).clamp(52.0, 90.0),
     );
-    if area.w < w * 1.6 || area.h < h * 2.0 {
+    if area.w < w * 1.3 || area.h < h * 2.0 {
         return;
     }
     let r = RectF {
@@ -97,13 +97,7 @@ fn mesh_offset_inset(offsets: Option<&[(f32, f32)]>, area: RectF) {
     };
     let peak = offsets.iter().map(|&(_, cm)| cm).fold(0.0, f32::max);
     let top = crate::plots::nice(peak.max(5.0));
-    text(
-        "mesh offset at last snap",
-        r.x + 5.0,
-        r.y + 13.0,
-        12.0,
-        LABEL,
-    );
+    text("mesh offset, last snap", r.x + 5.0, r.y + 13.0, 12.0, LABEL);
     text_right(
         &format!("{top:.0} cm"),
         r.x + r.w - 5.0,
