@@ -37,7 +37,7 @@ test('a preset that splits the directions shows the link in force on every contr
     await waitFor(() => page.isChecked('#net-split'), 2_000, 'split turned on');
     for (const id of ['rtt', 'loss', 'jitter']) {
       assert.equal(await page.isDisabled(`#${id}`), true, `#${id} disabled`);
-      assert.match(await text(page, `[data-note="${id}"]`), /Split: each direction is set under Advanced network/);
+      assert.match(await text(page, `[data-note="${id}"]`), /^Split is on: each direction is set under Advanced network$/);
     }
     await waitFor(async () => (await text(page, '#rtt-value')) === '85 + 65', 2_000, 'RTT read-out 85 + 65');
     assert.equal(await text(page, '#loss-value'), '↑1 ↓1');

@@ -8,17 +8,12 @@ use crate::corrections::Group;
 use sim::net::protocol::ServerTotals;
 use sim::{Client, SmoothingMode};
 
-/// The Predicted panel's line: who drives, or the run's banner, and the
-/// view.
-pub fn predicted_sub(banner: Option<&str>, bot_driving: bool, zoom: Option<f32>) -> String {
-    let who = match banner {
+/// The Predicted panel's line: who drives, or the run's banner.
+pub fn predicted_sub(banner: Option<&str>, bot_driving: bool) -> String {
+    match banner {
         Some(b) => b.to_owned(),
         None if bot_driving => "bot driving · click, then WASD / arrows take over".to_owned(),
         None => "you drive · Space dash · B bot".to_owned(),
-    };
-    match zoom {
-        Some(z) => format!("{who} · follow {z}×"),
-        None => who,
     }
 }
 

@@ -13,8 +13,7 @@ use sim::{LagSpike, LinkSettings, NetSettings, Preset};
 use web_sys::{Document, HtmlSelectElement};
 
 /// Why the basic sliders are off while the directions are split.
-const SPLIT_REASON: &str =
-    "Split: each direction is set under Advanced network (turn split off to use this slider)";
+const SPLIT_REASON: &str = "Split is on: each direction is set under Advanced network";
 
 /// The inputs of one direction (`up-…` or `down-…`).
 struct Direction {

@@ -350,11 +350,12 @@ fn draw_strip(
 
     // Current value.
     let last = samples.last().and_then(|s| (strip.value)(s));
+    // At the strip's foot, clear of the scale's top.
     ctx.set_text_align("left");
-    ctx.set_text_baseline("middle");
+    ctx.set_text_baseline("bottom");
     ctx.set_fill_style_str(if last.is_some() { strip.colour } else { TEXT });
     let text = last.map_or("–".to_string(), fmt);
-    let _ = ctx.fill_text(&text, LEFT + plot_w + 8.0, y0 + strip_h / 2.0);
+    let _ = ctx.fill_text(&text, LEFT + plot_w + 8.0, y0 + strip_h);
 }
 
 /// The next 1, 2 or 5 × 10ⁿ at or above `v` (a plot's top).

@@ -160,10 +160,9 @@ impl App {
         let v = &self.view;
         let live = self.driver.endpoint();
         let ep: &ClientEndpoint = v.frozen.as_deref().unwrap_or(live);
-        let zoom = self.chrome.zoom();
         self.chrome.text(
             "predicted-sub",
-            &captions::predicted_sub(banner.as_deref(), self.bot_driving, zoom),
+            &captions::predicted_sub(banner.as_deref(), self.bot_driving),
         );
         self.chrome
             .mark("predicted-sub", self.state.label(self.time.paused));

@@ -9,7 +9,9 @@
 //! * Authoritative: the server's character, every move it simulated, its
 //!   corrections (fading with age), the client's position for comparison.
 //! * Replayed: one correction zoomed — the discarded prediction, the snap
-//!   point, the replayed path — with the redundant ones of its burst faint.
+//!   point, the replayed path — with the redundant ones of its burst faint,
+//!   and an inset plotting the mesh offset (drawn − collision position)
+//!   around the last snap: how smoothing hid it, where the modes differ.
 
 use super::arena::{self, character, outline, CHARACTER_RADIUS_CM};
 use super::view::{
@@ -61,7 +63,6 @@ pub fn predicted(f: &Frame, area: RectF) {
     if f.follow.is_some() {
         arena::scale_bar(&v);
     }
-    mesh_offset_inset(f.mesh_offsets, area);
 }
 
 /// The local character's mesh offset around its last snap (`(s since
@@ -214,6 +215,7 @@ pub fn replayed(f: &Frame, area: RectF) {
     };
     text(&label, px + 10.0, py - 10.0, 13.0, YELLOW);
     arena::scale_bar(&v);
+    mesh_offset_inset(f.mesh_offsets, area);
 }
 
 /// A view fitted around one correction, at least 4 m across.
