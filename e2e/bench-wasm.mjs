@@ -20,7 +20,7 @@
 //
 //   node e2e/bench-wasm.mjs [--out file.json] [--seconds 10] [--loss 10]
 import { writeFileSync } from 'node:fs';
-import { startRelay, launchBrowser, setControl, waitFor, sleep } from './harness.mjs';
+import { startRelay, launchBrowser, setControl, waitForConn, sleep } from './harness.mjs';
 
 const arg = (name, dflt) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -138,7 +138,7 @@ try {
   // 2. Frame times: all panels, bot driving, loss 10 %, for SECONDS.
   const page = await browser.context.newPage();
   await page.goto(relay.url);
-  await waitFor(async () => (await page.locator('#conn-status').getAttribute('data-state')) === 'connected', 20_000, 'relay connection');
+  await waitForConn(page, 'connected');
   result.renderer = await page.evaluate(() => document.documentElement.dataset.renderer ?? null);
   await setControl(page, 'loss', LOSS);
   await sleep(2000);

@@ -10,7 +10,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { startRelay, launchBrowser, metric, waitFor, sleep, ARTIFACTS } from './harness.mjs';
+import { startRelay, launchBrowser, connStatus as status, metric, waitFor, sleep, ARTIFACTS } from './harness.mjs';
 
 let relay;
 let browser;
@@ -18,11 +18,6 @@ let browser;
 after(async () => {
   await browser?.close();
   relay?.kill();
-});
-
-const status = async (page) => ({
-  state: await page.locator('#conn-status').getAttribute('data-state'),
-  text: (await page.locator('#conn-status').textContent()).trim(),
 });
 
 test('CSP holds, and the page reconnects to a restarted relay, then falls back to local', async (t) => {

@@ -5,24 +5,13 @@
 // JSON files go through the relay first (POST, which also replays them
 // natively and refuses a wrong outcome with 422; then GET the compact
 // bytes), so a file saved from the page joins both checks as it is.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startRelay, launchBrowser, ROOT } from './harness.mjs';
+import { relayAndBrowser, ROOT } from './harness.mjs';
 
-let relay;
-let browser;
-
-before(async () => {
-  relay = await startRelay();
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  relay?.stop();
-});
+const env = relayAndBrowser();
 
 /** The recorded outcome of a JSON scenario, hashes as 16 hex digits
  * (read from the text: they are 64-bit integers, beyond JSON.parse). */
@@ -37,14 +26,14 @@ function recordedOutcome(text) {
 
 /** The compact bytes of a JSON scenario, through the relay's API. */
 async function compact(text) {
-  const saved = await fetch(`${relay.url}api/scenarios`, {
+  const saved = await fetch(`${env.relay.url}api/scenarios`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: text,
   });
   assert.equal(saved.status, 201, await saved.clone().text());
   const { id } = await saved.json();
-  const got = await fetch(`${relay.url}api/scenarios/${id}`, { headers: { accept: 'application/octet-stream' } });
+  const got = await fetch(`${env.relay.url}api/scenarios/${id}`, { headers: { accept: 'application/octet-stream' } });
   assert.equal(got.status, 200);
   return new Uint8Array(await got.arrayBuffer());
 }
@@ -53,8 +42,8 @@ test('every golden scenario replays in wasm to its native outcome', async (t) =>
   const dir = join(ROOT, 'scenarios');
   const files = readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
   assert.ok(files.length >= 13, `${files.length} files`);
-  const page = await browser.context.newPage();
-  await page.goto(`${relay.url}?mode=local`);
+  const page = await env.browser.context.newPage();
+  await page.goto(`${env.relay.url}?mode=local`);
   await page.waitForFunction(() => window.wasmBindings && window.wasmBindings.scenario_outcome, null, { timeout: 20_000 });
   for (const file of files) {
     const text = readFileSync(join(dir, file), 'utf8');

@@ -1,6 +1,7 @@
 // Shared helpers for the browser end-to-end tests: start the real relay on
 // a free port, launch Debian's headless Chromium through playwright-core,
 // read `data-metric` values and drive the DOM controls.
+import { before, after } from 'node:test';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -45,13 +46,19 @@ export function startRelay({ db, addr = '127.0.0.1:0' } = {}) {
   });
 }
 
-/** Launches headless Chromium with the flags TOOLCHAIN.md measured. */
-export async function launchBrowser() {
+/**
+ * Launches headless Chromium with the flags TOOLCHAIN.md measured; the
+ * viewport is `E2E_WIDTH` × `E2E_HEIGHT` (1280 × 800) unless given, at
+ * device pixel ratio `deviceScaleFactor` (1).
+ */
+export async function launchBrowser({ viewport, deviceScaleFactor = 1 } = {}) {
   const userDataDir = mkdtempSync(join(tmpdir(), 'np-chromium-'));
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
     headless: true,
-    viewport: { width: Number(process.env.E2E_WIDTH ?? 1280), height: Number(process.env.E2E_HEIGHT ?? 800) },
+    acceptDownloads: true,
+    deviceScaleFactor,
+    viewport: viewport ?? { width: Number(process.env.E2E_WIDTH ?? 1280), height: Number(process.env.E2E_HEIGHT ?? 800) },
     args: [
       '--no-sandbox',
       '--disable-gpu',
@@ -110,3 +117,32 @@ export async function waitFor(fn, ms, what) {
 }
 
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * One relay and one browser for a whole test file: registers `before` and
+ * `after` hooks that start and stop them, and returns an object whose
+ * `relay` and `browser` are set once `before` has run.
+ */
+export function relayAndBrowser() {
+  const env = { relay: null, browser: null };
+  before(async () => {
+    env.relay = await startRelay();
+    env.browser = await launchBrowser();
+  });
+  after(async () => {
+    await env.browser?.close();
+    env.relay?.stop();
+  });
+  return env;
+}
+
+/** The header's connection pill: `{ state, text }`. */
+export async function connStatus(page) {
+  const pill = page.locator('#conn-status');
+  return { state: await pill.getAttribute('data-state'), text: (await pill.textContent()).trim() };
+}
+
+/** Waits until the connection pill's `data-state` is `state`. */
+export async function waitForConn(page, state, ms = 20_000) {
+  return waitFor(async () => (await connStatus(page)).state === state, ms, `connection state ${state}`);
+}

@@ -2,24 +2,13 @@
 // the link live and the *measured* read-outs (Ping/Pong RTT, observed loss
 // each way) follow; a lag spike shows up in the measured RTT; the timeline
 // canvas draws; and wasm gives the same conditioner fates as native.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { PNG } from 'pngjs';
-import { startRelay, launchBrowser, metric, setControl, waitFor, sleep, ARTIFACTS } from './harness.mjs';
+import { relayAndBrowser, waitForConn, metric, setControl, waitFor, sleep, ARTIFACTS } from './harness.mjs';
 
-let relay;
-let browser;
-
-before(async () => {
-  relay = await startRelay();
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  relay?.stop();
-});
+const env = relayAndBrowser();
 
 /** Reads a `data-configured` element as a number. */
 async function configured(page, name) {
@@ -48,16 +37,12 @@ async function median(page, name, n = 5) {
 }
 
 test('presets drive the measured RTT and loss, live, through the relay', async (t) => {
-  const page = await browser.context.newPage();
+  const page = await env.browser.context.newPage();
   const logs = [];
   page.on('console', (m) => logs.push(`${m.type()}: ${m.text()}`));
   page.on('pageerror', (e) => logs.push(`pageerror: ${e.message}`));
-  await page.goto(relay.url);
-  await waitFor(
-    async () => (await page.locator('#conn-status').getAttribute('data-state')) === 'connected',
-    20_000,
-    'connection',
-  );
+  await page.goto(env.relay.url);
+  await waitForConn(page, 'connected');
   // Open the "Advanced network" section so its controls can be clicked.
   await page.evaluate(() => { document.getElementById('net-advanced').open = true; });
 
@@ -150,9 +135,9 @@ test('presets drive the measured RTT and loss, live, through the relay', async (
 });
 
 test('presets apply live in local mode too', async () => {
-  const page = await browser.context.newPage();
-  await page.goto(`${relay.url}?mode=local&seed=4`);
-  await waitFor(async () => (await page.locator('#conn-status').getAttribute('data-state')) === 'local', 20_000, 'local mode');
+  const page = await env.browser.context.newPage();
+  await page.goto(`${env.relay.url}?mode=local&seed=4`);
+  await waitForConn(page, 'local');
   await setControl(page, 'net-preset', 'ue-bad');
   await waitFor(
     async () => near(await metric(page, 'rtt-p50'), 300, 50, 120),
@@ -163,8 +148,8 @@ test('presets apply live in local mode too', async () => {
 });
 
 test('wasm gives the conditioner fates native gives', async () => {
-  const page = await browser.context.newPage();
-  await page.goto(`${relay.url}?mode=local`);
+  const page = await env.browser.context.newPage();
+  await page.goto(`${env.relay.url}?mode=local`);
   await page.waitForFunction(() => window.wasmBindings && window.wasmBindings.fate_fingerprint, null, { timeout: 20_000 });
   // Pinned in sim/tests/conditioner.rs (fate_sequence_hash_is_pinned).
   assert.equal(await page.evaluate(() => window.wasmBindings.fate_fingerprint(7, 10_000)), 'bd81a58dd70734e6');

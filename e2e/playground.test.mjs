@@ -1,25 +1,14 @@
 // The playground end to end: the real relay serves the real built page to
 // headless Chromium; the test drives the DOM controls and reads the
 // `data-metric` read-outs and the canvas pixels.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { writeFileSync } from 'node:fs';
 import { PNG } from 'pngjs';
-import { startRelay, launchBrowser, metric, metricText, setControl, waitFor, sleep, ARTIFACTS } from './harness.mjs';
+import { relayAndBrowser, waitForConn, metric, metricText, setControl, waitFor, sleep, ARTIFACTS } from './harness.mjs';
 
-let relay;
-let browser;
-
-before(async () => {
-  relay = await startRelay();
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  relay?.stop();
-});
+const env = relayAndBrowser();
 
 /** Counts pixels of each panel third that match a colour predicate. */
 function panelPixels(png, predicate) {
@@ -42,18 +31,14 @@ const green = (r, g, b) => r < 160 && g > 190 && b < 160;
 
 test('the playground predicts, corrects and follows its controls in a real browser', async (t) => {
   const started = Date.now();
-  const page = await browser.context.newPage();
+  const page = await env.browser.context.newPage();
   const console = [];
   page.on('console', (m) => console.push(`${m.type()}: ${m.text()}`));
   page.on('pageerror', (e) => console.push(`pageerror: ${e.message}`));
-  await page.goto(relay.url);
+  await page.goto(env.relay.url);
 
   await t.test('connects to the relay', async () => {
-    await waitFor(
-      async () => (await page.locator('#conn-status').getAttribute('data-state')) === 'connected',
-      20_000,
-      `connection (console: ${console.join(' | ')})`,
-    );
+    await waitForConn(page, 'connected');
   });
 
   await t.test('acks arrive within 3 s', async () => {
@@ -100,11 +85,26 @@ test('the playground predicts, corrects and follows its controls in a real brows
     assert.equal(await metric(page, 'adjustments'), adj);
   });
 
-  await t.test('smoothing mode applies live', async () => {
-    await setControl(page, 'smoothing', 'linear');
-    await waitFor(async () => (await metricText(page, 'smoothing')) === 'linear', 2_000, 'smoothing = linear');
+  await t.test('smoothing applies live: the drawn proxy is offset from its collision position only when smoothed', async () => {
+    // Jitter makes the other character's 20 Hz updates arrive early and
+    // late, so its extrapolation is off at each one: smoothing hides that
+    // jump behind a mesh offset that decays; disabled, the drawn proxy
+    // jumps with the collision position and the offset stays 0.
+    await setControl(page, 'jitter', 60);
     await setControl(page, 'smoothing', 'disabled');
     await waitFor(async () => (await metricText(page, 'smoothing')) === 'disabled', 2_000, 'smoothing = disabled');
+    await sleep(1200);
+    const disabled = [];
+    for (let i = 0; i < 15; i++) {
+      disabled.push(await metric(page, 'proxy-offset-cm'));
+      await sleep(200);
+    }
+    await setControl(page, 'smoothing', 'exponential');
+    await waitFor(async () => (await metricText(page, 'smoothing')) === 'exponential', 2_000, 'smoothing = exponential');
+    const ms = await waitFor(async () => (await metric(page, 'proxy-offset-cm')) >= 1, 8_000, 'a smoothed proxy offset ≥ 1 cm');
+    t.diagnostic(`disabled: peak offsets ${disabled.join(', ')} cm; exponential: ≥ 1 cm after ${ms} ms`);
+    assert.deepEqual([...new Set(disabled)], [0], 'disabled smoothing never offsets the drawn proxy');
+    await setControl(page, 'jitter', 0);
   });
 
   await t.test('measured RTT follows the slider to 200 ms ± 30', async () => {
@@ -131,14 +131,21 @@ test('the playground predicts, corrects and follows its controls in a real brows
   await page.close();
 });
 
-test('local mode runs the host inside the page', async () => {
-  const page = await browser.context.newPage();
-  await page.goto(`${relay.url}?mode=local&seed=7`);
-  await waitFor(async () => (await page.locator('#conn-status').getAttribute('data-state')) === 'local', 20_000, 'local mode');
+
+test('local mode runs the host inside the page: loss brings adjustments the client replays', async (t) => {
+  const page = await env.browser.context.newPage();
+  await page.goto(`${env.relay.url}?mode=local&seed=7`);
+  await waitForConn(page, 'local');
   await waitFor(async () => (await metric(page, 'acks')) > 0, 5_000, 'acks in local mode');
-  await page.close();
-});
-  const result = await page.evaluate(() => window.wasmBindings.headless_run(3, 150, 20, 10, 1200));
-  assert.equal(result, 'hash=e6c7cbd8c11ff619 adjustments=3 replayed=33 acks=152');
+  assert.equal(await metric(page, 'adjustments'), 0, 'no loss, no correction');
+  await setControl(page, 'rtt', 150);
+  await setControl(page, 'loss', 20);
+  await waitFor(async () => (await metric(page, 'adjustments')) >= 3, 15_000, 'three adjustments under 20 % loss');
+  await waitFor(async () => (await metric(page, 'replayed-moves')) > 0, 2_000, 'replayed moves');
+  // The host in the page counts what it sent; the client what arrived.
+  const [sent, received] = [await metric(page, 'server-adjustments'), await metric(page, 'adjustments')];
+  t.diagnostic(`server sent ${sent} adjustments, client received ${received}`);
+  assert.ok(sent >= received, `sent ${sent} ≥ received ${received}`);
+  assert.match(await page.locator('[data-panel-text="replayed-sub"]').textContent(), /^correction \d+ of \d+ \(#\d+ received\)/);
   await page.close();
 });

@@ -3,26 +3,15 @@
 // the identical run; the CLI gives the same hash from the relay's store;
 // the self-contained link plays from a plain static file server with no
 // relay at all; broken links say so and the page still runs.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { readFile } from 'node:fs/promises';
 import { join, normalize, extname } from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { startRelay, launchBrowser, metric, metricText, setControl, waitFor, sleep, ROOT, SCENARIO_BIN, ARTIFACTS } from './harness.mjs';
+import { relayAndBrowser, waitForConn, launchBrowser, metric, metricText, setControl, waitFor, sleep, ROOT, SCENARIO_BIN, ARTIFACTS } from './harness.mjs';
 
-let relay;
-let browser;
-
-before(async () => {
-  relay = await startRelay();
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  relay?.stop();
-});
+const env = relayAndBrowser();
 
 /** The recorded outcome the page shows after Stop or when a scenario loads. */
 async function recordedOutcome(page) {
@@ -62,9 +51,9 @@ async function staticServer() {
 }
 
 test('record, save, and the link replays identically for someone else', async (t) => {
-  const page = await browser.context.newPage();
-  await page.goto(relay.url);
-  await waitFor(async () => (await page.locator('#conn-status').getAttribute('data-state')) === 'connected', 20_000, 'relay connection');
+  const page = await env.browser.context.newPage();
+  await page.goto(env.relay.url);
+  await waitForConn(page, 'connected');
   await setControl(page, 'rtt', 150);
   await setControl(page, 'loss', 15);
 
@@ -143,7 +132,7 @@ test('record, save, and the link replays identically for someone else', async (t
 
   await t.test('the CLI gives the same hash from the relay store', () => {
     const id = link.split('/s/')[1];
-    const out = JSON.parse(execFileSync(SCENARIO_BIN, ['run', id, '--db', relay.db, '--json'], { encoding: 'utf8' }));
+    const out = JSON.parse(execFileSync(SCENARIO_BIN, ['run', id, '--db', env.relay.db, '--json'], { encoding: 'utf8' }));
     assert.equal(out.state_hash, recorded.stateHash);
     assert.equal(out.trajectory_hash, recorded.trajectoryHash);
     assert.equal(out.matches_recording, true);
@@ -158,7 +147,7 @@ test('record, save, and the link replays identically for someone else', async (t
   await t.test('the self-contained link plays from a static copy with no relay', async () => {
     const files = await staticServer();
     try {
-      const p3 = await browser.context.newPage();
+      const p3 = await env.browser.context.newPage();
       await p3.goto(files.url + fragmentLink.slice(fragmentLink.indexOf('#')));
       const end = await playToEnd(p3, 'self-contained link');
       assert.equal(end.verdict, 'identical to the recording');
@@ -172,9 +161,9 @@ test('record, save, and the link replays identically for someone else', async (t
 });
 
 test('broken links say so and the page still runs', async (t) => {
-  const page = await browser.context.newPage();
+  const page = await env.browser.context.newPage();
   await t.test('unknown id', async () => {
-    const res = await page.goto(`${relay.url}s/AAAAAAAAAAAA`);
+    const res = await page.goto(`${env.relay.url}s/AAAAAAAAAAAA`);
     assert.equal(res.status(), 404);
     await waitFor(async () => (await page.locator('#scenario-message').getAttribute('data-kind')) === 'error', 20_000, 'error message');
     assert.match(await page.locator('#scenario-message').textContent(), /no scenario with id AAAAAAAAAAAA/);
@@ -183,12 +172,12 @@ test('broken links say so and the page still runs', async (t) => {
     assert.ok((await metric(page, 'moves-sent')) > t0, 'the page keeps simulating');
   });
   await t.test('a trailing slash still loads the page', async () => {
-    await page.goto(`${relay.url}s/AAAAAAAAAAAA/`);
+    await page.goto(`${env.relay.url}s/AAAAAAAAAAAA/`);
     await waitFor(async () => (await page.locator('#scenario-message').getAttribute('data-kind')) === 'error', 20_000, 'error message');
     assert.match(await page.locator('#scenario-message').textContent(), /no scenario with id AAAAAAAAAAAA/);
   });
   await t.test('corrupt fragment', async () => {
-    await page.goto(`${relay.url}#s=AQ-not-a-scenario`);
+    await page.goto(`${env.relay.url}#s=AQ-not-a-scenario`);
     await waitFor(async () => (await page.locator('#scenario-message').getAttribute('data-kind')) === 'error', 20_000, 'error message');
     assert.match(await page.locator('#scenario-message').textContent(), /cannot be played/);
     assert.equal(await metricText(page, 'scenario-state'), 'local');

@@ -1,6 +1,8 @@
 //! The client's network switches and rates ([`ClientConfig`]), each
 //! mirroring a UE setting, and the UE constants they default to.
 
+use crate::controls;
+
 /// UE `ClientNetSendMoveDeltaTime` default (`AGameNetworkManager`):
 /// 0.0111 s, i.e. at most ~90 ServerMoves a second.
 pub const CLIENT_NET_SEND_MOVE_DELTA_TIME: f32 = 0.0111;
@@ -48,22 +50,25 @@ pub struct ClientConfig {
     pub clock_speed: f32,
 }
 
-/// The range of [`ClientConfig::clock_speed`].
-pub const CLOCK_SPEED: core::ops::RangeInclusive<f32> = 0.5..=2.0;
+/// The range of [`ClientConfig::clock_speed`] (the page's
+/// [`controls::CLOCK_SPEED`]).
+pub const CLOCK_SPEED: core::ops::RangeInclusive<f32> =
+    controls::CLOCK_SPEED.min as f32..=controls::CLOCK_SPEED.max as f32;
 
 fn honest_clock() -> f32 {
-    1.0
+    controls::CLOCK_SPEED.default as f32
 }
 
 impl Default for ClientConfig {
+    /// UE's send interval and the page controls' defaults.
     fn default() -> Self {
         ClientConfig {
-            combine_moves: true,
+            combine_moves: controls::COMBINING.default,
             send_interval: CLIENT_NET_SEND_MOVE_DELTA_TIME,
-            old_move_redundancy: true,
-            forced_move_loss_percent: 0.0,
-            speed_buff: false,
-            dash_outside_saved_move: false,
+            old_move_redundancy: controls::OLD_MOVES.default,
+            forced_move_loss_percent: controls::FORCED_MOVE_LOSS.default as f32,
+            speed_buff: controls::SPEED_BUFF.default,
+            dash_outside_saved_move: controls::DASH_BUG.default,
             clock_speed: honest_clock(),
         }
     }

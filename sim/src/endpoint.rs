@@ -8,7 +8,7 @@ use crate::math::Vec2;
 use crate::metrics::{Metrics, RateMeter};
 use crate::movement::MovementParams;
 use crate::net::codec::{self, DecodeError};
-use crate::net::link_stats::{observed_loss, RttStats, SeqWindow};
+use crate::net::link_meter::LinkMeter;
 use crate::net::newest_wins::NewestWins;
 use crate::net::protocol::{
     ClientMsg, LagSpike, LinkTotals, NetSettings, ResumeToken, ServerMsg, ServerRules, ServerTotals,
@@ -56,11 +56,7 @@ pub struct ClientEndpoint {
     welcomed: bool,
     outbox: Vec<Vec<u8>>,
     next_ping: SimTime,
-    ping_id: u32,
-    pings: VecDeque<(u32, SimTime)>,
-    rtt: RttStats,
-    pongs_received: SeqWindow,
-    pings_received_by_server: SeqWindow,
+    link: LinkMeter,
     link_totals: LinkTotals,
     up: RateMeter,
     down: RateMeter,
@@ -102,11 +98,7 @@ impl ClientEndpoint {
             welcomed: false,
             outbox: vec![codec::encode(&ClientMsg::Hello)],
             next_ping: SimTime::ZERO,
-            ping_id: 0,
-            pings: VecDeque::new(),
-            rtt: RttStats::default(),
-            pongs_received: SeqWindow::default(),
-            pings_received_by_server: SeqWindow::default(),
+            link: LinkMeter::default(),
             link_totals: LinkTotals::default(),
             up: RateMeter::default(),
             down: RateMeter::default(),
@@ -196,9 +188,8 @@ impl ClientEndpoint {
             );
             if now >= self.next_ping {
                 self.next_ping = now.plus_millis(PING_INTERVAL_MS);
-                self.ping_id = self.ping_id.wrapping_add(1);
-                push_bounded(&mut self.pings, (self.ping_id, now), 64);
-                let frame = codec::encode(&ClientMsg::Ping { id: self.ping_id });
+                let id = self.link.next_ping(now);
+                let frame = codec::encode(&ClientMsg::Ping { id });
                 self.up.record(now, frame.len());
                 self.outbox.push(frame);
             }
@@ -206,10 +197,13 @@ impl ClientEndpoint {
         std::mem::take(&mut self.outbox)
     }
 
-    /// Queues new network settings for the host (sent with the next frame).
+    /// Queues new network settings for the host (sent with the next frame)
+    /// and restarts the link measurement, so that the measured figures
+    /// describe the new link from the next Ping on ([`LinkMeter`]).
     pub fn set_net_settings(&mut self, settings: NetSettings) {
         self.outbox
             .push(codec::encode(&ClientMsg::SetNetSettings(settings)));
+        self.link.restart();
     }
 
     /// Asks the host for a lag spike on both directions (sent with the next
@@ -296,19 +290,7 @@ impl ClientEndpoint {
                 ClientEvent::Applied
             }
             ServerMsg::Pong { id, received } => {
-                self.pongs_received.record(id);
-                if received
-                    .latest
-                    .wrapping_sub(self.pings_received_by_server.latest) as i32
-                    >= 0
-                {
-                    self.pings_received_by_server = received;
-                }
-                if let Some(i) = self.pings.iter().position(|(p, _)| *p == id) {
-                    let sample = now.secs_since(self.pings[i].1) * 1000.0;
-                    self.pings.drain(..=i);
-                    self.rtt.record(sample);
-                }
+                self.link.on_pong(now, id, received);
                 ClientEvent::Applied
             }
             ServerMsg::Error { reason } => {
@@ -327,16 +309,20 @@ impl ClientEndpoint {
     /// The read-out for the metrics panel at `now`.
     pub fn metrics(&mut self, now: SimTime) -> Metrics {
         let c = self.client.counters();
-        let (loss_up, loss_down) =
-            observed_loss(self.pings_received_by_server, self.pongs_received);
+        let l = self.link.report();
         Metrics {
-            rtt_ms: self.rtt.smoothed(),
-            rtt_last_ms: self.rtt.last(),
-            rtt_p50_ms: self.rtt.quantile(0.5),
-            rtt_p99_ms: self.rtt.quantile(0.99),
-            jitter_ms: self.rtt.jitter(),
-            loss_up,
-            loss_down,
+            rtt_ms: l.rtt_smoothed_ms,
+            rtt_last_ms: l.rtt_last_ms,
+            rtt_p50_ms: l.rtt_p50_ms,
+            rtt_p99_ms: l.rtt_p99_ms,
+            jitter_ms: l.jitter_ms,
+            rtt_samples: l.rtt_samples,
+            loss_up: l.window_up.and_then(|c| c.rate()),
+            loss_down: l.window_down.and_then(|c| c.rate()),
+            loss_up_probes: l.window_up.map_or(0, |c| c.sent),
+            loss_down_probes: l.window_down.map_or(0, |c| c.sent),
+            loss_since_up: l.since_up,
+            loss_since_down: l.since_down,
             link: self.link_totals,
             moves_sent: self.moves_sent,
             acks: c.acks,

@@ -28,6 +28,7 @@
 //! | `math`, `time` | [`Vec2`] (cm), [`TimeStamp`] (wrapping ms), [`SimTime`] (µs) |
 //! | `world`, `movement` | the arena and [`perform_movement`] |
 //! | `saved_move`, `client`, `client_config` | the autonomous proxy and its switches |
+//! | `controls` | every page control's range, step, unit and default, once |
 //! | `server` | the authority per client |
 //! | `smoothing`, `proxy` | mesh-offset smoothing and simulated proxies |
 //! | `net` | protocol, codec, link conditioner (Gilbert–Elliott bursts, lag spikes, bandwidth cap), presets, link measurement |
@@ -46,6 +47,7 @@ pub mod bot;
 pub mod client;
 mod client_config;
 pub mod console;
+pub mod controls;
 pub mod endpoint;
 pub mod hash;
 pub mod host;

@@ -1,6 +1,7 @@
 //! Measurements shown in the page's metrics panel: rates over a sliding
 //! window and the [`Metrics`] read-out.
 
+use crate::net::link_stats::LossCount;
 use crate::net::protocol::LinkTotals;
 use crate::time::SimTime;
 use std::collections::VecDeque;
@@ -48,7 +49,9 @@ impl RateMeter {
 }
 
 /// One read-out of the client-side metrics (each is a `data-metric`
-/// element in the page).
+/// element in the page). The link figures (RTT, jitter, loss) count from
+/// the last change of the network settings
+/// ([`crate::net::link_meter::LinkMeter`]).
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Metrics {
     /// Smoothed measured round-trip time (RFC 6298), ms (`rtt-ms`); `None` before the
@@ -56,19 +59,30 @@ pub struct Metrics {
     pub rtt_ms: Option<f64>,
     /// The newest RTT sample, ms (the RTT plot).
     pub rtt_last_ms: Option<f64>,
-    /// Median of the last 100 RTT samples (10 s), ms (`rtt-p50`).
+    /// Median of the last 100 RTT samples (10 s) since the settings
+    /// changed, ms (`rtt-p50`).
     pub rtt_p50_ms: Option<f64>,
     /// 99th percentile of the last 100 RTT samples, ms (`rtt-p99`).
     pub rtt_p99_ms: Option<f64>,
     /// RTT jitter: running mean of |RTTᵢ − RTTᵢ₋₁| (RFC 3550 §6.4.1 gain
     /// 1/16), ms (`jitter-ms`).
     pub jitter_ms: Option<f64>,
-    /// Observed uplink loss over the last 64 Pings, `0.0..=1.0`
-    /// (`loss-up`).
+    /// RTT samples behind `rtt_p50_ms` / `rtt_p99_ms` (`rtt-samples`).
+    pub rtt_samples: usize,
+    /// Observed uplink loss over the last 64 Pings since the settings
+    /// changed, `0.0..=1.0` (`loss-up`).
     pub loss_up: Option<f64>,
     /// Observed downlink loss over the Pongs for those Pings,
     /// `0.0..=1.0` (`loss-down`).
     pub loss_down: Option<f64>,
+    /// Pings behind `loss_up` (`loss-up-n`).
+    pub loss_up_probes: u32,
+    /// Pongs behind `loss_down` (`loss-down-n`).
+    pub loss_down_probes: u32,
+    /// Uplink loss over every Ping since the settings changed.
+    pub loss_since_up: LossCount,
+    /// Downlink loss over every Pong since the settings changed.
+    pub loss_since_down: LossCount,
     /// The host's conditioner counters, as last observed (packets in
     /// flight, drops, bursts, spikes).
     pub link: LinkTotals,

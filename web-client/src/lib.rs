@@ -17,19 +17,38 @@
 //! `main` during instantiation, before gl.js knows the wasm memory.
 //!
 //! The crate also compiles natively so that `cargo clippy --workspace` and
-//! `cargo test --workspace` cover it; nothing calls [`start`] there.
+//! `cargo test --workspace` cover it; nothing calls [`start`] there. The
+//! page's decisions are pure modules with native unit tests
+//! (`cargo test -p web-client`): the run's state, pause / step / speed and
+//! playback pacing (`playback`), reconnecting (`reconnect`), the
+//! correction log (`corrections`), the timeline and its CSV (`timeline`),
+//! the panels' words (`captions`), the follow camera (`render::camera`).
+//! The crate stays `cdylib` only (an `rlib` would turn LTO off): unit
+//! tests need no `rlib`.
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
 mod app;
+mod captions;
+mod clock;
+mod corrections;
 mod dom;
+mod download;
+mod link_card;
+mod model_controls;
 mod net;
 mod net_controls;
+mod panel_chrome;
+mod playback;
 mod plots;
+mod readouts;
+mod reconnect;
 mod render;
 mod scenario_panel;
 mod share;
+mod sliders;
+mod timeline;
 
 use wasm_bindgen::prelude::wasm_bindgen;
 

@@ -2,7 +2,7 @@
 //! [`sim::ClientEndpoint`] decides what they mean. (Local mode needs no
 //! transport: the page runs a [`sim::ScenarioRun`].)
 
-use sim::{ClientEndpoint, SimTime};
+use sim::SimTime;
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::rc::Rc;
@@ -85,7 +85,7 @@ impl Transport {
         let s = shared.clone();
         let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
             let bytes = js_sys::Uint8Array::new(&e.data()).to_vec();
-            s.borrow_mut().inbox.push_back((crate::app::now(), bytes));
+            s.borrow_mut().inbox.push_back((crate::clock::now(), bytes));
         });
         socket.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
         on_message.forget();
@@ -147,58 +147,4 @@ impl Transport {
     pub fn receive(&mut self) -> Vec<(SimTime, Vec<u8>)> {
         self.shared.borrow_mut().inbox.drain(..).collect()
     }
-}
-
-/// First reconnect delay, ms; doubled per attempt up to
-/// [`RECONNECT_MAX_DELAY_MS`].
-pub const RECONNECT_FIRST_DELAY_MS: u64 = 250;
-/// Longest delay between two reconnect attempts, ms.
-pub const RECONNECT_MAX_DELAY_MS: u64 = 2000;
-
-/// Reconnecting after the relay connection dropped.
-#[derive(Debug, Clone, Copy)]
-pub struct Reconnect {
-    /// When the connection dropped.
-    since: SimTime,
-    /// Attempts so far.
-    attempt: u32,
-    /// When to try next.
-    next_try: SimTime,
-}
-
-/// One step of reconnecting after the connection dropped: a new socket
-/// whose first frame is the session's Resume, with backoff
-/// ([`RECONNECT_FIRST_DELAY_MS`] doubling to [`RECONNECT_MAX_DELAY_MS`]).
-/// `Some(attempt)` while still trying (0: waiting for the next attempt);
-/// `None` when the relay's grace period is over (or the relay never
-/// offered one): time for local mode.
-pub fn try_reconnect(
-    transport: &mut Transport,
-    endpoint: &mut ClientEndpoint,
-    reconnect: &mut Option<Reconnect>,
-    t: SimTime,
-) -> Option<u32> {
-    let grace = endpoint.resume_grace()?;
-    let r = reconnect.get_or_insert(Reconnect {
-        since: t,
-        attempt: 0,
-        next_try: t,
-    });
-    if t.micros_since(r.since) > u64::try_from(grace.as_micros()).unwrap_or(u64::MAX) {
-        return None;
-    }
-    if t < r.next_try {
-        return Some(0);
-    }
-    r.attempt += 1;
-    let delay = (RECONNECT_FIRST_DELAY_MS << r.attempt.min(8)).min(RECONNECT_MAX_DELAY_MS);
-    r.next_try = t.plus_millis(delay);
-    if let Some(mut fresh) = Transport::connect() {
-        // The socket is still connecting: Resume waits in its queue.
-        if let Some(resume) = endpoint.resume_frame() {
-            fresh.send(vec![resume]);
-        }
-        *transport = fresh;
-    }
-    Some(r.attempt)
 }

@@ -1,346 +1,288 @@
-//! The "Advanced network" controls (per-direction impairments, preset
-//! picker, lag-spike button) and the "configured vs measured" read-out.
-//! Like [`crate::dom`], inputs are polled once per frame; the preset
-//! picker and the spike button count their events.
+//! The link's controls: the RTT / loss / jitter sliders, the preset
+//! picker, the split switch, the per-direction table ("Advanced network")
+//! and the lag-spike button. They always show the link in force: when the
+//! directions are split (by hand or by a preset such as Mobile) the basic
+//! sliders show both directions' values and are disabled with the reason,
+//! and when they are not, the per-direction latency, jitter and loss
+//! mirror the sliders, disabled.
 
-use crate::dom::{count_events, input, number, set_number, set_value, write_text};
-use sim::metrics::Metrics;
+use crate::dom::{query, select, set_flag, Clicks};
+use crate::sliders::{format_number, Slider, Toggle};
+use sim::controls::{self as c, DIRECTION_PREFIXES};
 use sim::{LagSpike, LinkSettings, NetSettings, Preset};
-use std::cell::Cell;
-use std::rc::Rc;
-use wasm_bindgen::JsCast;
-use web_sys::{Document, Element, HtmlInputElement, HtmlSelectElement};
+use web_sys::{Document, HtmlSelectElement};
+
+/// Why the basic sliders are off while the directions are split.
+const SPLIT_REASON: &str = "Split is on: each direction is set under Advanced network";
 
 /// The inputs of one direction (`up-…` or `down-…`).
-struct DirectionInputs {
-    latency: Option<HtmlInputElement>,
-    jitter: Option<HtmlInputElement>,
-    loss: Option<HtmlInputElement>,
-    duplicate: Option<HtmlInputElement>,
-    reorder: Option<HtmlInputElement>,
-    burst_enter: Option<HtmlInputElement>,
-    burst_len: Option<HtmlInputElement>,
-    burst_loss: Option<HtmlInputElement>,
-    bandwidth: Option<HtmlInputElement>,
+struct Direction {
+    latency: Slider,
+    jitter: Slider,
+    loss: Slider,
+    duplicate: Slider,
+    reorder: Slider,
+    burst_enter: Slider,
+    burst_len: Slider,
+    burst_loss: Slider,
+    bandwidth: Slider,
 }
 
-impl DirectionInputs {
-    fn new(doc: &Document, dir: &str) -> DirectionInputs {
-        let get = |name: &str| input(doc, &format!("{dir}-{name}"));
-        DirectionInputs {
-            latency: get("latency"),
-            jitter: get("jitter"),
-            loss: get("loss"),
-            duplicate: get("dup"),
-            reorder: get("reorder"),
-            burst_enter: get("burst-enter"),
-            burst_len: get("burst-len"),
-            burst_loss: get("burst-loss"),
-            bandwidth: get("bandwidth"),
+impl Direction {
+    fn new(doc: &Document, prefix: &str) -> Direction {
+        let s = |spec| Slider::new(doc, spec, prefix);
+        Direction {
+            latency: s(c::LATENCY),
+            jitter: s(c::DIRECTION_JITTER),
+            loss: s(c::DIRECTION_LOSS),
+            duplicate: s(c::DUPLICATE),
+            reorder: s(c::REORDER),
+            burst_enter: s(c::BURST_ENTER),
+            burst_len: s(c::BURST_LENGTH),
+            burst_loss: s(c::BURST_LOSS),
+            bandwidth: s(c::BANDWIDTH),
         }
     }
 
     /// This direction's settings; latency, jitter and loss come from
     /// `basic` unless the directions are split.
     fn settings(&self, basic: LinkSettings, split: bool) -> LinkSettings {
+        let tenths = |s: &Slider| (s.value() * 10.0).round() as u16;
         let (latency_ms, jitter_ms, loss_tenth_percent) = if split {
             (
-                number(&self.latency, 0.0, 0.0, 1000.0) as u16,
-                number(&self.jitter, 0.0, 0.0, 500.0) as u16,
-                (number(&self.loss, 0.0, 0.0, 50.0) * 10.0).round() as u16,
+                self.latency.value() as u16,
+                self.jitter.value() as u16,
+                tenths(&self.loss),
             )
         } else {
             (basic.latency_ms, basic.jitter_ms, basic.loss_tenth_percent)
         };
-        let burst_len = number(&self.burst_len, 4.0, 1.0, 100.0);
         LinkSettings {
             latency_ms,
             jitter_ms,
             loss_tenth_percent,
-            duplicate_tenth_percent: (number(&self.duplicate, 0.0, 0.0, 50.0) * 10.0).round()
-                as u16,
-            reorder_percent: number(&self.reorder, 0.0, 0.0, 50.0) as u8,
-            burst_enter_tenth_percent: (number(&self.burst_enter, 0.0, 0.0, 20.0) * 10.0).round()
-                as u16,
-            burst_leave_percent: (100.0 / burst_len).round().clamp(1.0, 100.0) as u8,
-            burst_loss_percent: number(&self.burst_loss, 100.0, 0.0, 100.0) as u8,
-            bandwidth_bytes_per_s: number(&self.bandwidth, 0.0, 0.0, 10_000.0) as u32 * 1000,
+            duplicate_tenth_percent: tenths(&self.duplicate),
+            reorder_percent: self.reorder.value() as u8,
+            burst_enter_tenth_percent: tenths(&self.burst_enter),
+            burst_leave_percent: (100.0 / self.burst_len.value()).round().clamp(1.0, 100.0) as u8,
+            burst_loss_percent: self.burst_loss.value() as u8,
+            bandwidth_bytes_per_s: self.bandwidth.value() as u32 * 1000,
         }
     }
 
-    /// Shows `s` in the inputs.
+    /// Shows `s` in every input.
     fn show(&self, s: &LinkSettings) {
-        set_value(&self.latency, f64::from(s.latency_ms));
-        set_value(&self.jitter, f64::from(s.jitter_ms));
-        set_value(&self.loss, f64::from(s.loss_tenth_percent) / 10.0);
-        set_value(&self.duplicate, f64::from(s.duplicate_tenth_percent) / 10.0);
-        set_value(&self.reorder, f64::from(s.reorder_percent));
-        set_value(
-            &self.burst_enter,
-            f64::from(s.burst_enter_tenth_percent) / 10.0,
-        );
-        set_value(
-            &self.burst_len,
-            (100.0 / f64::from(s.burst_leave_percent.max(1))).round(),
-        );
-        set_value(&self.burst_loss, f64::from(s.burst_loss_percent));
-        set_value(&self.bandwidth, f64::from(s.bandwidth_bytes_per_s / 1000));
+        self.latency.show(f64::from(s.latency_ms));
+        self.jitter.show(f64::from(s.jitter_ms));
+        self.loss.show(f64::from(s.loss_tenth_percent) / 10.0);
+        self.duplicate
+            .show(f64::from(s.duplicate_tenth_percent) / 10.0);
+        self.reorder.show(f64::from(s.reorder_percent));
+        self.burst_enter
+            .show(f64::from(s.burst_enter_tenth_percent) / 10.0);
+        self.burst_len
+            .show((100.0 / f64::from(s.burst_leave_percent.max(1))).round());
+        self.burst_loss.show(f64::from(s.burst_loss_percent));
+        self.bandwidth
+            .show(f64::from(s.bandwidth_bytes_per_s / 1000));
     }
 
-    /// Mirrors the basic sliders into the split-only inputs, greyed out.
-    fn mirror(&self, basic: &LinkSettings, split: bool) {
-        for e in [&self.latency, &self.jitter, &self.loss]
-            .into_iter()
-            .flatten()
-        {
-            e.set_disabled(!split);
+    /// Latency, jitter and loss follow the basic sliders (disabled) unless
+    /// split.
+    fn mirror(&self, s: &LinkSettings, split: bool) {
+        let reason = (!split).then_some("Set by the RTT, loss and jitter sliders (split is off)");
+        for e in [&self.latency, &self.jitter, &self.loss] {
+            e.set_disabled(reason);
         }
         if !split {
-            set_value(&self.latency, f64::from(basic.latency_ms));
-            set_value(&self.jitter, f64::from(basic.jitter_ms));
-            set_value(&self.loss, f64::from(basic.loss_tenth_percent) / 10.0);
+            self.latency.show(f64::from(s.latency_ms));
+            self.jitter.show(f64::from(s.jitter_ms));
+            self.loss.show(f64::from(s.loss_tenth_percent) / 10.0);
         }
     }
 }
 
-/// Handles on the advanced network controls and the link read-out.
+/// Handles on the link's controls.
 pub struct NetControls {
     preset: Option<HtmlSelectElement>,
-    split: Option<HtmlInputElement>,
-    up: DirectionInputs,
-    down: DirectionInputs,
-    rtt: Option<HtmlInputElement>,
-    jitter: Option<HtmlInputElement>,
-    loss: Option<HtmlInputElement>,
-    spike_extra: Option<HtmlInputElement>,
-    spike_duration: Option<HtmlInputElement>,
-    spike_clicks: Rc<Cell<u32>>,
-    preset_changes: Rc<Cell<u32>>,
-    configured: Vec<(&'static str, Option<Element>)>,
-    measured: Vec<(&'static str, Option<Element>)>,
+    preset_changes: Clicks,
+    split: Toggle,
+    rtt: Slider,
+    loss: Slider,
+    jitter: Slider,
+    up: Direction,
+    down: Direction,
+    spike_extra: Slider,
+    spike_duration: Slider,
+    spike_clicks: Clicks,
+    doc: Document,
 }
 
-/// `data-configured` read-outs.
-const CONFIGURED: [&str; 7] = [
-    "rtt",
-    "jitter",
-    "loss-up",
-    "loss-down",
-    "cap-up",
-    "cap-down",
-    "extras",
-];
-/// `data-metric` read-outs written here (the rest are [`crate::dom`]'s).
-const MEASURED: [&str; 8] = [
-    "rtt-p50",
-    "rtt-p99",
-    "jitter-ms",
-    "loss-up",
-    "loss-down",
-    "in-flight-up",
-    "in-flight-down",
-    "link-state",
-];
-
 impl NetControls {
-    /// Looks the elements up; missing ones fall back to defaults.
+    /// Looks the controls up; missing ones fall back to the defaults.
     pub fn new(doc: &Document) -> NetControls {
-        let spike_clicks = Rc::new(Cell::new(0));
-        let preset_changes = Rc::new(Cell::new(0));
-        count_events(doc, "lag-spike", "click", &spike_clicks);
-        count_events(doc, "net-preset", "change", &preset_changes);
-        let find = |attr: &str, names: &[&'static str]| {
-            names
-                .iter()
-                .map(|&n| {
-                    (
-                        n,
-                        doc.query_selector(&format!("[{attr}=\"{n}\"]"))
-                            .ok()
-                            .flatten(),
-                    )
-                })
-                .collect()
-        };
         NetControls {
-            preset: doc
-                .get_element_by_id("net-preset")
-                .and_then(|e| e.dyn_into().ok()),
-            split: input(doc, "net-split"),
-            up: DirectionInputs::new(doc, "up"),
-            down: DirectionInputs::new(doc, "down"),
-            rtt: input(doc, "rtt"),
-            jitter: input(doc, "jitter"),
-            loss: input(doc, "loss"),
-            spike_extra: input(doc, "spike-extra"),
-            spike_duration: input(doc, "spike-duration"),
-            spike_clicks,
-            preset_changes,
-            configured: find("data-configured", &CONFIGURED),
-            measured: find("data-metric", &MEASURED),
+            preset: select(doc, "net-preset"),
+            preset_changes: Clicks::on(doc, "net-preset", "change"),
+            split: Toggle::new(doc, c::SPLIT_DIRECTIONS),
+            rtt: Slider::new(doc, c::RTT, ""),
+            loss: Slider::new(doc, c::LOSS, ""),
+            jitter: Slider::new(doc, c::JITTER, ""),
+            up: Direction::new(doc, DIRECTION_PREFIXES[0]),
+            down: Direction::new(doc, DIRECTION_PREFIXES[1]),
+            spike_extra: Slider::new(doc, c::SPIKE_EXTRA, ""),
+            spike_duration: Slider::new(doc, c::SPIKE_DURATION, ""),
+            spike_clicks: Clicks::on(doc, "lag-spike", "click"),
+            doc: doc.clone(),
         }
     }
 
-    /// The full settings: `basic` (the RTT / jitter / loss sliders) for
-    /// both directions unless split, plus the per-direction extras. Also
-    /// mirrors the sliders into the greyed-out per-direction inputs and
-    /// puts the preset picker back to "custom" once the settings leave the
-    /// chosen preset.
-    pub fn settings(&self, basic: NetSettings) -> NetSettings {
-        let split = self.split.as_ref().is_some_and(|e| e.checked());
-        self.up.mirror(&basic.uplink, split);
-        self.down.mirror(&basic.downlink, split);
-        let s = NetSettings {
+    /// The settings the controls hold: the basic sliders for both
+    /// directions unless split, plus each direction's extras.
+    pub fn settings(&self) -> NetSettings {
+        let split = self.split.on();
+        let mut basic =
+            NetSettings::symmetric(self.rtt.value() as u16, self.jitter.value() as u16, 0);
+        let loss = (self.loss.value() * 10.0).round() as u16;
+        basic.uplink.loss_tenth_percent = loss;
+        basic.downlink.loss_tenth_percent = loss;
+        NetSettings {
             uplink: self.up.settings(basic.uplink, split),
             downlink: self.down.settings(basic.downlink, split),
-        };
-        if let Some(sel) = &self.preset {
-            if Preset::parse(&sel.value()).is_some_and(|p| p.settings() != s) {
-                sel.set_value("custom");
-            }
         }
-        s
     }
 
-    /// If a preset was picked since the last call, writes its values into
-    /// the controls (the basic sliders when both directions agree on
-    /// latency, jitter and loss, else the split per-direction inputs).
+    /// If a preset was picked since the last call, shows its settings.
     pub fn apply_picked_preset(&self) {
-        if self.preset_changes.replace(0) == 0 {
+        if self.preset_changes.take() == 0 {
             return;
         }
-        let Some(p) = self.preset.as_ref().and_then(|s| Preset::parse(&s.value())) else {
-            return;
-        };
-        self.show(&p.settings());
+        if let Some(p) = self.preset.as_ref().and_then(|s| Preset::parse(&s.value())) {
+            self.show(&p.settings());
+        }
     }
 
-    /// Shows `s` in the controls (a preset just picked, or a scenario being
-    /// played back): the basic sliders when both directions agree on
-    /// latency, jitter and loss, else the split per-direction inputs.
+    /// Shows `s` (a preset just picked, a scenario being played back):
+    /// split off with the basic sliders when both directions agree on
+    /// latency, jitter and loss; else split on (and the per-direction
+    /// table opened) with each direction's own values.
     pub fn show(&self, s: &NetSettings) {
         let (u, d) = (s.uplink, s.downlink);
         let symmetric = (u.latency_ms, u.jitter_ms, u.loss_tenth_percent)
             == (d.latency_ms, d.jitter_ms, d.loss_tenth_percent);
-        if let Some(e) = &self.split {
-            e.set_checked(!symmetric);
+        self.split.show(!symmetric);
+        if !symmetric {
+            if let Some(e) = self.doc.get_element_by_id("net-advanced") {
+                set_flag(&e, "open", true);
+            }
         }
-        if symmetric {
-            set_number(&self.rtt, f64::from(s.rtt_ms()));
-            set_number(&self.jitter, f64::from(u.jitter_ms));
-            set_number(&self.loss, f64::from(u.loss_tenth_percent) / 10.0);
-        }
+        self.show_basic(s);
         self.up.show(&u);
         self.down.show(&d);
     }
 
+    /// The basic sliders as close to `s` as one value for both directions
+    /// gets: RTT = both latencies, the larger jitter and loss.
+    fn show_basic(&self, s: &NetSettings) {
+        let (u, d) = (s.uplink, s.downlink);
+        self.rtt.show(f64::from(s.rtt_ms()));
+        self.jitter.show(f64::from(u.jitter_ms.max(d.jitter_ms)));
+        self.loss
+            .show(f64::from(u.loss_tenth_percent.max(d.loss_tenth_percent)) / 10.0);
+    }
+
+    /// Makes the controls tell the truth about `s`, the settings in force:
+    /// read-outs, UE notes, disabled states, the preset picker (back to
+    /// "custom" once `s` leaves the preset).
+    pub fn write(&self, s: &NetSettings) {
+        let split = self.split.on();
+        let (u, d) = (s.uplink, s.downlink);
+        self.up.mirror(&u, split);
+        self.down.mirror(&d, split);
+        let reason = split.then_some(SPLIT_REASON);
+        for e in [&self.rtt, &self.loss, &self.jitter] {
+            e.set_disabled(reason);
+        }
+        let pct = |t: u16| format_number(f64::from(t) / 10.0);
+        if split {
+            self.show_basic(s);
+            self.rtt
+                .write_readout(Some(&format!("{} + {}", u.latency_ms, d.latency_ms)));
+            self.loss.write_readout(Some(&format!(
+                "↑{} ↓{}",
+                pct(u.loss_tenth_percent),
+                pct(d.loss_tenth_percent)
+            )));
+            self.jitter
+                .write_readout(Some(&format!("{} / {}", u.jitter_ms, d.jitter_ms)));
+        } else {
+            self.rtt.write_readout(None);
+            self.loss.write_readout(None);
+            self.jitter.write_readout(None);
+            self.rtt
+                .write_note(&format!("Net PktLag={} (one way)", u.latency_ms));
+            self.loss.write_note(&loss_note(s));
+            self.jitter
+                .write_note(&format!("Net PktLagVariance={}", u.jitter_ms));
+        }
+        if let Some(note) = query(&self.doc, "[data-note=\"net-split\"]") {
+            let text = if split {
+                format!(
+                    "In force: ↑ {} ms ±{} · {} % loss, ↓ {} ms ±{} · {} % loss{}",
+                    u.latency_ms,
+                    u.jitter_ms,
+                    pct(u.loss_tenth_percent),
+                    d.latency_ms,
+                    d.jitter_ms,
+                    pct(d.loss_tenth_percent),
+                    bursts(s)
+                )
+            } else {
+                String::new()
+            };
+            crate::dom::write_text(&note, &text);
+        }
+        for e in [&self.spike_extra, &self.spike_duration] {
+            e.write_readout(None);
+        }
+        if let Some(sel) = &self.preset {
+            if Preset::parse(&sel.value()).is_some_and(|p| p.settings() != *s) {
+                sel.set_value("custom");
+            }
+        }
+    }
+
     /// The lag spike asked for by button clicks since the last call.
     pub fn take_lag_spike(&self) -> Option<LagSpike> {
-        if self.spike_clicks.replace(0) == 0 {
+        if self.spike_clicks.take() == 0 {
             return None;
         }
         Some(LagSpike {
-            extra_ms: number(&self.spike_extra, 500.0, 1.0, 5000.0) as u16,
-            duration_ms: (number(&self.spike_duration, 2.0, 0.001, 30.0) * 1000.0) as u16,
+            extra_ms: self.spike_extra.value() as u16,
+            duration_ms: (self.spike_duration.value() * 1000.0).round() as u16,
         })
     }
-
-    /// Writes the configured column for `s` and the measured column from
-    /// `m`.
-    pub fn write(&self, s: &NetSettings, m: &Metrics) {
-        let (u, d) = (s.uplink, s.downlink);
-        for (name, el) in &self.configured {
-            let text = match *name {
-                "rtt" => s.rtt_ms().to_string(),
-                "jitter" if u.jitter_ms == d.jitter_ms => format!("±{}", u.jitter_ms),
-                "jitter" => format!("±{} / ±{}", u.jitter_ms, d.jitter_ms),
-                "loss-up" => format!("{:.1}", u.mean_loss() * 100.0),
-                "loss-down" => format!("{:.1}", d.mean_loss() * 100.0),
-                "cap-up" => cap(u.bandwidth_bytes_per_s),
-                "cap-down" => cap(d.bandwidth_bytes_per_s),
-                "extras" => extras(&u, &d),
-                _ => continue,
-            };
-            write(el, &text);
-        }
-        let ms = |v: Option<f64>| v.map_or("–".into(), |v| format!("{v:.0}"));
-        let pct = |v: Option<f64>| v.map_or("–".into(), |v| format!("{:.1}", v * 100.0));
-        let (burst, spike) = (
-            m.link.up.in_burst || m.link.down.in_burst,
-            m.link.up.in_spike || m.link.down.in_spike,
-        );
-        for (name, el) in &self.measured {
-            let text = match *name {
-                "rtt-p50" => ms(m.rtt_p50_ms),
-                "rtt-p99" => ms(m.rtt_p99_ms),
-                "jitter-ms" => m.jitter_ms.map_or("–".into(), |v| format!("{v:.1}")),
-                "loss-up" => pct(m.loss_up),
-                "loss-down" => pct(m.loss_down),
-                "in-flight-up" => m.link.up.in_flight.to_string(),
-                "in-flight-down" => m.link.down.in_flight.to_string(),
-                "link-state" => {
-                    let state = match (spike, burst) {
-                        (true, _) => "spike",
-                        (false, true) => "burst",
-                        _ => "clear",
-                    };
-                    if let Some(el) = el {
-                        let _ = el.set_attribute("data-state", state);
-                    }
-                    match (spike, burst) {
-                        (true, true) => "lag spike + loss burst".into(),
-                        (true, false) => "lag spike".into(),
-                        (false, true) => "loss burst".into(),
-                        _ => "clear".into(),
-                    }
-                }
-                _ => continue,
-            };
-            write(el, &text);
-        }
-    }
 }
 
-fn cap(bytes_per_s: u32) -> String {
-    if bytes_per_s == 0 {
-        "no cap".into()
-    } else {
-        format!("{} kB/s", bytes_per_s / 1000)
-    }
+/// The loss slider's note: UE's cvar, and the mean with bursts on.
+fn loss_note(s: &NetSettings) -> String {
+    let u = s.uplink;
+    let base = format!(
+        "Net PktLoss={}",
+        format_number(f64::from(u.loss_tenth_percent) / 10.0)
+    );
+    format!("{base}{}", bursts(s))
 }
 
-/// Duplication, reordering and bursts in force, per direction.
-fn extras(u: &LinkSettings, d: &LinkSettings) -> String {
-    let one = |l: &LinkSettings| {
-        let mut parts = Vec::new();
-        if l.duplicate_tenth_percent > 0 {
-            parts.push(format!(
-                "dup {:.1}%",
-                f64::from(l.duplicate_tenth_percent) / 10.0
-            ));
-        }
-        if l.reorder_percent > 0 {
-            parts.push(format!("reorder {}%", l.reorder_percent));
-        }
-        if l.burst_enter_tenth_percent > 0 {
-            parts.push(format!(
-                "bursts ~{:.0} pkts",
-                100.0 / f64::from(l.burst_leave_percent.max(1))
-            ));
-        }
-        parts.join(", ")
-    };
-    let dash = |s: String| if s.is_empty() { "—".to_string() } else { s };
-    let (a, b) = (one(u), one(d));
-    if a == b {
-        dash(a)
-    } else {
-        format!("↑ {} · ↓ {}", dash(a), dash(b))
+/// " · with bursts ≈ x % mean" when either direction has bursts on.
+fn bursts(s: &NetSettings) -> String {
+    let (u, d) = (s.uplink, s.downlink);
+    if u.burst_enter_tenth_percent == 0 && d.burst_enter_tenth_percent == 0 {
+        return String::new();
     }
-}
-
-fn write(el: &Option<Element>, text: &str) {
-    if let Some(el) = el {
-        write_text(el, text);
-    }
+    format!(
+        " · with bursts ≈ {:.1} % ↑ / {:.1} % ↓ mean",
+        u.mean_loss() * 100.0,
+        d.mean_loss() * 100.0
+    )
 }

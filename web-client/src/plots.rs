@@ -1,17 +1,16 @@
-//! The timeline: the last 10 s of position error (predicted vs
+//! The timeline's drawing: the last 10 s of position error (predicted vs
 //! authoritative), SavedMove queue length, measured RTT, adjustments per
-//! second and packets the conditioner dropped, drawn on the page's
-//! `<canvas id="plots">` with the 2D API (beside macroquad's WebGL canvas,
-//! so the panels' layout is untouched).
+//! second and packets the conditioner dropped, from the [`Timeline`], on
+//! the page's `<canvas id="plots">` with the 2D API (beside macroquad's
+//! WebGL canvas).
 //!
 //! Behind all strips, red bands mark when the host's conditioner was in a
 //! Gilbert–Elliott loss burst and violet bands a lag spike; a yellow line
 //! crosses every strip where an adjustment arrived. So a loss burst is seen
 //! turning into dropped packets, a queue spike, an error and an adjustment.
 
-use sim::metrics::Metrics;
+use crate::timeline::{Sample, Timeline};
 use sim::SimTime;
-use std::collections::VecDeque;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{CanvasRenderingContext2d, Document, HtmlCanvasElement};
 
@@ -30,30 +29,14 @@ const RIGHT: f64 = 70.0;
 
 const BG: &str = "#161b22";
 const GRID: &str = "#2a313b";
-const TEXT: &str = "#8b949e";
-const FAINT: &str = "#626c78";
+/// Labels: ≥ 4.5:1 on the background.
+const TEXT: &str = "#a8b1bb";
+const FAINT: &str = "#8b949e";
 const BURST: &str = "rgba(248, 81, 73, 0.16)";
 const SPIKE: &str = "rgba(163, 113, 247, 0.20)";
 const ADJ: &str = "rgba(255, 230, 77, 0.75)";
 /// Downlink drops (uplink drops use the strip's red).
 const DOWN: &str = "#db61a2";
-
-/// One frame's values.
-#[derive(Clone, Copy)]
-struct Sample {
-    t: SimTime,
-    error_cm: Option<f32>,
-    queue: f32,
-    rtt_ms: Option<f32>,
-    adjustments_per_s: f32,
-    /// Uplink packets dropped since the previous sample.
-    dropped_up: u32,
-    /// Downlink packets dropped since the previous sample.
-    dropped_down: u32,
-    adjustment: bool,
-    burst: bool,
-    spike: bool,
-}
 
 /// Reads a yes/no from a sample (in a burst, in a spike).
 type Flag = fn(&Sample) -> bool;
@@ -73,20 +56,15 @@ struct Strip {
     reference: Option<f32>,
 }
 
-/// The timeline's data and canvas.
+/// The timeline's canvas.
 pub struct Plots {
     canvas: Option<HtmlCanvasElement>,
     ctx: Option<CanvasRenderingContext2d>,
-    samples: VecDeque<Sample>,
-    last_adjustments: u64,
-    adjustment_times: VecDeque<SimTime>,
-    /// Drop totals (uplink, downlink) at the previous sample.
-    last_dropped: (u64, u64),
     next_draw: SimTime,
 }
 
 impl Plots {
-    /// Finds `#plots`; without it, recording and drawing do nothing.
+    /// Finds `#plots`; without it, drawing does nothing.
     pub fn new(doc: &Document) -> Plots {
         let canvas: Option<HtmlCanvasElement> = doc
             .get_element_by_id("plots")
@@ -98,73 +76,27 @@ impl Plots {
         Plots {
             canvas,
             ctx,
-            samples: VecDeque::new(),
-            last_adjustments: 0,
-            adjustment_times: VecDeque::new(),
-            last_dropped: (0, 0),
             next_draw: SimTime::ZERO,
         }
     }
 
-    /// Forgets everything (a new connection starts its counters at 0).
-    pub fn clear(&mut self) {
-        self.samples.clear();
-        self.adjustment_times.clear();
-        self.last_adjustments = 0;
-        self.last_dropped = (0, 0);
-    }
-
-    /// Records this frame's read-out.
-    pub fn record(&mut self, now: SimTime, m: &Metrics) {
-        let new_adjustments = m.adjustments.saturating_sub(self.last_adjustments);
-        self.last_adjustments = m.adjustments;
-        for _ in 0..new_adjustments {
-            self.adjustment_times.push_back(now);
-        }
-        while let Some(&t) = self.adjustment_times.front() {
-            if now.micros_since(t) < 1_000_000 {
-                break;
-            }
-            self.adjustment_times.pop_front();
-        }
-        let l = m.link;
-        let dropped = (
-            u64::from(l.up.lost) + u64::from(l.up.overflowed),
-            u64::from(l.down.lost) + u64::from(l.down.overflowed),
-        );
-        let (up, down) = (
-            dropped.0.saturating_sub(self.last_dropped.0),
-            dropped.1.saturating_sub(self.last_dropped.1),
-        );
-        self.last_dropped = dropped;
-        self.samples.push_back(Sample {
-            t: now,
-            error_cm: m.pos_error_cm,
-            queue: m.queue_len as f32,
-            rtt_ms: m.rtt_last_ms.map(|r| r as f32),
-            adjustments_per_s: self.adjustment_times.len() as f32,
-            dropped_up: up as u32,
-            dropped_down: down as u32,
-            adjustment: new_adjustments > 0,
-            burst: l.up.in_burst || l.down.in_burst,
-            spike: l.up.in_spike || l.down.in_spike,
-        });
-        while let Some(s) = self.samples.front() {
-            if now.micros_since(s.t) <= SPAN_US {
-                break;
-            }
-            self.samples.pop_front();
-        }
-    }
-
-    /// Redraws (at most every [`DRAW_EVERY_MS`], and only while the canvas
-    /// is scrolled into view: the main thread also receives the packets
-    /// whose arrival times the RTT read-out measures) with the error
-    /// threshold (cm) and the configured RTT (ms) as reference lines.
-    pub fn draw(&mut self, now: SimTime, threshold_cm: f32, configured_rtt_ms: f32) {
-        if now < self.next_draw {
+    /// Redraws `timeline` (at most every [`DRAW_EVERY_MS`] of the page
+    /// clock `page_now`, and only while the canvas is scrolled into view:
+    /// the main thread also receives the packets whose arrival times the
+    /// RTT read-out measures) with the error threshold (cm) and the
+    /// configured RTT (ms) as reference lines.
+    pub fn draw(
+        &mut self,
+        timeline: &Timeline,
+        page_now: SimTime,
+        threshold_cm: f32,
+        configured_rtt_ms: f32,
+    ) {
+        if page_now < self.next_draw {
             return;
         }
+        let now = timeline.newest().map_or(SimTime::ZERO, |s| s.t);
+        let samples: Vec<&Sample> = timeline.last(SPAN_US).collect();
         let (Some(canvas), Some(ctx), Some(window)) = (&self.canvas, &self.ctx, web_sys::window())
         else {
             return;
@@ -176,10 +108,10 @@ impl Plots {
             .unwrap_or(0.0);
         let rect = canvas.get_bounding_client_rect();
         if rect.bottom() <= 0.0 || rect.top() >= view_h {
-            self.next_draw = now.plus_millis(CHECK_HIDDEN_EVERY_MS);
+            self.next_draw = page_now.plus_millis(CHECK_HIDDEN_EVERY_MS);
             return;
         }
-        self.next_draw = now.plus_millis(DRAW_EVERY_MS);
+        self.next_draw = page_now.plus_millis(DRAW_EVERY_MS);
         let dpr = window.device_pixel_ratio();
         let (w, h) = (
             f64::from(canvas.client_width()),
@@ -209,7 +141,7 @@ impl Plots {
                 title: "SavedMove queue",
                 unit: "moves",
                 colour: "#fb923c",
-                value: |s| Some(s.queue),
+                value: |s| Some(s.queue as f32),
                 min_range: 12.0,
                 max_range: f32::INFINITY,
                 bars: false,
@@ -236,7 +168,7 @@ impl Plots {
                 reference: None,
             },
             Strip {
-                title: "dropped ↑ ↓",
+                title: "dropped",
                 unit: "pkts",
                 colour: "#f85149",
                 value: |s| Some((s.dropped_up + s.dropped_down) as f32),
@@ -263,7 +195,7 @@ impl Plots {
             ctx.set_fill_style_str(colour);
             let mut start: Option<f64> = None;
             let mut prev_x = LEFT;
-            for s in &self.samples {
+            for s in &samples {
                 let x = x_of(s.t);
                 match (flag(s), start) {
                     (true, None) => start = Some(prev_x.max(LEFT)),
@@ -283,14 +215,14 @@ impl Plots {
         ctx.set_font("11px ui-monospace, Menlo, Consolas, monospace");
         for (i, strip) in strips.iter().enumerate() {
             let y0 = top + i as f64 * (strip_h + gap);
-            self.draw_strip(ctx, strip, y0, strip_h, plot_w, &x_of);
+            draw_strip(ctx, &samples, strip, y0, strip_h, plot_w, &x_of);
         }
 
         // Adjustments: a line across every strip.
         ctx.set_stroke_style_str(ADJ);
         ctx.set_line_width(1.0);
         ctx.begin_path();
-        for s in self.samples.iter().filter(|s| s.adjustment) {
+        for s in samples.iter().filter(|s| s.adjustment) {
             let x = x_of(s.t).round() + 0.5;
             ctx.move_to(x, top);
             ctx.line_to(x, bottom);
@@ -317,119 +249,117 @@ impl Plots {
             }
         }
     }
-
-    fn draw_strip(
-        &self,
-        ctx: &CanvasRenderingContext2d,
-        strip: &Strip,
-        y0: f64,
-        strip_h: f64,
-        plot_w: f64,
-        x_of: &dyn Fn(SimTime) -> f64,
-    ) {
-        let values = self.samples.iter().filter_map(|s| (strip.value)(s));
-        let max = values
-            .fold(strip.min_range.max(1.0), f32::max)
-            .min(strip.max_range.max(1.0));
-        let range = f64::from(nice(max));
-        let y_of = |v: f32| y0 + strip_h - (f64::from(v) / range).min(1.0) * strip_h;
-
-        // Frame and mid grid line.
-        ctx.set_stroke_style_str(GRID);
-        ctx.set_line_width(1.0);
-        ctx.stroke_rect(LEFT + 0.5, y0 + 0.5, plot_w - 1.0, strip_h - 1.0);
-        ctx.begin_path();
-        let mid = (y0 + strip_h / 2.0).round() + 0.5;
-        ctx.move_to(LEFT, mid);
-        ctx.line_to(LEFT + plot_w, mid);
-        let _ = ctx.set_line_dash(&dash(&[2.0, 4.0]));
-        ctx.stroke();
-        let _ = ctx.set_line_dash(&dash(&[]));
-
-        // Title and unit on the left; the scale's top on the right, above
-        // the current value.
-        ctx.set_text_align("left");
-        ctx.set_text_baseline("top");
-        ctx.set_fill_style_str(strip.colour);
-        let _ = ctx.fill_text(strip.title, 8.0, y0 + 3.0);
-        ctx.set_fill_style_str(FAINT);
-        let _ = ctx.fill_text(strip.unit, 8.0, y0 + 17.0);
-        if strip.bars {
-            ctx.set_fill_style_str(DOWN);
-            let _ = ctx.fill_text("↓ downlink", 8.0, y0 + 31.0);
-            ctx.set_fill_style_str(strip.colour);
-            let _ = ctx.fill_text("↑ uplink", 8.0, y0 + 45.0);
-            ctx.set_fill_style_str(FAINT);
-        }
-        let _ = ctx.fill_text(
-            &format!("max {}", fmt(range as f32)),
-            LEFT + plot_w + 8.0,
-            y0 + 1.0,
-        );
-
-        if let Some(r) = strip.reference.filter(|r| *r > 0.0) {
-            ctx.set_stroke_style_str(strip.colour);
-            ctx.set_global_alpha(0.45);
-            let _ = ctx.set_line_dash(&dash(&[5.0, 4.0]));
-            ctx.begin_path();
-            let y = y_of(r).round() + 0.5;
-            ctx.move_to(LEFT, y);
-            ctx.line_to(LEFT + plot_w, y);
-            ctx.stroke();
-            let _ = ctx.set_line_dash(&dash(&[]));
-            ctx.set_global_alpha(1.0);
-        }
-
-        ctx.set_stroke_style_str(strip.colour);
-        ctx.set_fill_style_str(strip.colour);
-        ctx.set_line_width(1.5);
-        if strip.bars {
-            // Stacked: uplink drops in the strip's colour, downlink above.
-            for s in self
-                .samples
-                .iter()
-                .filter(|s| s.dropped_up + s.dropped_down > 0)
-            {
-                let x = x_of(s.t) - 1.0;
-                let y_up = y_of(s.dropped_up as f32);
-                let y_all = y_of((s.dropped_up + s.dropped_down) as f32);
-                ctx.set_fill_style_str(strip.colour);
-                ctx.fill_rect(x, y_up, 2.5, y0 + strip_h - y_up);
-                ctx.set_fill_style_str(DOWN);
-                ctx.fill_rect(x, y_all, 2.5, y_up - y_all);
-            }
-        } else {
-            ctx.begin_path();
-            let mut pen_down = false;
-            for s in &self.samples {
-                match (strip.value)(s) {
-                    Some(v) => {
-                        let (x, y) = (x_of(s.t), y_of(v));
-                        if pen_down {
-                            ctx.line_to(x, y);
-                        } else {
-                            ctx.move_to(x, y);
-                            pen_down = true;
-                        }
-                    }
-                    None => pen_down = false,
-                }
-            }
-            ctx.stroke();
-        }
-
-        // Current value.
-        let last = self.samples.back().and_then(|s| (strip.value)(s));
-        ctx.set_text_align("left");
-        ctx.set_text_baseline("middle");
-        ctx.set_fill_style_str(if last.is_some() { strip.colour } else { TEXT });
-        let text = last.map_or("–".to_string(), fmt);
-        let _ = ctx.fill_text(&text, LEFT + plot_w + 8.0, y0 + strip_h / 2.0);
-    }
 }
 
-/// The next 1, 2 or 5 × 10ⁿ at or above `v`.
-fn nice(v: f32) -> f32 {
+fn draw_strip(
+    ctx: &CanvasRenderingContext2d,
+    samples: &[&Sample],
+    strip: &Strip,
+    y0: f64,
+    strip_h: f64,
+    plot_w: f64,
+    x_of: &dyn Fn(SimTime) -> f64,
+) {
+    let values = samples.iter().filter_map(|s| (strip.value)(s));
+    let max = values
+        .fold(strip.min_range.max(1.0), f32::max)
+        .min(strip.max_range.max(1.0));
+    let range = f64::from(nice(max));
+    let y_of = |v: f32| y0 + strip_h - (f64::from(v) / range).min(1.0) * strip_h;
+
+    // Frame and mid grid line.
+    ctx.set_stroke_style_str(GRID);
+    ctx.set_line_width(1.0);
+    ctx.stroke_rect(LEFT + 0.5, y0 + 0.5, plot_w - 1.0, strip_h - 1.0);
+    ctx.begin_path();
+    let mid = (y0 + strip_h / 2.0).round() + 0.5;
+    ctx.move_to(LEFT, mid);
+    ctx.line_to(LEFT + plot_w, mid);
+    let _ = ctx.set_line_dash(&dash(&[2.0, 4.0]));
+    ctx.stroke();
+    let _ = ctx.set_line_dash(&dash(&[]));
+
+    // Title and unit on the left; the scale's top on the right, above
+    // the current value.
+    ctx.set_text_align("left");
+    ctx.set_text_baseline("top");
+    ctx.set_fill_style_str(strip.colour);
+    let _ = ctx.fill_text(strip.title, 8.0, y0 + 3.0);
+    ctx.set_fill_style_str(FAINT);
+    let _ = ctx.fill_text(strip.unit, 8.0, y0 + 17.0);
+    if strip.bars {
+        // The unit line names the two colours: uplink, then downlink.
+        ctx.set_fill_style_str(strip.colour);
+        let _ = ctx.fill_text("↑ up", 44.0, y0 + 17.0);
+        ctx.set_fill_style_str(DOWN);
+        let _ = ctx.fill_text("↓ down", 78.0, y0 + 17.0);
+        ctx.set_fill_style_str(FAINT);
+    }
+    let _ = ctx.fill_text(
+        &format!("max {}", fmt(range as f32)),
+        LEFT + plot_w + 8.0,
+        y0 + 1.0,
+    );
+
+    if let Some(r) = strip.reference.filter(|r| *r > 0.0) {
+        ctx.set_stroke_style_str(strip.colour);
+        ctx.set_global_alpha(0.45);
+        let _ = ctx.set_line_dash(&dash(&[5.0, 4.0]));
+        ctx.begin_path();
+        let y = y_of(r).round() + 0.5;
+        ctx.move_to(LEFT, y);
+        ctx.line_to(LEFT + plot_w, y);
+        ctx.stroke();
+        let _ = ctx.set_line_dash(&dash(&[]));
+        ctx.set_global_alpha(1.0);
+    }
+
+    ctx.set_stroke_style_str(strip.colour);
+    ctx.set_fill_style_str(strip.colour);
+    ctx.set_line_width(1.5);
+    if strip.bars {
+        // Stacked: uplink drops in the strip's colour, downlink above.
+        for s in samples.iter().filter(|s| s.dropped_up + s.dropped_down > 0) {
+            let x = x_of(s.t) - 1.0;
+            let y_up = y_of(s.dropped_up as f32);
+            let y_all = y_of((s.dropped_up + s.dropped_down) as f32);
+            ctx.set_fill_style_str(strip.colour);
+            ctx.fill_rect(x, y_up, 2.5, y0 + strip_h - y_up);
+            ctx.set_fill_style_str(DOWN);
+            ctx.fill_rect(x, y_all, 2.5, y_up - y_all);
+        }
+    } else {
+        ctx.begin_path();
+        let mut pen_down = false;
+        for s in samples {
+            match (strip.value)(s) {
+                Some(v) => {
+                    let (x, y) = (x_of(s.t), y_of(v));
+                    if pen_down {
+                        ctx.line_to(x, y);
+                    } else {
+                        ctx.move_to(x, y);
+                        pen_down = true;
+                    }
+                }
+                None => pen_down = false,
+            }
+        }
+        ctx.stroke();
+    }
+
+    // Current value.
+    let last = samples.last().and_then(|s| (strip.value)(s));
+    // At the strip's foot, clear of the scale's top.
+    ctx.set_text_align("left");
+    ctx.set_text_baseline("bottom");
+    ctx.set_fill_style_str(if last.is_some() { strip.colour } else { TEXT });
+    let text = last.map_or("–".to_string(), fmt);
+    let _ = ctx.fill_text(&text, LEFT + plot_w + 8.0, y0 + strip_h);
+}
+
+/// The next 1, 2 or 5 × 10ⁿ at or above `v` (a plot's top).
+pub fn nice(v: f32) -> f32 {
     let p = 10f32.powf(v.max(1e-3).log10().floor());
     [1.0, 2.0, 5.0, 10.0]
         .into_iter()

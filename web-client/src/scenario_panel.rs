@@ -1,28 +1,17 @@
-//! The page's Scenario card: Record / Save / Copy link, playback controls
-//! (play / pause / restart / speed), the share links and the read-outs
-//! the browser test checks (`data-metric="scenario-…"`).
+//! The run bar: the transport every run obeys (❚❚ / ▶, Step ›, speed),
+//! Record / Save / Copy link, ⟲ Restart, the CSV download, the share
+//! links and the read-outs the browser tests check
+//! (`data-metric="scenario-…"`).
 
-use crate::dom::{count_events, write_text};
+use crate::dom::{set_flag, write_attr, write_text, Clicks};
+use crate::playback::{RunState, TimeControl, LIVE_MAX_SPEED};
 use sim::scenario::Outcome;
-use std::cell::Cell;
-use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use web_sys::{Document, Element, HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
 
-/// What the ▶/❚❚ button does now.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PlayButton {
-    /// Playing: pauses.
-    Pause,
-    /// Paused mid-way: resumes (Step › is enabled).
-    Resume,
-    /// Finished, taken over or just recorded: plays from frame 0.
-    Replay,
-}
-
-/// Clicks on the card's buttons since the last frame.
+/// Clicks on the bar's buttons since the last frame.
 #[derive(Debug, Default, Clone, Copy)]
-pub struct Clicks {
+pub struct ButtonClicks {
     /// Record / Stop.
     pub record: u32,
     /// Save.
@@ -33,36 +22,36 @@ pub struct Clicks {
     pub play_pause: u32,
     /// Restart.
     pub restart: u32,
-    /// Step one recorded frame (while paused).
+    /// Step one frame (while paused).
     pub step: u32,
+    /// Download the timeline as CSV.
+    pub csv: u32,
 }
 
 /// Handles on the card's elements (missing ones are skipped).
 pub struct ScenarioPanel {
     doc: Document,
-    counters: [Rc<Cell<u32>>; 6],
+    counters: [Clicks; 7],
     name: Option<HtmlInputElement>,
     description: Option<HtmlTextAreaElement>,
     speed: Option<HtmlSelectElement>,
     link: Option<HtmlInputElement>,
 }
 
-const BUTTONS: [&str; 6] = [
+const BUTTONS: [&str; 7] = [
     "rec-toggle",
     "save-scenario",
     "copy-link",
     "play-pause",
     "restart",
     "step-frame",
+    "download-csv",
 ];
 
 impl ScenarioPanel {
     /// Looks the card up in `doc`.
     pub fn new(doc: &Document) -> ScenarioPanel {
-        let counters: [Rc<Cell<u32>>; 6] = Default::default();
-        for (id, c) in BUTTONS.iter().zip(&counters) {
-            count_events(doc, id, "click", c);
-        }
+        let counters = BUTTONS.map(|id| Clicks::on(doc, id, "click"));
         let get = |id: &str| doc.get_element_by_id(id);
         ScenarioPanel {
             counters,
@@ -75,16 +64,17 @@ impl ScenarioPanel {
     }
 
     /// Clicks since the last call.
-    pub fn take_clicks(&self) -> Clicks {
-        let [record, save, copy, play_pause, restart, step] =
-            self.counters.clone().map(|c| c.replace(0));
-        Clicks {
+    pub fn take_clicks(&self) -> ButtonClicks {
+        let [record, save, copy, play_pause, restart, step, csv] =
+            self.counters.each_ref().map(Clicks::take);
+        ButtonClicks {
             record,
             save,
             copy,
             play_pause,
             restart,
             step,
+            csv,
         }
     }
 
@@ -173,24 +163,52 @@ impl ScenarioPanel {
         self.set_disabled("save-scenario", !can_save || recording);
     }
 
-    /// Shows or hides the playback controls and sets what ▶/❚❚ does.
-    pub fn show_playback(&self, visible: bool, button: PlayButton) {
-        if let Some(e) = self.el("playback-controls") {
-            if visible {
-                let _ = e.remove_attribute("hidden");
-            } else {
-                let _ = e.set_attribute("hidden", "");
-            }
+    /// Shows the transport for a run in `state`: what ▶/❚❚ does, Step ›
+    /// (only while an in-page run is paused), the speeds a live run cannot
+    /// take (faster than real time), ⟲ Restart when there is something to
+    /// replay.
+    pub fn show_transport(&self, state: RunState, time: &TimeControl, can_replay: bool) {
+        let button = state.button(time.paused);
+        self.set_text("play-pause", button.text());
+        if let Some(e) = self.el("play-pause") {
+            write_attr(
+                &e,
+                "aria-pressed",
+                if time.paused { "true" } else { "false" },
+            );
         }
-        self.set_text(
-            "play-pause",
-            match button {
-                PlayButton::Pause => "❚❚ Pause",
-                PlayButton::Resume => "▶ Resume",
-                PlayButton::Replay => "▶ Replay",
-            },
+        self.set_disabled(
+            "step-frame",
+            !(time.paused && state.in_page() && state.advances()),
         );
-        self.set_disabled("step-frame", button != PlayButton::Resume);
+        self.set_disabled("restart", !can_replay);
+        if let Some(sel) = &self.speed {
+            let live = !state.is_playback();
+            for i in 0..sel.length() {
+                if let Some(o) = sel.item(i) {
+                    let v: f64 = o
+                        .get_attribute("value")
+                        .and_then(|v| v.parse().ok())
+                        .unwrap_or(1.0);
+                    set_flag(
+                        &o,
+                        "disabled",
+                        (live && v > LIVE_MAX_SPEED) || state == RunState::Relay && v != 1.0,
+                    );
+                }
+            }
+            if live && self.speed() > LIVE_MAX_SPEED {
+                sel.set_value("1");
+            }
+            let why = match state {
+                RunState::Relay => {
+                    "The relay's clock cannot be slowed: local mode (?mode=local) can"
+                }
+                _ if live => "A live run goes at most at real time; 2× and 4× are for replays",
+                _ => "Replay speed",
+            };
+            write_attr(sel, "title", why);
+        }
     }
 
     /// Hides the share links (a new recording has none yet).

@@ -78,32 +78,81 @@ impl SeqWindow {
     }
 }
 
-/// The ids `end − 63 ..= end` that exist (ids start at 1).
-fn span(end: u32) -> u64 {
-    match end {
+/// The ids `end − 63 ..= end` that exist (ids start at 1) and are not
+/// before `first`, as a mask aligned like [`SeqWindow::mask_ending_at`].
+fn span(end: u32, first: u32) -> u64 {
+    let all = match end {
         0 => 0,
         1..=63 => (1u64 << end) - 1,
         _ => u64::MAX,
+    };
+    match end.wrapping_sub(first) as i32 {
+        k if k < 0 => 0,
+        k if k >= 63 => all,
+        k => all & ((1u64 << (k + 1)) - 1),
+    }
+}
+
+/// Probes lost of probes sent, one direction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct LossCount {
+    /// Probes that did not arrive.
+    pub lost: u32,
+    /// Probes sent (that could have arrived).
+    pub sent: u32,
+}
+
+impl LossCount {
+    /// `lost / sent`, `0.0..=1.0`; `None` with nothing sent.
+    pub fn rate(&self) -> Option<f64> {
+        (self.sent > 0).then(|| f64::from(self.lost) / f64::from(self.sent))
+    }
+
+    /// The 95 % Wilson score interval of the loss rate, `(low, high)` in
+    /// `0.0..=1.0` (sound at small counts and at 0 %, unlike the normal
+    /// approximation); `None` with nothing sent.
+    pub fn wilson_95(&self) -> Option<(f64, f64)> {
+        let n = f64::from(self.sent);
+        let p = self.rate()?;
+        let z = 1.959_963_984_540_054_f64;
+        let z2 = z * z;
+        let centre = (p + z2 / (2.0 * n)) / (1.0 + z2 / n);
+        let half = z / (1.0 + z2 / n) * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt();
+        Some(((centre - half).max(0.0), (centre + half).min(1.0)))
+    }
+
+    /// This count plus `other`.
+    pub fn plus(self, other: LossCount) -> LossCount {
+        LossCount {
+            lost: self.lost + other.lost,
+            sent: self.sent + other.sent,
+        }
     }
 }
 
 /// Observed loss each way from the server's window of received Pings and
-/// the client's window of received Pongs, `0.0..=1.0`; `None` before any
-/// report.
-pub fn observed_loss(server_received: SeqWindow, pongs: SeqWindow) -> (Option<f64>, Option<f64>) {
+/// the client's window of received Pongs, counting only probes from id
+/// `first` on (1: all); `None` before any report.
+pub fn observed_loss(
+    server_received: SeqWindow,
+    pongs: SeqWindow,
+    first: u32,
+) -> (Option<LossCount>, Option<LossCount>) {
     let end = server_received.latest;
-    let sent = span(end);
+    let sent = span(end, first);
     if sent == 0 {
         return (None, None);
     }
     let received = server_received.mask & sent;
-    let up = 1.0 - f64::from(received.count_ones()) / f64::from(sent.count_ones());
-    let back = pongs.mask_ending_at(end);
-    let down = if received == 0 {
-        None
-    } else {
-        Some(f64::from((received & !back).count_ones()) / f64::from(received.count_ones()))
+    let up = LossCount {
+        lost: sent.count_ones() - received.count_ones(),
+        sent: sent.count_ones(),
     };
+    let back = pongs.mask_ending_at(end);
+    let down = (received != 0).then(|| LossCount {
+        lost: (received & !back).count_ones(),
+        sent: received.count_ones(),
+    });
     (Some(up), down)
 }
 
@@ -135,6 +184,11 @@ impl RttStats {
             self.samples.pop_front();
         }
         self.samples.push_back(rtt_ms);
+    }
+
+    /// Samples behind the percentiles (at most [`RTT_SAMPLES`]).
+    pub fn samples(&self) -> usize {
+        self.samples.len()
     }
 
     /// Smoothed RTT, ms.
@@ -197,18 +251,53 @@ mod tests {
                 pongs.record(id); // Pong arrived
             }
         }
-        let (up, down) = observed_loss(server, pongs);
+        let (up, down) = observed_loss(server, pongs, 1);
         // Ping 100 was lost, so the window is ids 36..=99: 6 Pings lost
         // (40, 50, …, 90); of the 58 answered, the multiples of 4 that are
         // not multiples of 10 lost their Pong.
-        assert!((up.unwrap() - 6.0 / 64.0).abs() < 1e-12);
+        assert_eq!(up, Some(LossCount { lost: 6, sent: 64 }));
         let lost_down = (36..=99).filter(|i| i % 10 != 0 && i % 4 == 0).count();
-        assert!((down.unwrap() - lost_down as f64 / 58.0).abs() < 1e-12);
         assert_eq!(
-            observed_loss(SeqWindow::default(), pongs),
+            down,
+            Some(LossCount {
+                lost: lost_down as u32,
+                sent: 58
+            })
+        );
+        assert_eq!(
+            observed_loss(SeqWindow::default(), pongs, 1),
             (None, None),
             "no report yet"
         );
+        // From id 91 on: 91..=99, of which 9 sent and 0 lost on the way up
+        // (90 was the last multiple of 10); 92 and 96 lost their Pong.
+        let (up, down) = observed_loss(server, pongs, 91);
+        assert_eq!(up, Some(LossCount { lost: 0, sent: 9 }));
+        assert_eq!(down, Some(LossCount { lost: 2, sent: 9 }));
+        assert_eq!(observed_loss(server, pongs, 101), (None, None));
+    }
+
+    #[test]
+    fn wilson_interval_is_tight_for_many_samples_and_wide_for_few() {
+        let few = LossCount { lost: 1, sent: 10 }.wilson_95().unwrap();
+        let many = LossCount {
+            lost: 100,
+            sent: 1000,
+        }
+        .wilson_95()
+        .unwrap();
+        assert!(
+            (few.0 - 0.0179).abs() < 1e-3 && (few.1 - 0.4042).abs() < 1e-3,
+            "{few:?}"
+        );
+        assert!(
+            (many.0 - 0.0829).abs() < 1e-3 && (many.1 - 0.1202).abs() < 1e-3,
+            "{many:?}"
+        );
+        let none = LossCount { lost: 0, sent: 20 }.wilson_95().unwrap();
+        assert_eq!(none.0, 0.0);
+        assert!(none.1 > 0.15, "0 of 20 does not prove 0 % ({none:?})");
+        assert_eq!(LossCount::default().wilson_95(), None);
     }
 
     #[test]

@@ -2,12 +2,13 @@
 //! ([`codec`]), the packed ServerMove layout ([`packed`]), the seeded link
 //! conditioner ([`conditioner`]) with its bursty-loss model
 //! ([`gilbert_elliott`]), named link profiles ([`preset`]) and the link
-//! measured from its ends ([`link_stats`]), and the newest-wins rule for
-//! replicated state ([`newest_wins`]).
+//! measured from its ends ([`link_stats`], [`link_meter`]), and the
+//! newest-wins rule for replicated state ([`newest_wins`]).
 
 pub mod codec;
 pub mod conditioner;
 pub mod gilbert_elliott;
+pub mod link_meter;
 pub mod link_stats;
 pub mod newest_wins;
 pub mod packed;

@@ -2,26 +2,28 @@
 //! ranges and sources in one place.
 
 use super::tick::{Tick, TickRate};
+use crate::controls::{self, Range};
 use crate::net::protocol::SettingsError;
 use core::ops::RangeInclusive;
 use serde::{Deserialize, Serialize};
 
 /// Inputs per input packet, newest first: `001_…` §6 sends the last 4
 /// ("packet N: [100, 101, 102, 103]"); 1 turns redundancy off.
-pub const REDUNDANCY: RangeInclusive<u8> = 1..=8;
+pub const REDUNDANCY: RangeInclusive<u8> = as_u8(&controls::ROLLBACK_REDUNDANCY);
 /// Ticks the server repeats a player's last input when the next is missing
 /// before it falls back to the empty input: `001_…` §5.1 holds 6, as does
 /// UE's `MaximumRemoteInputFaultLimit`; 0 uses the empty input at once.
-pub const HOLD_LAST_LIMIT: RangeInclusive<u8> = 0..=12;
+pub const HOLD_LAST_LIMIT: RangeInclusive<u8> = as_u8(&controls::ROLLBACK_HOLD_LAST);
 /// Ticks between two State messages: `001_…` §5.1 sends one every 2.
-pub const STATE_INTERVAL: RangeInclusive<u8> = 1..=10;
+pub const STATE_INTERVAL: RangeInclusive<u8> = as_u8(&controls::ROLLBACK_STATE_INTERVAL);
 /// Ticks of input the client aims to have waiting at the server when it
 /// needs them (the input buffer; Unity NfE's `TargetCommandSlack` is 2).
-pub const INPUT_BUFFER: RangeInclusive<u8> = 0..=10;
+pub const INPUT_BUFFER: RangeInclusive<u8> = as_u8(&controls::ROLLBACK_INPUT_BUFFER);
 /// Ticks the client may predict ahead of its last confirmed State (ggrs
 /// `max_prediction_window`). The top covers the worst round trip the link
 /// sliders allow at the fastest rate (see [`HISTORY_CAPACITY`]).
-pub const MAX_PREDICTION: RangeInclusive<u16> = 1..=448;
+pub const MAX_PREDICTION: RangeInclusive<u16> =
+    controls::ROLLBACK_MAX_PREDICTION.min as u16..=controls::ROLLBACK_MAX_PREDICTION.max as u16;
 /// Ticks of inputs and states the client keeps, and of inputs the server
 /// buffers ahead (`001_…` §9.3: "at least the worst State delay plus the
 /// replay length plus a margin"). The worst the sliders allow is 2 × 1000 ms
@@ -64,16 +66,21 @@ pub struct RollbackConfig {
     pub start_tick: Tick,
 }
 
+/// A control's range as the `u8` field it sets.
+const fn as_u8(control: &Range) -> RangeInclusive<u8> {
+    control.min as u8..=control.max as u8
+}
+
 impl RollbackConfig {
     /// The defaults at `rate` (the prediction window converted to ticks).
     pub const fn at_rate(rate: TickRate) -> RollbackConfig {
         RollbackConfig {
             tick_rate: rate,
-            redundancy: 4,
-            hold_last_limit: 6,
-            state_interval: 2,
+            redundancy: controls::ROLLBACK_REDUNDANCY.default as u8,
+            hold_last_limit: controls::ROLLBACK_HOLD_LAST.default as u8,
+            state_interval: controls::ROLLBACK_STATE_INTERVAL.default as u8,
             max_prediction: Some(rate.ticks_in_ms(DEFAULT_PREDICTION_MS) as u16),
-            input_buffer: 2,
+            input_buffer: controls::ROLLBACK_INPUT_BUFFER.default as u8,
             start_tick: Tick(0),
         }
     }

@@ -20,7 +20,8 @@ mod run;
 
 pub use run::{ScenarioRun, MAX_RECORDED_FRAMES};
 
-use crate::client_config::{ClientConfig, CLOCK_SPEED};
+use crate::client_config::ClientConfig;
+use crate::controls;
 use crate::math::Vec2;
 use crate::model::Model;
 use crate::movement::{dequantize_axis, quantize_axis};
@@ -315,29 +316,32 @@ fn check_text(
 }
 
 /// Checks a client config the way [`Scenario::validate`] needs: finite
-/// rates in the page controls' ranges.
+/// rates in the page controls' ranges ([`controls::SEND_RATE`] as its
+/// interval, [`controls::FORCED_MOVE_LOSS`], [`controls::CLOCK_SPEED`]).
 fn check_client(c: &ClientConfig) -> Result<(), String> {
-    if !(c.send_interval.is_finite() && (1.0 / 120.0..=0.2).contains(&c.send_interval)) {
+    let rate = controls::SEND_RATE;
+    let interval = (1.0 / rate.max) as f32..=(1.0 / rate.min) as f32;
+    if !(c.send_interval.is_finite() && interval.contains(&c.send_interval)) {
         return Err(format!(
-            "client send_interval = {} s is outside 1/120..=0.2",
-            c.send_interval
+            "client send_interval = {} s is outside 1/{}..=1/{}",
+            c.send_interval, rate.max, rate.min
         ));
     }
-    if !(c.forced_move_loss_percent.is_finite()
-        && (0.0..=100.0).contains(&c.forced_move_loss_percent))
-    {
-        return Err(format!(
-            "client forced_move_loss_percent = {} is outside 0..=100",
-            c.forced_move_loss_percent
-        ));
-    }
-    if !(c.clock_speed.is_finite() && CLOCK_SPEED.contains(&c.clock_speed)) {
-        return Err(format!(
-            "client clock_speed = {} is outside {}..={}",
-            c.clock_speed,
-            CLOCK_SPEED.start(),
-            CLOCK_SPEED.end()
-        ));
+    let within = |v: f32, r: &controls::Range| v.is_finite() && r.contains(f64::from(v));
+    for (name, value, range) in [
+        (
+            "forced_move_loss_percent",
+            c.forced_move_loss_percent,
+            controls::FORCED_MOVE_LOSS,
+        ),
+        ("clock_speed", c.clock_speed, controls::CLOCK_SPEED),
+    ] {
+        if !within(value, &range) {
+            return Err(format!(
+                "client {name} = {value} is outside {}..={}",
+                range.min, range.max
+            ));
+        }
     }
     Ok(())
 }

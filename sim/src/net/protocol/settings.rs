@@ -2,6 +2,7 @@
 //! per direction ([`NetSettings`]), lag spikes and server rules, each
 //! validated against its control's range before anything changes.
 
+use crate::controls::{self, Range};
 use crate::net::conditioner::LinkConditions;
 use crate::net::gilbert_elliott::GilbertElliott;
 use serde::{Deserialize, Serialize};
@@ -12,28 +13,29 @@ use thiserror::Error;
 /// [`LinkConditions`] for what each does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LinkSettings {
-    /// One-way latency, ms, `0..=1000` (UE `PktLag`).
+    /// One-way latency, ms, [`controls::LATENCY`] (UE `PktLag`).
     pub latency_ms: u16,
-    /// ± jitter on each packet's latency, ms, `0..=500` (UE
-    /// `PktLagVariance`).
+    /// ± jitter on each packet's latency, ms,
+    /// [`controls::DIRECTION_JITTER`] (UE `PktLagVariance`).
     pub jitter_ms: u16,
     /// Independent loss (the good state's with bursts on), tenths of a
-    /// percent, `0..=500` (UE `PktLoss`).
+    /// percent, [`controls::DIRECTION_LOSS`] × 10 (UE `PktLoss`).
     pub loss_tenth_percent: u16,
-    /// Duplicated packets, tenths of a percent, `0..=500` (UE `PktDup`).
+    /// Duplicated packets, tenths of a percent, [`controls::DUPLICATE`]
+    /// × 10 (UE `PktDup`).
     pub duplicate_tenth_percent: u16,
-    /// Packets that overtake the queue, percent, `0..=50` (netem
-    /// `reorder`; UE `PktOrder`); 0 keeps the order.
+    /// Packets that overtake the queue, percent, [`controls::REORDER`]
+    /// (netem `reorder`; UE `PktOrder`); 0 keeps the order.
     pub reorder_percent: u8,
     /// Gilbert–Elliott good → bad per packet, tenths of a percent,
-    /// `0..=200`; 0 turns bursts off.
+    /// [`controls::BURST_ENTER`] × 10; 0 turns bursts off.
     pub burst_enter_tenth_percent: u16,
-    /// Gilbert–Elliott bad → good per packet, percent, `1..=100`: mean
-    /// burst length = 100 / this, packets.
+    /// Gilbert–Elliott bad → good per packet, percent: mean burst length
+    /// = 100 / this, packets ([`controls::BURST_LENGTH`]).
     pub burst_leave_percent: u8,
-    /// Loss while in a burst, percent, `0..=100`.
+    /// Loss while in a burst, percent, [`controls::BURST_LOSS`].
     pub burst_loss_percent: u8,
-    /// Bandwidth cap, bytes/s, 0 (none) or `1000..=10_000_000`.
+    /// Bandwidth cap, bytes/s, 0 (none) or [`controls::BANDWIDTH`] × 1000.
     pub bandwidth_bytes_per_s: u32,
 }
 
@@ -79,16 +81,62 @@ impl LinkSettings {
     }
 
     fn validate(&self, names: &[&'static str; 9]) -> Result<(), SettingsError> {
-        check(names[0], self.latency_ms.into(), 0, 1000)?;
-        check(names[1], self.jitter_ms.into(), 0, 500)?;
-        check(names[2], self.loss_tenth_percent.into(), 0, 500)?;
-        check(names[3], self.duplicate_tenth_percent.into(), 0, 500)?;
-        check(names[4], self.reorder_percent.into(), 0, 50)?;
-        check(names[5], self.burst_enter_tenth_percent.into(), 0, 200)?;
-        check(names[6], self.burst_leave_percent.into(), 1, 100)?;
-        check(names[7], self.burst_loss_percent.into(), 0, 100)?;
+        check_range(names[0], self.latency_ms.into(), &controls::LATENCY, 1.0)?;
+        check_range(
+            names[1],
+            self.jitter_ms.into(),
+            &controls::DIRECTION_JITTER,
+            1.0,
+        )?;
+        check_range(
+            names[2],
+            self.loss_tenth_percent.into(),
+            &controls::DIRECTION_LOSS,
+            10.0,
+        )?;
+        check_range(
+            names[3],
+            self.duplicate_tenth_percent.into(),
+            &controls::DUPLICATE,
+            10.0,
+        )?;
+        check_range(
+            names[4],
+            self.reorder_percent.into(),
+            &controls::REORDER,
+            1.0,
+        )?;
+        check_range(
+            names[5],
+            self.burst_enter_tenth_percent.into(),
+            &controls::BURST_ENTER,
+            10.0,
+        )?;
+        // The page shows the mean burst length; the wire holds its inverse.
+        let len = controls::BURST_LENGTH;
+        let leave = (100.0 / len.max).round() as u32..=(100.0 / len.min).round() as u32;
+        check(
+            names[6],
+            self.burst_leave_percent.into(),
+            *leave.start(),
+            *leave.end(),
+        )?;
+        check_range(
+            names[7],
+            self.burst_loss_percent.into(),
+            &controls::BURST_LOSS,
+            1.0,
+        )?;
         if self.bandwidth_bytes_per_s != 0 {
-            check(names[8], self.bandwidth_bytes_per_s, 1000, 10_000_000)?;
+            // 0 is "no cap"; any cap is at least one step of the control.
+            let cap = controls::BANDWIDTH;
+            let bytes = |kb: f64| (kb * 1000.0).round() as u32;
+            check(
+                names[8],
+                self.bandwidth_bytes_per_s,
+                bytes(cap.step),
+                bytes(cap.max),
+            )?;
         }
         Ok(())
     }
@@ -124,9 +172,14 @@ impl NetSettings {
 }
 
 impl Default for NetSettings {
-    /// RTT 100 ms, no jitter, no loss (issue #2).
+    /// The basic sliders' defaults: RTT 100 ms, no jitter, no loss (issue
+    /// #2).
     fn default() -> Self {
-        NetSettings::symmetric(100, 0, 0)
+        NetSettings::symmetric(
+            controls::RTT.default as u16,
+            controls::JITTER.default as u16,
+            controls::LOSS.default as u8,
+        )
     }
 }
 
@@ -134,9 +187,10 @@ impl Default for NetSettings {
 /// more latency for packets sent during the next `duration_ms`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LagSpike {
-    /// Added one-way latency, ms, `1..=5000`.
+    /// Added one-way latency, ms, [`controls::SPIKE_EXTRA`].
     pub extra_ms: u16,
-    /// How long packets are sent into the spike, ms, `1..=30000`.
+    /// How long packets are sent into the spike, ms,
+    /// [`controls::SPIKE_DURATION`] × 1000.
     pub duration_ms: u16,
 }
 
@@ -146,8 +200,18 @@ impl LagSpike {
     /// # Errors
     /// [`SettingsError`] naming the field out of range.
     pub fn validate(&self) -> Result<(), SettingsError> {
-        check("extra_ms", self.extra_ms.into(), 1, 5000)?;
-        check("duration_ms", self.duration_ms.into(), 1, 30000)
+        check_range(
+            "extra_ms",
+            self.extra_ms.into(),
+            &controls::SPIKE_EXTRA,
+            1.0,
+        )?;
+        check_range(
+            "duration_ms",
+            self.duration_ms.into(),
+            &controls::SPIKE_DURATION,
+            1000.0,
+        )
     }
 }
 
@@ -155,15 +219,18 @@ impl LagSpike {
 /// [`crate::ServerConfig`] for each rule's source).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ServerRules {
-    /// Minimum time between two Acks, ms, `0..=1000` (UE
+    /// Minimum time between two Acks, ms, [`controls::ACK_INTERVAL`] (UE
     /// `NetworkMinTimeBetweenClientAckGoodMoves`, 100).
     pub ack_interval_ms: u16,
-    /// Minimum time between two Adjustments, ms, `0..=1000` (UE
+    /// Minimum time between two Adjustments, ms,
+    /// [`controls::ADJUSTMENT_INTERVAL`] (UE
     /// `NetworkMinTimeBetweenClientAdjustments`, 100).
     pub adjustment_interval_ms: u16,
-    /// Position error threshold, tenths of a cm, `1..=1000` (160 = 16 cm).
+    /// Position error threshold, tenths of a cm,
+    /// [`controls::ERROR_THRESHOLD`] × 10 (160 = 16 cm).
     pub max_position_error_tenth_cm: u16,
-    /// Percent of checked moves corrected anyway, `0..=100`.
+    /// Percent of checked moves corrected anyway,
+    /// [`controls::FORCED_ADJUSTMENT`].
     pub forced_adjustment_percent: u8,
     /// Server-only push zones on.
     pub server_effects: bool,
@@ -172,14 +239,15 @@ pub struct ServerRules {
 }
 
 impl Default for ServerRules {
+    /// The controls' defaults (UE's, see [`crate::ServerConfig`]).
     fn default() -> Self {
         ServerRules {
-            ack_interval_ms: 100,
-            adjustment_interval_ms: 100,
-            max_position_error_tenth_cm: 160,
-            forced_adjustment_percent: 0,
-            server_effects: false,
-            time_discrepancy_resolution: false,
+            ack_interval_ms: controls::ACK_INTERVAL.default as u16,
+            adjustment_interval_ms: controls::ADJUSTMENT_INTERVAL.default as u16,
+            max_position_error_tenth_cm: (controls::ERROR_THRESHOLD.default * 10.0).round() as u16,
+            forced_adjustment_percent: controls::FORCED_ADJUSTMENT.default as u8,
+            server_effects: controls::PUSH_ZONES.default,
+            time_discrepancy_resolution: controls::TD_RESOLUTION.default,
         }
     }
 }
@@ -196,6 +264,18 @@ pub struct SettingsError {
     pub min: u32,
     /// Highest allowed.
     pub max: u32,
+}
+
+/// Checks a wire value counted in `scale` units per shown unit of
+/// `control` (10 for tenths) against the control's range.
+fn check_range(
+    name: &'static str,
+    value: u32,
+    control: &Range,
+    scale: f64,
+) -> Result<(), SettingsError> {
+    let r = control.scaled(scale);
+    check(name, value, *r.start(), *r.end())
 }
 
 fn check(name: &'static str, value: u32, min: u32, max: u32) -> Result<(), SettingsError> {
@@ -249,24 +329,29 @@ impl ServerRules {
     /// # Errors
     /// [`SettingsError`] naming the first field out of range.
     pub fn validate(&self) -> Result<(), SettingsError> {
-        check("ack_interval_ms", self.ack_interval_ms.into(), 0, 1000)?;
-        check(
+        check_range(
+            "ack_interval_ms",
+            self.ack_interval_ms.into(),
+            &controls::ACK_INTERVAL,
+            1.0,
+        )?;
+        check_range(
             "adjustment_interval_ms",
             self.adjustment_interval_ms.into(),
-            0,
-            1000,
+            &controls::ADJUSTMENT_INTERVAL,
+            1.0,
         )?;
-        check(
+        check_range(
             "max_position_error_tenth_cm",
             self.max_position_error_tenth_cm.into(),
-            1,
-            1000,
+            &controls::ERROR_THRESHOLD,
+            10.0,
         )?;
-        check(
+        check_range(
             "forced_adjustment_percent",
             self.forced_adjustment_percent.into(),
-            0,
-            100,
+            &controls::FORCED_ADJUSTMENT,
+            1.0,
         )
     }
 

@@ -1,0 +1,351 @@
+//! The page's main loop: read controls and input, advance the run, draw,
+//! and write the read-outs.
+//!
+//! The loop's concerns live apart:
+//!
+//! | module | holds |
+//! |---|---|
+//! | `driver` | who runs the authority: the relay (with reconnects) or the host in the page |
+//! | `playback` | the run's state ([`RunState`]), pause / step / speed, scenarios playing back |
+//! | `recorder` | Record / Stop, Save, share links, the scenario API's replies |
+//! | `view` | what is drawn and written each frame: panels, timeline, read-outs, CSV |
+//!
+//! By default the page connects to the relay that served it. `?mode=local`,
+//! a missing relay, Record and scenario links run the authoritative host
+//! inside the page instead: a [`sim::ScenarioRun`] on a virtual clock
+//! advanced by each frame's (quantized) time, so any local run can be
+//! recorded and played back bit for bit. A real socket's timing cannot be
+//! replayed, which is why recording always runs locally.
+
+mod driver;
+mod playback;
+mod recorder;
+mod view;
+
+use crate::clock::{now, query_param};
+use crate::dom::Clicks;
+use crate::link_card::LinkCard;
+use crate::model_controls::ModelControls;
+use crate::net_controls::NetControls;
+use crate::panel_chrome::PanelChrome;
+use crate::playback::{RunState, TimeControl};
+use crate::plots::Plots;
+use crate::readouts::Readouts;
+use crate::scenario_panel::ScenarioPanel;
+use crate::share::{self, Mailbox, Reply};
+use driver::{Driver, LinkEvent};
+use macroquad::prelude::*;
+use playback::Playback;
+use recorder::Recorder;
+use sim::scenario::{Setting, Setup};
+use sim::{Bot, ClientConfig, NetSettings, ServerRules, SmoothingMode, Vec2 as SimVec2};
+use view::ViewState;
+
+/// Everything the loop owns.
+struct App {
+    readouts: Readouts,
+    net_controls: NetControls,
+    model_controls: ModelControls,
+    link_card: LinkCard,
+    chrome: PanelChrome,
+    plots: Plots,
+    panel: ScenarioPanel,
+    driver: Driver,
+    state: RunState,
+    time: TimeControl,
+    playback: Option<Playback>,
+    recorder: Recorder,
+    view: ViewState,
+    /// The `#s=` fragment last acted on (a changed one is opened).
+    last_fragment: Option<String>,
+    /// Settings last moved onto the controls by playback.
+    shown: Setup,
+    mailbox: Mailbox<Reply>,
+    bot: Bot,
+    bot_driving: bool,
+    bot_clicks: Clicks,
+    clear_clicks: Clicks,
+    settings: NetSettings,
+    rules: ServerRules,
+    client_config: ClientConfig,
+    smoothing: SmoothingMode,
+}
+
+impl App {
+    fn new(doc: &web_sys::Document) -> App {
+        let fragment = share::fragment();
+        let shared_id = share::id_from_path();
+        let local = query_param("mode").as_deref() == Some("local")
+            || fragment.is_some()
+            || shared_id.is_some();
+        let net_controls = NetControls::new(doc);
+        let model_controls = ModelControls::new(doc);
+        let mut app = App {
+            settings: net_controls.settings(),
+            rules: model_controls.server_rules(),
+            client_config: model_controls.client_config(),
+            smoothing: model_controls.smoothing(),
+            readouts: Readouts::new(doc),
+            link_card: LinkCard::new(doc),
+            chrome: PanelChrome::new(doc),
+            plots: Plots::new(doc),
+            panel: ScenarioPanel::new(doc),
+            net_controls,
+            model_controls,
+            driver: Driver::local(Setup::default()),
+            state: RunState::Local,
+            time: TimeControl::default(),
+            playback: None,
+            recorder: Recorder::default(),
+            view: ViewState::new(doc),
+            last_fragment: fragment.clone(),
+            shown: Setup::default(),
+            mailbox: Mailbox::default(),
+            bot: Bot::new(),
+            bot_driving: true,
+            bot_clicks: Clicks::on(doc, "bot-toggle", "click"),
+            clear_clicks: Clicks::on(doc, "clear-trails", "click"),
+        };
+        match (local, Driver::connect(&app.setup())) {
+            (false, Some(remote)) => app.start(remote, RunState::Relay),
+            _ => app.start_local_live(),
+        }
+        if let Some(text) = fragment {
+            app.open_fragment(&text);
+        } else if let Some(id) = shared_id {
+            app.panel
+                .message("info", &format!("Loading scenario {id}…"));
+            share::load(id, app.mailbox.clone());
+        }
+        app.show_state();
+        app
+    }
+
+    /// The controls' settings now.
+    fn setup(&self) -> Setup {
+        Setup {
+            net: self.settings,
+            rules: self.rules,
+            client: self.client_config,
+            smoothing: self.smoothing,
+            model: sim::Model::Cmc,
+        }
+    }
+
+    /// Replaces the driver; the view starts afresh.
+    fn start(&mut self, driver: Driver, state: RunState) {
+        self.driver.close();
+        self.driver = driver;
+        self.state = state;
+        self.bot = Bot::new();
+        self.view.reset();
+    }
+
+    /// A fresh in-page run, live and unrecorded.
+    fn start_local_live(&mut self) {
+        self.start(Driver::local(self.setup()), RunState::Local);
+    }
+
+    fn frame(&mut self) {
+        let page_dt = f64::from(get_frame_time());
+        let fragment = share::fragment();
+        if fragment != self.last_fragment {
+            self.last_fragment = fragment.clone();
+            if let Some(text) = fragment {
+                self.open_fragment(&text);
+            }
+        }
+        let mut events = Vec::new();
+        if let Driver::Remote(r) = &mut self.driver {
+            r.watch(now(), &mut events);
+        }
+        self.take_replies();
+        self.handle_clicks();
+        let changed = self.read_controls();
+        // The time the in-page run advances by (the relay runs on).
+        let run_dt = match self.state {
+            RunState::Relay => Some(page_dt),
+            RunState::Local | RunState::Recording => self.time.live_dt(page_dt, self.state),
+            RunState::Playing | RunState::Finished | RunState::Recorded => None,
+        };
+        let (dir, dash, user) = self.input(run_dt.unwrap_or(0.0));
+        if self.state.is_playback() && (user || changed) {
+            self.take_over();
+        }
+        // Fresh time stamp: pings sent now are timed from the send itself.
+        let t = now();
+        let setup = self.setup();
+        match &mut self.driver {
+            Driver::Remote(r) => r.step(t, page_dt, dir, dash, &setup, &mut events),
+            Driver::Local(run) => match self.state {
+                RunState::Playing => {
+                    if let Some(p) = &mut self.playback {
+                        p.advance(run, page_dt, &mut self.time);
+                    }
+                }
+                RunState::Local | RunState::Recording => {
+                    if let Some(dt) = run_dt {
+                        let was_recording = run.is_recording();
+                        run.step_live(dt, dir, dash);
+                        if was_recording && !run.is_recording() {
+                            self.keep_recording();
+                        }
+                    }
+                }
+                _ => {}
+            },
+        }
+        self.link_events(events);
+        self.follow_playback();
+        self.update_view(t, run_dt, dir);
+    }
+
+    /// Shows what the connection did.
+    fn link_events(&mut self, events: Vec<LinkEvent>) {
+        for e in events {
+            match e {
+                LinkEvent::Opened => self.show_state(),
+                LinkEvent::Reconnected => self.readouts.set_status("connected", "reconnected"),
+                LinkEvent::NewSession => {
+                    self.bot = Bot::new();
+                    self.view.reset();
+                    self.readouts
+                        .set_status("connected", "reconnected · new session");
+                }
+                LinkEvent::Reconnecting(attempt, closed_by) => self.readouts.set_status(
+                    "connecting",
+                    &format!("relay lost{closed_by} · reconnecting (attempt {attempt})"),
+                ),
+                LinkEvent::Lost {
+                    was_open,
+                    closed_by,
+                } => {
+                    self.start_local_live();
+                    self.show_state();
+                    let what = if was_open { "relay lost" } else { "no relay" };
+                    self.readouts
+                        .set_status("error", &format!("{what}{closed_by} · local"));
+                }
+                LinkEvent::ServerError(reason) => self
+                    .readouts
+                    .set_status("error", &format!("server error: {reason}")),
+                LinkEvent::BadFrame(e) => self
+                    .readouts
+                    .set_status("error", &format!("bad frame from server: {e}")),
+            }
+        }
+    }
+
+    /// Shows the run's state: mode, connection pill, ▶/❚❚, bot button.
+    fn show_state(&mut self) {
+        self.readouts.set_mode(self.state.mode());
+        match &self.driver {
+            Driver::Local(_) => self.readouts.set_status("local", "local"),
+            Driver::Remote(r) => match r.link_state() {
+                crate::net::LinkState::Open => self.readouts.set_status("connected", "connected"),
+                crate::net::LinkState::Connecting => {
+                    self.readouts.set_status("connecting", "connecting…");
+                }
+                crate::net::LinkState::Closed => self.readouts.set_status("error", "relay closed"),
+            },
+        }
+        self.panel
+            .show_transport(self.state, &self.time, self.recorder.can_replay());
+        self.readouts.set_bot_driving(self.bot_driving);
+        self.show_recorder();
+    }
+
+    /// Applies control changes; `true` if the user touched any (a change
+    /// or the bot button).
+    fn read_controls(&mut self) -> bool {
+        let mut changes = Vec::new();
+        self.net_controls.apply_picked_preset();
+        let s = self.net_controls.settings();
+        if s != self.settings {
+            self.settings = s;
+            changes.push(Setting::Net(s));
+        }
+        let r = self.model_controls.server_rules();
+        if r != self.rules {
+            self.rules = r;
+            changes.push(Setting::Rules(r));
+        }
+        let c = self.model_controls.client_config();
+        if c != self.client_config {
+            self.client_config = c;
+            changes.push(Setting::Client(c));
+        }
+        let m = self.model_controls.smoothing();
+        if m != self.smoothing {
+            self.smoothing = m;
+            changes.push(Setting::Smoothing(m));
+        }
+        if let Some(spike) = self.net_controls.take_lag_spike() {
+            changes.push(Setting::LagSpike(spike));
+        }
+        for &change in &changes {
+            self.driver.apply(change);
+        }
+        let mut touched = !changes.is_empty();
+        if self.bot_clicks.take() % 2 == 1 {
+            self.bot_driving = !self.bot_driving;
+            self.readouts.set_bot_driving(self.bot_driving);
+            touched = true;
+        }
+        if self.clear_clicks.take() > 0 {
+            self.driver.clear_trails();
+            self.view.corrections.clear();
+        }
+        touched
+    }
+
+    /// Keyboard or bot input for a frame of `dt` s of the run, and whether
+    /// the user (not the bot) pressed something. Keys reach the game only
+    /// while the canvas has focus (the page's loader sees to that).
+    fn input(&mut self, dt: f64) -> (SimVec2, bool, bool) {
+        let key = |a: KeyCode, b: KeyCode| is_key_down(a) || is_key_down(b);
+        let mut dir = SimVec2::ZERO;
+        if key(KeyCode::A, KeyCode::Left) {
+            dir.x -= 1.0;
+        }
+        if key(KeyCode::D, KeyCode::Right) {
+            dir.x += 1.0;
+        }
+        if key(KeyCode::W, KeyCode::Up) {
+            dir.y -= 1.0;
+        }
+        if key(KeyCode::S, KeyCode::Down) {
+            dir.y += 1.0;
+        }
+        let dash = is_key_pressed(KeyCode::Space);
+        let mut user = !dir.is_zero() || dash;
+        if is_key_pressed(KeyCode::B) {
+            user = true;
+            self.bot_driving = !self.bot_driving;
+            self.readouts.set_bot_driving(self.bot_driving);
+        }
+        if self.bot_driving && (!dir.is_zero() || dash) {
+            self.bot_driving = false;
+            self.readouts.set_bot_driving(false);
+        }
+        if self.bot_driving {
+            let position = self.driver.endpoint().client().state().position;
+            let (d, dash) = self.bot.input(position, dt as f32);
+            (d, dash, user)
+        } else {
+            (dir.safe_normal(), dash, user)
+        }
+    }
+}
+
+/// The macroquad main loop.
+pub async fn run() {
+    let Some(doc) = web_sys::window().and_then(|w| w.document()) else {
+        return;
+    };
+    let mut app = App::new(&doc);
+    loop {
+        app.frame();
+        next_frame().await;
+    }
+}

@@ -1,0 +1,198 @@
+//! The run's transport — pause, step, speed for every run — and scenarios
+//! playing back: opening links, controls following the recording, the end
+//! and its verdict, taking over.
+
+use super::{App, Driver};
+use crate::playback::{Pacer, RunState, TimeControl};
+use sim::scenario::{codec, Setup};
+use sim::{Scenario, ScenarioRun};
+
+/// A scenario being played back at its own pace.
+pub struct Playback {
+    /// The scenario as opened or recorded.
+    pub original: Scenario,
+    pacer: Pacer,
+}
+
+impl Playback {
+    /// Playback of `original` from its first frame.
+    pub fn new(original: Scenario) -> Playback {
+        Playback {
+            original,
+            pacer: Pacer::default(),
+        }
+    }
+
+    /// Plays the recorded frames this page frame of `dt` s covers at the
+    /// speed in force, or one per pending Step while paused.
+    pub fn advance(&mut self, run: &mut ScenarioRun, dt: f64, time: &mut TimeControl) {
+        if time.paused {
+            while time.take_step() {
+                run.step_recorded();
+            }
+            return;
+        }
+        let speed = time.speed_for(RunState::Playing);
+        let upcoming = run.scenario().frames[run.frame_index()..]
+            .iter()
+            .map(|f| f.dt_us);
+        let due = self.pacer.frames_due(dt, speed, upcoming);
+        for _ in 0..due {
+            run.step_recorded();
+        }
+    }
+}
+
+impl App {
+    /// Plays `scenario` from its first frame, controls following it.
+    pub(super) fn start_playback(&mut self, scenario: Scenario) {
+        let run = ScenarioRun::play(scenario.clone());
+        self.start(Driver::Local(Box::new(run)), RunState::Playing);
+        self.time.paused = false;
+        self.bot_driving = false;
+        self.show_settings(scenario.setup);
+        self.panel.show_text(&scenario.name, &scenario.description);
+        self.panel.message(
+            "info",
+            &format!(
+                "Playing “{}” ({:.1} s, seed {}). Press a key or move a control to take over.",
+                scenario.name,
+                scenario.duration_secs(),
+                scenario.seed
+            ),
+        );
+        self.panel.metric("scenario-verdict", "–");
+        self.panel
+            .show_recorded(scenario.outcome.as_ref(), scenario.duration_secs());
+        self.recorder.recorded = Some(scenario.clone());
+        self.playback = Some(Playback::new(scenario));
+        self.show_state();
+    }
+
+    /// Plays a scenario someone shared: `short` is its `/s/` link if it
+    /// came from the relay. Both links are shown so it can be passed on.
+    pub(super) fn open_link(&mut self, scenario: Scenario, short: Option<String>) {
+        self.recorder.opened_link();
+        self.start_playback(scenario);
+        self.panel
+            .show_links(short.as_deref(), &self.recorder.fragment_link());
+    }
+
+    /// Opens a `#s=` fragment (at load, or typed / clicked into the open
+    /// page).
+    pub(super) fn open_fragment(&mut self, text: &str) {
+        match codec::from_fragment(text) {
+            Ok(s) => self.open_link(s, None),
+            Err(e) => self.panel.message(
+                "error",
+                &format!("This link's scenario cannot be played: {e}. Running live instead."),
+            ),
+        }
+    }
+
+    /// Moves the controls to `setup` and adopts what they show.
+    pub(super) fn show_settings(&mut self, setup: Setup) {
+        self.shown = setup;
+        self.model_controls.show(&setup);
+        self.net_controls.show(&setup.net);
+        self.settings = self.net_controls.settings();
+        self.rules = self.model_controls.server_rules();
+        self.client_config = self.model_controls.client_config();
+        self.smoothing = self.model_controls.smoothing();
+    }
+
+    /// ❚❚ / ▶: pauses or resumes any running run; at the end of a
+    /// scenario or recording, plays it again.
+    pub(super) fn play_pause(&mut self) {
+        if !self.state.advances() {
+            if let Some(s) = self.recorder.recorded.clone() {
+                self.start_playback(s);
+            }
+            return;
+        }
+        self.time.paused = !self.time.paused;
+        self.time.steps = 0;
+        self.view.freeze(
+            self.state == RunState::Relay && self.time.paused,
+            self.driver.endpoint(),
+        );
+        self.show_state();
+    }
+
+    /// Step ›: one frame of a paused in-page run.
+    pub(super) fn step(&mut self, presses: u32) {
+        if self.time.paused && self.state.in_page() {
+            self.time.steps += presses;
+        }
+    }
+
+    /// The Predicted panel's banner while a scenario records or plays, or
+    /// the run is paused or slowed.
+    pub(super) fn banner(&self) -> Option<String> {
+        let secs = self.driver.run().map_or(0.0, |r| r.elapsed_secs());
+        let total = self
+            .playback
+            .as_ref()
+            .map_or(0.0, |p| p.original.duration_secs());
+        let speed = self.time.speed_for(self.state);
+        self.state.banner(self.time.paused, secs, total, speed)
+    }
+
+    /// Controls follow the recording's changes; the end is announced.
+    pub(super) fn follow_playback(&mut self) {
+        let Driver::Local(run) = &mut self.driver else {
+            return;
+        };
+        let Some(p) = &self.playback else {
+            return;
+        };
+        let settings = run.settings();
+        if self.state == RunState::Playing && run.is_finished() {
+            self.state = RunState::Finished;
+            let o = run.outcome();
+            let (kind, text) = match p.original.outcome {
+                Some(r) if r == o => ("ok", "identical to the recording"),
+                Some(_) => ("error", "differs from the recording"),
+                None => ("info", "no recorded outcome to compare"),
+            };
+            self.panel.metric("scenario-verdict", text);
+            self.panel.message(
+                kind,
+                &format!(
+                    "Replay finished: {text} (state hash {:016x}, {} adjustments received). Restart, or press a key to take over.",
+                    o.state_hash, o.adjustments
+                ),
+            );
+            self.show_state();
+        }
+        if settings != self.shown {
+            self.show_settings(settings);
+        }
+    }
+
+    /// The user pressed a key or moved a control during playback: the run
+    /// goes on live from here.
+    pub(super) fn take_over(&mut self) {
+        let Some(p) = self.playback.take() else {
+            return;
+        };
+        if let Some(run) = self.driver.run() {
+            let text = if self.state == RunState::Recorded {
+                "Live again from the end of the recording (⟲ Restart plays the recording)."
+                    .to_owned()
+            } else {
+                format!(
+                    "You took over “{}” at {:.1} s: the run goes on live (⟲ Restart plays the scenario again).",
+                    p.original.name,
+                    run.elapsed_secs()
+                )
+            };
+            self.panel.message("info", &text);
+        }
+        self.state = RunState::Local;
+        self.time.paused = false;
+        self.panel.metric("scenario-verdict", "–");
+        self.recorder.recorded = Some(p.original);
+        self.show_state();
+    }
+}

@@ -1,0 +1,28 @@
+//! The page clock and the page's URL query: read by the loop, the
+//! transport and the drivers, so they live apart from all three.
+
+use sim::SimTime;
+
+/// The page clock (`performance.now()`) as a [`SimTime`].
+pub fn now() -> SimTime {
+    let ms = web_sys::window()
+        .and_then(|w| w.performance())
+        .map(|p| p.now())
+        .unwrap_or(0.0);
+    SimTime::from_secs_f64(ms / 1000.0)
+}
+
+/// A `?name=value` parameter of the page's URL.
+pub fn query_param(name: &str) -> Option<String> {
+    let search = web_sys::window()?.location().search().ok()?;
+    web_sys::UrlSearchParams::new_with_str(&search)
+        .ok()?
+        .get(name)
+}
+
+/// Seed for an in-page run: `?seed=N`, else the wall clock.
+pub fn local_seed() -> u64 {
+    query_param("seed")
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| js_sys::Date::now() as u64)
+}
