@@ -15,8 +15,8 @@ fn recorded(secs: usize) -> Scenario {
         if i == 30 {
             run.change(Setting::Smoothing(SmoothingMode::Linear));
         }
-        let (dir, dash) = bot.input(run.endpoint().client().state().position, 1.0 / 60.0);
-        run.step_live(1.0 / 60.0, dir, dash);
+        let (dir, dash) = bot.input(run.endpoint().position(), 1.0 / 60.0);
+        run.step_live(1.0 / 60.0, dir, dash, false);
     }
     run.stop_recording();
     run.scenario().clone()

@@ -13,8 +13,8 @@ fn recorded() -> Scenario {
     let mut run = ScenarioRun::record("cli test", 5, setup);
     let mut bot = Bot::new();
     for _ in 0..600 {
-        let (dir, dash) = bot.input(run.endpoint().client().state().position, 1.0 / 60.0);
-        run.step_live(1.0 / 60.0, dir, dash);
+        let (dir, dash) = bot.input(run.endpoint().position(), 1.0 / 60.0);
+        run.step_live(1.0 / 60.0, dir, dash, false);
     }
     run.stop_recording();
     run.scenario().clone()

@@ -29,7 +29,7 @@ fn record(
     let mut run = ScenarioRun::record(name, seed, setup);
     for i in 0..frames {
         let (dt, dir, dash) = drive(i, &mut run);
-        run.step_live(dt, dir, dash);
+        run.step_live(dt, dir, dash, false);
     }
     run.stop_recording();
     let mut s = run.scenario().clone();
@@ -41,7 +41,7 @@ fn record(
 fn bot_drive() -> impl FnMut(usize, &mut ScenarioRun) -> (f64, Vec2, bool) {
     let mut bot = Bot::new();
     move |_, run| {
-        let (dir, dash) = bot.input(run.endpoint().client().state().position, FRAME as f32);
+        let (dir, dash) = bot.input(run.endpoint().position(), FRAME as f32);
         (FRAME, dir, dash)
     }
 }
@@ -176,7 +176,7 @@ fn scenarios() -> Vec<(&'static str, Scenario)> {
                 let mut bot = Bot::new();
                 move |i, run| {
                     let dt = 0.1 + (i % 11) as f64 * 0.01;
-                    let (dir, dash) = bot.input(run.endpoint().client().state().position, dt as f32);
+                    let (dir, dash) = bot.input(run.endpoint().position(), dt as f32);
                     (dt, dir, dash)
                 }
             },
@@ -194,7 +194,7 @@ fn scenarios() -> Vec<(&'static str, Scenario)> {
                 let mut bot = Bot::new();
                 move |i, run| {
                     let dt = [0.005, 0.031, 0.014][i % 3];
-                    let (dir, dash) = bot.input(run.endpoint().client().state().position, dt as f32);
+                    let (dir, dash) = bot.input(run.endpoint().position(), dt as f32);
                     (dt, dir, dash)
                 }
             },
@@ -273,7 +273,7 @@ fn scenarios() -> Vec<(&'static str, Scenario)> {
                         }
                         let dt = 0.0166 + (i % 3) as f64 * 0.0001;
                         let (dir, dash) =
-                            bot.input(run.endpoint().client().state().position, dt as f32);
+                            bot.input(run.endpoint().position(), dt as f32);
                         (dt, dir, dash)
                     }
                 },
@@ -308,7 +308,7 @@ fn reset_scenario() -> Scenario {
         242 * 60,
         move |i, run| {
             let t = i as f64 * FRAME;
-            let pos = run.endpoint().client().state().position;
+            let pos = run.endpoint().position();
             let dir = if t < 232.0 {
                 bot.input(pos, FRAME as f32).0
             } else if t < 238.5 {
@@ -321,12 +321,12 @@ fn reset_scenario() -> Scenario {
             } else {
                 Vec2::new(1.0, 0.0)
             };
-            let before = run.endpoint().client().time_stamp().0;
+            let before = run.endpoint().cmc().unwrap().time_stamp().0;
             // Only near the reset: a probe copies the recording so far.
             let crosses = (239_900..240_000).contains(&before) && {
                 let mut probe = run.clone();
-                probe.step_live(FRAME, dir, false);
-                probe.endpoint().client().time_stamp().0 >= 240_000
+                probe.step_live(FRAME, dir, false, false);
+                probe.endpoint().cmc().unwrap().time_stamp().0 >= 240_000
             };
             let config = |loss| ClientConfig {
                 forced_move_loss_percent: loss,

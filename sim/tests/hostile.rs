@@ -20,7 +20,7 @@ use sim::net::codec;
 use sim::net::protocol::{
     ClientMsg, LinkSettings, NetPosition, NetworkMove, ServerMove, ServerRules,
 };
-use sim::{MoveInput, NetSettings, ServerHost, SimTime, TimeStamp};
+use sim::{MoveInput, NetSettings, ServerHost, SimTime, TimeStamp, Vec2};
 
 fn host() -> ServerHost {
     ServerHost::new(7, SimTime::ZERO)
@@ -116,21 +116,34 @@ fn arb_frame() -> impl Strategy<Value = Vec<u8>> {
     ]
 }
 
+/// Every character the host simulates, in either model, is finite and
+/// inside the arena.
 fn assert_sane(host: &ServerHost) {
-    let s = host.player().state();
     let size = host.world().size;
-    assert!(
-        s.position.x.is_finite() && s.position.y.is_finite(),
-        "{s:?}"
-    );
-    assert!(
-        s.velocity.x.is_finite() && s.velocity.y.is_finite(),
-        "{s:?}"
-    );
-    assert!(
-        (0.0..=size.x).contains(&s.position.x) && (0.0..=size.y).contains(&s.position.y),
-        "left the arena: {s:?}"
-    );
+    let positions: Vec<Vec2> = match (host.cmc(), host.rollback()) {
+        (Some(c), _) => {
+            let s = c.state();
+            assert!(
+                s.velocity.x.is_finite() && s.velocity.y.is_finite(),
+                "{s:?}"
+            );
+            vec![s.position]
+        }
+        (None, Some(r)) => r
+            .snapshot()
+            .players
+            .iter()
+            .map(|p| p.position.to_cm())
+            .collect(),
+        (None, None) => unreachable!("a host runs one model"),
+    };
+    for p in positions {
+        assert!(p.x.is_finite() && p.y.is_finite(), "{p:?}");
+        assert!(
+            (0.0..=size.x).contains(&p.x) && (0.0..=size.y).contains(&p.y),
+            "left the arena: {p:?}"
+        );
+    }
 }
 
 proptest! {
@@ -186,13 +199,13 @@ proptest! {
         let params = sim::MovementParams::default();
         for (i, (ts, ax, ay)) in (0u32..).zip(moves) {
             now = now.plus_millis(16);
-            let before = h.player().state().position;
+            let before = h.cmc().unwrap().state().position;
             let m = ClientMsg::ServerMove(ServerMove::new(i, network_move(ts, ax, ay, 0), NetPosition::default()));
             h.receive_frame(now, &codec::encode(&m)).unwrap();
             // Default settings: 50 ms one way; deliver it.
             now = now.plus_millis(60);
             h.poll(now);
-            let moved = (h.player().state().position - before).length();
+            let moved = (h.cmc().unwrap().state().position - before).length();
             // Max speed for 0.125 s, plus what a dash impulse can add.
             let bound = (params.max_speed + params.dash_impulse) * 0.125 + 1.0;
             prop_assert!(moved <= bound, "moved {moved} cm in one move (bound {bound})");
@@ -233,7 +246,7 @@ fn extreme_values_are_clamped_or_rejected_with_a_reason() {
 
     // A time stamp 60 s ahead of the last one is inside UE's reset window
     // but still clamped to 0.125 s; 130 s ahead is rejected outright.
-    let c0 = h.player().counters();
+    let c0 = h.cmc().unwrap().counters();
     for (seq, ts, _) in [
         (41, 40 * 16 + 60_000, "clamped"),
         (42, 40 * 16 + 60_000 + 130_000, "rejected"),
@@ -248,7 +261,7 @@ fn extreme_values_are_clamped_or_rejected_with_a_reason() {
         now = now.plus_millis(100);
         h.poll(now);
     }
-    let c1 = h.player().counters();
+    let c1 = h.cmc().unwrap().counters();
     assert_eq!(c1.moves_clamped - c0.moves_clamped, 1);
     assert_eq!(c1.time_stamps_rejected - c0.time_stamps_rejected, 1);
 

@@ -54,8 +54,8 @@ fn record(secs: usize) -> Scenario {
             run.change(Setting::Smoothing(SmoothingMode::Linear));
         }
         let dt = frame_dt(i);
-        let (dir, dash) = bot.input(run.endpoint().client().state().position, dt as f32);
-        run.step_live(dt, dir, dash);
+        let (dir, dash) = bot.input(run.endpoint().position(), dt as f32);
+        run.step_live(dt, dir, dash, false);
     }
     run.stop_recording();
     run.scenario().clone()
@@ -89,8 +89,8 @@ fn playback_matches_frame_by_frame() {
         assert!(b.step_recorded());
         frames += 1;
         assert_eq!(
-            a.endpoint().client().state(),
-            b.endpoint().client().state(),
+            a.endpoint().cmc().unwrap().state(),
+            b.endpoint().cmc().unwrap().state(),
             "frame {frames}"
         );
     }
@@ -120,7 +120,7 @@ fn taking_over_drops_the_rest_of_the_recording() {
     for _ in 0..300 {
         assert!(run.step_recorded());
     }
-    run.step_live(1.0 / 60.0, Vec2::new(0.0, 1.0), false);
+    run.step_live(1.0 / 60.0, Vec2::new(0.0, 1.0), false, false);
     assert_eq!(run.scenario().frames.len(), 300);
     assert!(run.scenario().changes.iter().all(|c| c.frame < 300));
     assert_eq!(run.scenario().outcome, None);
@@ -157,7 +157,7 @@ fn sixty_seconds_of_keyboard_input_fit_in_a_link() {
     ];
     for i in 0..3600 {
         let (x, y) = dirs[(i / 53 + i / 97) % dirs.len()];
-        run.step_live(frame_dt(i), Vec2::new(x, y), i % 211 == 0);
+        run.step_live(frame_dt(i), Vec2::new(x, y), i % 211 == 0, false);
     }
     run.stop_recording();
     let s = run.scenario();

@@ -293,7 +293,7 @@ impl App {
                         other => report(&self.dom, other),
                     }
                 }
-                let out = endpoint.frame(t, dt, dir, dash);
+                let out = endpoint.frame(t, dt, dir, dash, false);
                 // While reconnecting, moves are lost like packets (the
                 // SavedMoves keep them; the server corrects the client when
                 // it is back). Sending nothing still flushes the Resume
@@ -317,7 +317,7 @@ impl App {
                 }
                 None => {
                     let was_recording = run.is_recording();
-                    run.step_live(dt, dir, dash);
+                    run.step_live(dt, dir, dash, false);
                     if was_recording && !run.is_recording() {
                         self.keep_recording();
                     }
@@ -498,9 +498,7 @@ impl App {
             self.dom.set_bot_driving(false);
         }
         if self.bot_driving {
-            let (d, dash) = self
-                .bot
-                .input(self.endpoint().client().state().position, dt);
+            let (d, dash) = self.bot.input(self.endpoint().position(), dt);
             (d, dash, user)
         } else {
             (dir.safe_normal(), dash, user)

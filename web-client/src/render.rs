@@ -330,7 +330,9 @@ fn character(v: &View, pos: SimVec2, radius_cm: f32, color: Color, u: f32) {
 
 fn predicted_panel(f: &Frame, r: RectF, u: f32) {
     let ep = f.endpoint;
-    let client = ep.client();
+    // The rollback model's panels are the page's to draw (sim's
+    // `ClientEndpoint::rollback`); this one draws the CMC model.
+    let Some(client) = ep.cmc() else { return };
     let st = client.state();
     let footer = format!(
         "t {:.2} s · v {:4.0} cm/s · SavedMoves {}",
@@ -365,8 +367,7 @@ fn predicted_panel(f: &Frame, r: RectF, u: f32) {
     for m in client.saved_moves().iter() {
         v.dot(m.end.position, 1.8 * u, with_alpha(WHITE, 0.9));
     }
-    let proxy = ep.proxy();
-    if proxy.is_visible() {
+    if let Some(proxy) = ep.proxy().filter(|p| p.is_visible()) {
         v.ring(
             proxy.position(),
             v.len(34.0).max(4.0 * u),
@@ -436,7 +437,7 @@ fn authoritative_panel(f: &Frame, r: RectF, u: f32) {
     }
     // Where the client is now, for comparison.
     v.ring(
-        ep.client().state().position,
+        ep.position(),
         v.len(34.0).max(4.0 * u),
         1.0 * u,
         with_alpha(CYAN, 0.45),
@@ -448,8 +449,9 @@ fn authoritative_panel(f: &Frame, r: RectF, u: f32) {
 
 fn replayed_panel(f: &Frame, r: RectF, u: f32) {
     let ep = f.endpoint;
-    let corrections = ep.client().corrections();
-    let counters = ep.client().counters();
+    let Some(client) = ep.cmc() else { return };
+    let corrections = client.corrections();
+    let counters = client.counters();
     let threshold = f.threshold_cm;
     let (subtitle, footer) = match corrections.back() {
         Some(c) => (
