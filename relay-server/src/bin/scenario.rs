@@ -248,7 +248,7 @@ fn run(source: &str, db: &Path, csv: Option<&Path>, json: bool) -> anyhow::Resul
         println!("state-hash:      {:016x}", o.state_hash);
         println!("trajectory-hash: {:016x}", o.trajectory_hash);
         for (name, n) in names.iter().zip(counters) {
-            println!("{:<17}{n}", format!("{name}:"));
+            println!("{:<16} {n}", format!("{name}:"));
         }
         println!("verdict:         {verdict}");
         if let (Some(r), false) = (recorded, matches) {

@@ -64,7 +64,8 @@ pub struct PredictorCounters {
 
 /// One read-out of the rollback model's own numbers (the page's
 /// `data-metric`s; the link's — RTT, loss, bytes/s — are in
-/// [`crate::Metrics`] beside them).
+/// [`crate::Metrics`] beside them). Counters count from the current
+/// match's Start (a new tick rate starts a new match).
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct RollbackMetrics {
     /// Rebases that moved the local player visibly (`rollbacks`).
@@ -266,6 +267,8 @@ impl RollbackPredictor {
         ));
         self.time_sync = TimeSync::new(self.config.input_buffer);
         self.clock = 0.0;
+        self.acks = 0;
+        self.packets_sent = 0;
         self.counters.starts += 1;
     }
 
