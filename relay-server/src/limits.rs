@@ -371,6 +371,52 @@ mod tests {
         assert_eq!(g.totals().dropped_moves, 1);
     }
 
+    fn input_packet() -> ClientMsg {
+        use sim::rollback::wire::{Ids, PackedInput};
+        ClientMsg::Inputs(sim::rollback::InputPacket {
+            ids: Ids::new(1, 1, 0),
+            newest: sim::rollback::Tick(0),
+            inputs: vec![PackedInput::default(); 4],
+        })
+    }
+
+    #[test]
+    fn rollback_inputs_at_120_hz_sped_up_10_percent_all_pass_and_a_burst_of_150_once() {
+        let mut g = Gate::new(Limits::default(), SimTime::ZERO);
+        let mut now = SimTime::ZERO;
+        // 132 packets/s for 10 s.
+        for _ in 0..1320 {
+            now = now.plus_micros(7_576);
+            assert!(passes(g.admit(now, input_packet())));
+        }
+        now = now.plus_millis(2000);
+        for _ in 0..150 {
+            assert!(passes(g.admit(now, input_packet())));
+        }
+        assert!(matches!(
+            g.admit(now, input_packet()),
+            Ok(Admit::Dropped(Kind::Inputs))
+        ));
+        assert_eq!(g.totals().dropped_inputs, 1);
+        // Moves have their own budget.
+        assert!(passes(g.admit(now, mv())));
+    }
+
+    #[test]
+    fn model_switches_over_budget_are_held_and_the_last_one_applies() {
+        let mut g = Gate::new(Limits::default(), SimTime::ZERO);
+        let rollback = Model::Rollback(sim::rollback::RollbackConfig::default());
+        for i in 0..40 {
+            let m = if i % 2 == 0 { Model::Cmc } else { rollback };
+            let _ = g.admit(SimTime::ZERO, ClientMsg::SetModel(m));
+        }
+        // 20 passed at once (the burst), 19 were replaced while held.
+        assert_eq!(g.totals().coalesced, 19);
+        let at = g.next_release().unwrap();
+        assert_eq!(g.release(at), Some(ClientMsg::SetModel(rollback)));
+        assert!(g.next_release().is_none());
+    }
+
     #[test]
     fn a_flood_is_dropped_then_closed() {
         let mut g = Gate::new(Limits::default(), SimTime::ZERO);

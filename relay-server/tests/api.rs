@@ -208,3 +208,47 @@ async fn share_links_serve_the_page_and_404_unknown_ids() {
     );
     std::fs::remove_dir_all(dist).unwrap();
 }
+
+/// The golden rollback file as `GET /api/scenarios/{id}` would serve it.
+fn golden(name: &str) -> Vec<u8> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../scenarios")
+        .join(name);
+    std::fs::read(path).unwrap()
+}
+
+#[tokio::test]
+async fn rollback_scenarios_are_replayed_on_save_like_cmc_ones() {
+    let state = AppState::new("/nonexistent", 1);
+    for name in [
+        "rollback-tick-wrap.json",
+        "rollback-bot-150ms-5pct.json",
+        "switch-cmc-rollback-cmc.json",
+    ] {
+        let (status, body) = send(&state, post("application/json", golden(name))).await;
+        assert_eq!(
+            status,
+            StatusCode::CREATED,
+            "{name}: {}",
+            String::from_utf8_lossy(&body)
+        );
+    }
+    // A rollback recording whose outcome was edited does not replay to it.
+    let mut s: Scenario = serde_json::from_slice(&golden("rollback-tick-wrap.json")).unwrap();
+    s.outcome.as_mut().unwrap().replayed_moves += 1;
+    let (status, body) = send(
+        &state,
+        post("application/json", serde_json::to_vec(&s).unwrap()),
+    )
+    .await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(
+        json(&body)["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("the recorded outcome does not match a replay"),
+        "{}",
+        String::from_utf8_lossy(&body)
+    );
+    assert_eq!(state.store().count().unwrap(), 3);
+}

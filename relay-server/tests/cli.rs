@@ -81,3 +81,25 @@ fn files_and_links_give_the_recorded_hash() {
     );
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+#[test]
+fn a_rollback_scenario_replays_to_its_hash_and_names_its_counters() {
+    let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../scenarios/rollback-bot-150ms-5pct.json");
+    let scenario: Scenario = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    let o = scenario.outcome.unwrap();
+    let (code, text) = cli(&["run", file.to_str().unwrap()]);
+    assert_eq!(code, 0, "{text}");
+    assert_eq!(line(&text, "model:"), "rollback");
+    assert_eq!(
+        line(&text, "trajectory-hash:"),
+        format!("{:016x}", o.trajectory_hash)
+    );
+    assert_eq!(line(&text, "rollbacks:"), o.adjustments.to_string());
+    assert_eq!(
+        line(&text, "resimulated-ticks:"),
+        o.replayed_moves.to_string()
+    );
+    assert_eq!(line(&text, "input-packets:"), o.moves_sent.to_string());
+    assert_eq!(line(&text, "verdict:"), "identical to the recording");
+}

@@ -37,6 +37,7 @@ use crate::movement::MovementParams;
 use crate::net::codec::{self, DecodeError};
 use crate::net::link::{HostLink, Traffic};
 use crate::net::protocol::{ClientMsg, NetSettings, ServerMsg, ServerRules, SettingsError};
+use crate::rollback::wire::MAX_INPUTS_PER_PACKET;
 use crate::rollback::RollbackAuthority;
 use crate::server::ServerCharacter;
 use crate::time::SimTime;
@@ -67,6 +68,10 @@ pub enum HostError {
     /// relay, not by a host on its own (local mode).
     #[error("resume is not available here")]
     ResumeUnavailable,
+    /// A rollback input packet with more inputs than
+    /// [`MAX_INPUTS_PER_PACKET`].
+    #[error("input packet with {0} inputs: at most {MAX_INPUTS_PER_PACKET} per packet")]
+    TooManyInputs(usize),
 }
 
 /// The authority of the model in force.
@@ -201,6 +206,9 @@ impl ServerHost {
             ClientMsg::LagSpike(spike) => self.link.start_lag_spike(now, spike)?,
             ClientMsg::SetModel(m) => self.set_model(now, m)?,
             ClientMsg::Resume { .. } => return Err(HostError::ResumeUnavailable),
+            ClientMsg::Inputs(p) if p.inputs.len() > MAX_INPUTS_PER_PACKET => {
+                return Err(HostError::TooManyInputs(p.inputs.len()));
+            }
             msg @ (ClientMsg::ServerMove(_) | ClientMsg::Inputs(_) | ClientMsg::Ping { .. }) => {
                 self.link.send_up(now, frame_len, msg);
             }

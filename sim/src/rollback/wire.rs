@@ -26,7 +26,7 @@ use super::server::StateUpdate;
 use super::snapshot::{MmVec, Snapshot};
 use super::tick::{Tick, TickRate};
 use crate::net::protocol::LinkTotals;
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 /// First bytes of every rollback message's [`Ids`] ("RB").
@@ -149,22 +149,9 @@ pub struct InputPacket {
     /// Tick of `inputs[0]`.
     pub newest: Tick,
     /// Inputs of `newest`, `newest − 1`, …; at most
-    /// [`MAX_INPUTS_PER_PACKET`]: a frame with more does not decode.
-    #[serde(deserialize_with = "at_most_max_inputs")]
+    /// [`MAX_INPUTS_PER_PACKET`] (the host refuses a packet with more
+    /// before it enters the uplink).
     pub inputs: Vec<PackedInput>,
-}
-
-/// Refuses, while decoding, an input list longer than
-/// [`MAX_INPUTS_PER_PACKET`].
-fn at_most_max_inputs<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<PackedInput>, D::Error> {
-    let inputs = Vec::<PackedInput>::deserialize(d)?;
-    if inputs.len() > MAX_INPUTS_PER_PACKET {
-        return Err(serde::de::Error::invalid_length(
-            inputs.len(),
-            &"at most 8 inputs per packet",
-        ));
-    }
-    Ok(inputs)
 }
 
 impl InputPacket {
