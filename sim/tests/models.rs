@@ -211,3 +211,45 @@ fn the_rollback_observer_view_is_the_servers_true_snapshot() {
     let endpoint_view = s.endpoint.rollback().unwrap().server_snapshot();
     assert!(endpoint_view.is_some());
 }
+
+/// 60 s of the same bot-player input at RTT 150 ms and 5 % loss on seed
+/// 0 in either model: the counts behind the `models` example's table.
+fn sixty_seconds(model: Model) -> (sim::Metrics, (u64, u64)) {
+    let mut s = LocalSession::with_setup(
+        0,
+        &Setup {
+            net: NetSettings::symmetric(150, 0, 5),
+            model,
+            ..Setup::default()
+        },
+    );
+    let mut bot = BotPlayer::new(0);
+    run(&mut s, &mut bot, 60.0);
+    (s.endpoint.metrics(s.now()), s.endpoint.bytes_total())
+}
+
+#[test]
+fn at_rtt_150_and_5_percent_loss_rollback_rebases_every_state_where_cmc_corrects_a_few_moves() {
+    let (cmc, (cmc_up, cmc_down)) = sixty_seconds(Model::Cmc);
+    let (rb, (rb_up, rb_down)) = sixty_seconds(rollback());
+    let r = rb.rollback.unwrap();
+    println!(
+        "CMC: {} adjustments, {} moves replayed, {cmc_up} B up, {cmc_down} B down; \
+         rollback: {} visible of {} rebases, {} ticks re-simulated, {rb_up} B up, {rb_down} B down",
+        cmc.adjustments, cmc.replayed_moves, r.rollbacks, r.rebases, r.resimulated_ticks
+    );
+    // Corrections a player sees: a handful either way.
+    assert!((1..=20).contains(&cmc.adjustments), "{cmc:?}");
+    assert!((1..=20).contains(&r.rollbacks), "{r:?}");
+    // But rollback restores every State it gets (30/s less 5 %) and
+    // re-simulates the ≈ 11 ticks it runs ahead each time: hundreds of
+    // times CMC's replayed moves.
+    assert!((1650..=1760).contains(&r.rebases), "{r:?}");
+    assert!(r.resimulated_ticks > 100 * cmc.replayed_moves, "{r:?}");
+    // Inputs every tick up vs moves at ≤ 60 Hz; an Ack every tick and a
+    // State every 2 down vs an Ack per 0.1 s and a proxy update per 50 ms.
+    assert!(
+        rb_up > cmc_up * 3 / 2 && rb_down > cmc_down * 5,
+        "{rb_up} {rb_down}"
+    );
+}
