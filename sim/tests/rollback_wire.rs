@@ -15,6 +15,12 @@ use sim::{ClientEvent, LocalSession, Model, NetSettings};
 /// messages the host sends over the next two ticks (one State among them)
 /// with their frames' sizes.
 fn session_and_frames() -> (LocalSession, Vec<(usize, RollbackServerMsg)>) {
+    session_and_all_frames().0
+}
+
+/// As [`session_and_frames`], and the sizes of the observer views and of
+/// `SetModel` in the same window.
+fn session_and_all_frames() -> ((LocalSession, Vec<(usize, RollbackServerMsg)>), Vec<usize>) {
     let mut s = LocalSession::with_setup(
         9,
         &Setup {
@@ -27,21 +33,47 @@ fn session_and_frames() -> (LocalSession, Vec<(usize, RollbackServerMsg)>) {
     for _ in 0..120 {
         s.step_bot_player(&mut bot, 1.0 / 60.0);
     }
-    let later = s.now().plus_millis(34);
+    let later = s.now().plus_millis(50);
+    let mut views = Vec::new();
     let frames = s
         .host
         .poll_until(later)
         .into_iter()
         .filter_map(|(_, f)| match codec::decode(&f).unwrap() {
             ServerMsg::Rollback(m) => Some((f.len(), m)),
+            ServerMsg::RollbackObserver(v) => {
+                views.push((f.len(), v.snapshot.projectiles.len(), v.ticks.len()));
+                None
+            }
             _ => None,
         })
         .collect();
-    (s, frames)
+    let (len, projectiles, ticks) = views[0];
+    ((s, frames), vec![len, projectiles, ticks])
 }
 
 fn predictor(s: &LocalSession) -> &RollbackPredictor {
     s.endpoint.rollback().unwrap()
+}
+
+#[test]
+fn the_observer_view_and_the_model_switch_are_small() {
+    let (_, view) = session_and_all_frames();
+    // 20 Hz, so 3 ticks at 60 Hz; one projectile in flight.
+    assert_eq!(view[1..], [1, 3]);
+    assert_eq!(view[0], 90);
+    let set = codec::encode(&ClientMsg::SetModel(Model::Rollback(RollbackConfig::default())));
+    let start = codec::encode(&ServerMsg::Rollback(RollbackServerMsg::Start(
+        sim::rollback::wire::StartMsg {
+            ids: Ids::new(u32::MAX, 1, 0),
+            tick_rate: sim::rollback::TickRate::Hz60,
+            snapshot: sim::rollback::Arena::new(sim::rollback::TickRate::Hz60)
+                .initial(sim::rollback::Tick(0)),
+        },
+    )));
+    // SetModel: version, variant, the model's tag and 8 settings; Start
+    // of a session id as large as it gets.
+    assert_eq!((set.len(), start.len()), (11, 43));
 }
 
 #[test]

@@ -13,10 +13,10 @@
 //! | message | when | bytes (typical, framed) |
 //! |---|---|---|
 //! | `ClientMsg::Inputs` | every client tick, last 4 inputs | 26 |
-//! | [`RollbackServerMsg::Start`] | after the Welcome, and for a new match | ≈ 60 |
+//! | [`RollbackServerMsg::Start`] | after the Welcome, and for a new match | ≈ 43 |
 //! | [`RollbackServerMsg::Ack`] | every server tick | 20 |
 //! | [`RollbackServerMsg::State`] | every 2 server ticks | ≈ 63 + 12 per projectile |
-//! | [`RollbackObserver`] | 20 Hz, past the conditioner (debug view) | ≈ 110 + 12 per projectile |
+//! | [`RollbackObserver`] | 20 Hz, past the conditioner (debug view) | ≈ 78 + 12 per projectile |
 //!
 //! (`sim/tests/rollback_wire.rs` pins these.) Ticks go as postcard
 //! varints, so the bytes grow by up to 2 per tick field near the wrap.
