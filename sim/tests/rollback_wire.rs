@@ -62,7 +62,9 @@ fn the_observer_view_and_the_model_switch_are_small() {
     // 20 Hz, so 3 ticks at 60 Hz; one projectile in flight.
     assert_eq!(view[1..], [1, 3]);
     assert_eq!(view[0], 90);
-    let set = codec::encode(&ClientMsg::SetModel(Model::Rollback(RollbackConfig::default())));
+    let set = codec::encode(&ClientMsg::SetModel(Model::Rollback(
+        RollbackConfig::default(),
+    )));
     let start = codec::encode(&ServerMsg::Rollback(RollbackServerMsg::Start(
         sim::rollback::wire::StartMsg {
             ids: Ids::new(u32::MAX, 1, 0),

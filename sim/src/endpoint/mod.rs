@@ -181,7 +181,8 @@ impl ClientEndpoint {
     }
 
     /// How long the relay keeps this session after its socket drops (the
-    /// relay's [`ServerMsg::SessionToken`]), if it said so.
+    /// relay's [`crate::net::protocol::ServerMsg::SessionToken`]), if it
+    /// said so.
     pub fn resume_grace(&self) -> Option<std::time::Duration> {
         self.resume
             .map(|(_, ms)| std::time::Duration::from_millis(u64::from(ms)))

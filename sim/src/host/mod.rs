@@ -19,7 +19,7 @@
 //! **One host, two models: an enum, not a trait.** The models share the
 //! link, the settings, the net-update clock and the connection's life
 //! (Hello, resume, errors), and differ in everything they simulate and
-//! send. An enum inside the host ([`Authority`]) keeps the shared part
+//! send. An enum inside the host (`Authority`) keeps the shared part
 //! written once, lets a model switch replace the authority in place —
 //! without dropping the connection, the conditioners' queues, the measured
 //! link or the resume token — and lets callers that care reach each
