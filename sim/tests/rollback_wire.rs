@@ -14,13 +14,17 @@ use sim::{ClientEvent, LocalSession, Model, NetSettings};
 /// A session 2 s into bot play on a perfect link, and the rollback
 /// messages the host sends over the next two ticks (one State among them)
 /// with their frames' sizes.
-fn session_and_frames() -> (LocalSession, Vec<(usize, RollbackServerMsg)>) {
+fn session_and_frames() -> Window {
     session_and_all_frames().0
 }
 
-/// As [`session_and_frames`], and the sizes of the observer views and of
-/// `SetModel` in the same window.
-fn session_and_all_frames() -> ((LocalSession, Vec<(usize, RollbackServerMsg)>), Vec<usize>) {
+/// A session and the rollback messages of a window, with their frames'
+/// sizes.
+type Window = (LocalSession, Vec<(usize, RollbackServerMsg)>);
+
+/// As [`session_and_frames`], and the first observer view of the window:
+/// its size, projectiles and ticks.
+fn session_and_all_frames() -> (Window, Vec<usize>) {
     let mut s = LocalSession::with_setup(
         9,
         &Setup {
