@@ -197,21 +197,16 @@ async fn repeated_garbage_closes_the_socket_with_1008_and_a_reason() {
     assert!(reason.contains("policy violation"), "{reason}");
 }
 
-#[tokio::test]
-async fn a_move_flood_is_dropped_then_closed_with_1008() {
-    let relay = start(AppState::new("/nonexistent", 1)).await;
-    let mut ws = connect(&relay).await;
+/// Sends 2000 frames back to back and checks the relay drops them over
+/// budget, then closes with 1008 and says why.
+async fn assert_flood_is_closed(ws: &mut Ws, frame: impl Fn(u32) -> Vec<u8>) {
     for i in 0..2000u32 {
-        if ws
-            .feed(Message::Binary(server_move(i * 16).into()))
-            .await
-            .is_err()
-        {
+        if ws.feed(Message::Binary(frame(i).into())).await.is_err() {
             break;
         }
     }
     let _ = ws.flush().await;
-    let (msgs, close) = read_until_close(&mut ws, 3).await;
+    let (msgs, close) = read_until_close(ws, 3).await;
     assert!(
         errors(&msgs)
             .iter()
@@ -220,6 +215,13 @@ async fn a_move_flood_is_dropped_then_closed_with_1008() {
         errors(&msgs)
     );
     assert_eq!(close.expect("a close frame").0, CloseCode::Policy);
+}
+
+#[tokio::test]
+async fn a_move_flood_is_dropped_then_closed_with_1008() {
+    let relay = start(AppState::new("/nonexistent", 1)).await;
+    let mut ws = connect(&relay).await;
+    assert_flood_is_closed(&mut ws, |i| server_move(i * 16)).await;
 }
 
 /// A rollback input packet for `ids` with `n` inputs, the newest at
@@ -257,25 +259,7 @@ async fn rollback_client(relay: &Relay) -> (Ws, Ids) {
 async fn an_input_flood_is_dropped_then_closed_with_1008() {
     let relay = start(AppState::new("/nonexistent", 1)).await;
     let (mut ws, ids) = rollback_client(&relay).await;
-    for i in 0..2000u32 {
-        if ws
-            .feed(Message::Binary(inputs(ids, i, 4).into()))
-            .await
-            .is_err()
-        {
-            break;
-        }
-    }
-    let _ = ws.flush().await;
-    let (msgs, close) = read_until_close(&mut ws, 3).await;
-    assert!(
-        errors(&msgs)
-            .iter()
-            .any(|e| e.contains("flooding: more than 600 frames over the rate limit")),
-        "{:?}",
-        errors(&msgs)
-    );
-    assert_eq!(close.expect("a close frame").0, CloseCode::Policy);
+    assert_flood_is_closed(&mut ws, |i| inputs(ids, i, 4)).await;
 }
 
 #[tokio::test]

@@ -102,6 +102,52 @@ fn run(model: Model, seed: u64, t: &mut Totals) {
     t.down_bytes += down;
 }
 
+/// Seconds of play per run.
+const SECS: f64 = FRAMES as f64 * FRAME;
+
+/// A row of the table: a label and the value over the seeds (a mean per
+/// run, a rate per second, or a ratio of two totals).
+type Row = (&'static str, fn(&Totals) -> f64);
+
+/// The table.
+const ROWS: [Row; 11] = [
+    ("corrections: adjustments / visible rollbacks", |t| {
+        mean(t.corrections)
+    }),
+    (
+        "states restored: adjustments / rebases (every State)",
+        |t| mean(t.rebases.max(t.corrections)),
+    ),
+    ("re-simulated: replayed moves / re-simulated ticks", |t| {
+        mean(t.resimulated)
+    }),
+    ("frames that re-simulated", |t| mean(t.resim_frames)),
+    ("re-simulation wall time over the 60 s, µs", |t| {
+        t.resim_ns / SEEDS as f64 / 1e3
+    }),
+    ("… per frame that re-simulated, µs", |t| {
+        t.resim_ns / t.resim_frames.max(1) as f64 / 1e3
+    }),
+    ("… per re-simulated step, ns", |t| {
+        t.resim_ns / t.resimulated.max(1) as f64
+    }),
+    ("packets up: ServerMoves / input packets, per s", |t| {
+        mean(t.sent) / SECS
+    }),
+    ("acks received, per s", |t| mean(t.acks) / SECS),
+    ("uplink, bytes/s (moves or inputs + pings)", |t| {
+        mean(t.up_bytes) / SECS
+    }),
+    ("downlink, bytes/s (game traffic, no observer view)", |t| {
+        mean(t.down_bytes) / SECS
+    }),
+];
+
+/// A total over the seeds as a mean per run.
+fn mean(total: u64) -> f64 {
+    total as f64 / SEEDS as f64
+}
+
 fn main() {
     let mut cmc = Totals::default();
     let mut rollback = Totals::default();
@@ -113,72 +159,17 @@ fn main() {
             &mut rollback,
         );
     }
-    let n = SEEDS as f64;
-    let secs = FRAMES as f64 * FRAME;
     println!(
         "60 s of the bot player, RTT 150 ms, 5 % loss each way, mean of {SEEDS} seeds (0..{SEEDS})\n"
     );
     println!("| | CMC | rollback |");
     println!("|---|---|---|");
-    let row = |what: &str, a: f64, b: f64| println!("| {what} | {a:.1} | {b:.1} |");
-    row(
-        "corrections: adjustments / visible rollbacks",
-        cmc.corrections as f64 / n,
-        rollback.corrections as f64 / n,
-    );
-    println!(
-        "| states restored: adjustments / rebases (every State) | {:.1} | {:.1} |",
-        cmc.corrections as f64 / n,
-        rollback.rebases as f64 / n
-    );
-    row(
-        "re-simulated: replayed moves / re-simulated ticks",
-        cmc.resimulated as f64 / n,
-        rollback.resimulated as f64 / n,
-    );
-    row(
-        "frames that re-simulated",
-        cmc.resim_frames as f64 / n,
-        rollback.resim_frames as f64 / n,
-    );
-    row(
-        "re-simulation wall time over the 60 s, µs",
-        cmc.resim_ns / n / 1e3,
-        rollback.resim_ns / n / 1e3,
-    );
-    row(
-        "… per frame that re-simulated, µs",
-        cmc.resim_ns / cmc.resim_frames.max(1) as f64 / 1e3,
-        rollback.resim_ns / rollback.resim_frames.max(1) as f64 / 1e3,
-    );
-    row(
-        "… per re-simulated step, ns",
-        cmc.resim_ns / cmc.resimulated.max(1) as f64,
-        rollback.resim_ns / rollback.resimulated.max(1) as f64,
-    );
-    row(
-        "packets up: ServerMoves / input packets, per s",
-        cmc.sent as f64 / n / secs,
-        rollback.sent as f64 / n / secs,
-    );
-    row(
-        "acks received, per s",
-        cmc.acks as f64 / n / secs,
-        rollback.acks as f64 / n / secs,
-    );
-    row(
-        "uplink, bytes/s (moves or inputs + pings)",
-        cmc.up_bytes as f64 / n / secs,
-        rollback.up_bytes as f64 / n / secs,
-    );
-    row(
-        "downlink, bytes/s (game traffic, no observer view)",
-        cmc.down_bytes as f64 / n / secs,
-        rollback.down_bytes as f64 / n / secs,
-    );
+    for (what, value) in ROWS {
+        println!("| {what} | {:.1} | {:.1} |", value(&cmc), value(&rollback));
+    }
     println!(
         "\nrollback: {:.1} missed inputs at the server, {} hash mismatches",
-        rollback.missed_inputs as f64 / n,
+        mean(rollback.missed_inputs),
         rollback.hash_mismatches
     );
 }

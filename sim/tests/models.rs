@@ -16,6 +16,18 @@ fn rollback() -> Model {
     Model::Rollback(RollbackConfig::default())
 }
 
+/// A session on `net` running `model` from the start.
+fn session(seed: u64, net: NetSettings, model: Model) -> LocalSession {
+    LocalSession::with_setup(
+        seed,
+        &Setup {
+            net,
+            model,
+            ..Setup::default()
+        },
+    )
+}
+
 fn run(s: &mut LocalSession, bot: &mut BotPlayer, secs: f64) {
     for _ in 0..(secs / FRAME).round() as u32 {
         s.step_bot_player(bot, FRAME);
@@ -81,14 +93,7 @@ fn asking_for_the_model_in_force_sends_nothing() {
 
 #[test]
 fn pings_lag_spikes_and_settings_work_in_the_rollback_model() {
-    let mut s = LocalSession::with_setup(
-        5,
-        &Setup {
-            net: NetSettings::symmetric(100, 0, 0),
-            model: rollback(),
-            ..Setup::default()
-        },
-    );
+    let mut s = session(5, NetSettings::symmetric(100, 0, 0), rollback());
     let mut bot = BotPlayer::new(0);
     run(&mut s, &mut bot, 3.0);
     // Pongs arrive at their own times: exactly the configured RTT.
@@ -171,14 +176,7 @@ fn a_quiet_rollback_client_pauses_its_match_and_resumes_without_a_backlog() {
 
 #[test]
 fn the_rollback_observer_view_is_the_servers_true_snapshot() {
-    let mut s = LocalSession::with_setup(
-        7,
-        &Setup {
-            net: NetSettings::symmetric(100, 0, 5),
-            model: rollback(),
-            ..Setup::default()
-        },
-    );
+    let mut s = session(7, NetSettings::symmetric(100, 0, 5), rollback());
     let mut bot = BotPlayer::new(0);
     run(&mut s, &mut bot, 2.0);
     // Poll the host at its wake-ups until the silent client is quiet;
@@ -215,14 +213,7 @@ fn the_rollback_observer_view_is_the_servers_true_snapshot() {
 /// 60 s of the same bot-player input at RTT 150 ms and 5 % loss on seed
 /// 0 in either model: the counts behind the `models` example's table.
 fn sixty_seconds(model: Model) -> (sim::Metrics, (u64, u64)) {
-    let mut s = LocalSession::with_setup(
-        0,
-        &Setup {
-            net: NetSettings::symmetric(150, 0, 5),
-            model,
-            ..Setup::default()
-        },
-    );
+    let mut s = session(0, NetSettings::symmetric(150, 0, 5), model);
     let mut bot = BotPlayer::new(0);
     run(&mut s, &mut bot, 60.0);
     (s.endpoint.metrics(s.now()), s.endpoint.bytes_total())
