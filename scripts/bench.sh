@@ -5,15 +5,16 @@
 #   bench-results/latest.md         the table the README's "Performance"
 #                                   section quotes (budgets and verdicts)
 #
-#   scripts/bench.sh           full run (about 8 min on the 2-core machine)
+#   scripts/bench.sh           full run (about 9 min on the 2-core machine)
 #   scripts/bench.sh --quick   short run that checks the plumbing (~3 min)
 #   scripts/bench.sh --cluster also the load test through nginx to three
 #                              relays (deploy/nginx.conf; relays and nginx
 #                              share CPU 0), beside the single relay's
 #
 # In order: release builds (page, relay, load generator) and the wasm size;
-# criterion on `sim` natively (sim/benches/sim.rs) and the wire figures
-# (sim/benches/wire.rs); the replay in wasm, first frame and frame times in
+# criterion on `sim` natively (sim/benches/sim.rs), the rollback model
+# beside ggrs's SyncTestSession (sim/benches/rollback.rs) and the wire
+# figures (sim/benches/wire.rs); the replay in wasm, first frame and frame times in
 # headless Chromium (e2e/bench-wasm.mjs); the hot paths again with `sim` at
 # opt-level 3 (the shipped profile is opt-level "s"); the relay load test
 # (relay-server/examples/loadgen/). Absolute times drift on a shared
@@ -62,6 +63,9 @@ bash scripts/check-size.sh --json >"$tmp/size.json" || true
 say "native: criterion on sim (shipped profile: opt-level \"s\", lto)"
 rm -rf "$target_dir/criterion"
 cargo bench --quiet -p sim --bench sim -- "${crit[@]}" 2>&1 | tee "$tmp/criterion.log" |
+  grep -E '^[a-z_]+/[^ ]*|time:' | paste - - | awk '{ $1 = $1; print "  " $0 }' || true
+say "native: the rollback model, and beside ggrs 0.13's SyncTestSession"
+cargo bench --quiet -p sim --bench rollback -- "${crit[@]}" 2>&1 | tee "$tmp/criterion-rollback.log" |
   grep -E '^[a-z_]+/[^ ]*|time:' | paste - - | awk '{ $1 = $1; print "  " $0 }' || true
 cp -r "$target_dir/criterion" "$tmp/criterion"
 cargo bench --quiet -p sim --bench wire -- wire | tail -n 1 >"$tmp/wire.json"
@@ -112,7 +116,10 @@ ids = ["perform_movement/run", "perform_movement/turn", "perform_movement/brake"
        "server/server_move",
        "codec/encode_server_move", "codec/decode_server_move", "codec/encode_ack",
        "codec/decode_ack", "codec/encode_adjustment", "codec/decode_adjustment",
-       "conditioner/per_packet"]
+       "conditioner/per_packet",
+       "rollback_step/arena_2p_16", "rollback_rebase/8",
+       "sync_test_vs_ggrs/ours", "sync_test_vs_ggrs/ggrs", "sync_test_vs_ggrs/ours_client",
+       "sync_test_machinery/ours", "sync_test_machinery/ggrs"]
 native = {i: crit(i) for i in ids}
 o3 = {i: crit(i, os.path.join(target, "criterion")) for i in ["perform_movement/run", "perform_movement/turn",
                                    "perform_movement/brake", "replay_client/60", "server/server_move"]}
@@ -142,6 +149,10 @@ for k, v in o3.items():
     ratios[f"{k}_s_over_o3"] = round(native[k] / v, 2) if v and native.get(k) else None
 ratios["uplink_120hz_combining_off_over_on"] = round(wire["uplink_bps_120hz_combining_off"] / wire["uplink_bps_120hz_combining_on"], 2) if wire.get("uplink_bps_120hz_combining_on") else None
 ratios["uplink_60hz_combining_off_over_on"] = round(wire["uplink_bps_60hz_combining_off"] / wire["uplink_bps_60hz_combining_on"], 2) if wire.get("uplink_bps_60hz_combining_on") else None
+def over(a, b):
+    return round(native[a] / native[b], 2) if native.get(a) and native.get(b) else None
+ratios["sync_test_ggrs_over_ours"] = over("sync_test_vs_ggrs/ggrs", "sync_test_vs_ggrs/ours")
+ratios["sync_test_machinery_ggrs_over_ours"] = over("sync_test_machinery/ggrs", "sync_test_machinery/ours")
 result["ratios"] = ratios
 
 # ---- the table --------------------------------------------------------
@@ -181,6 +192,14 @@ rows = [
     ("encode / decode Ack · Adjustment", "–",
      f'{ns(native["codec/encode_ack"])} / {ns(native["codec/decode_ack"])} · {ns(native["codec/encode_adjustment"])} / {ns(native["codec/decode_adjustment"])}', ""),
     ("link conditioner, per packet (send + poll)", "–", ns(native["conditioner/per_packet"]), ""),
+    ("rollback: one arena step, 2 players + 16 projectiles", "–", ns(native["rollback_step/arena_2p_16"]), ""),
+    ("rollback: a State 8 ticks old received and applied (hash check, desync check, restore, 8 ticks re-simulated), native", "–",
+     ns(native["rollback_rebase/8"]), ""),
+    ("rollback sync test, check distance 8, per tick: ggrs 0.13 `SyncTestSession` / ours (same step and hash)", "≥ 5×",
+     f'{ns(native["sync_test_vs_ggrs/ggrs"])} / {ns(native["sync_test_vs_ggrs/ours"])} = {ratios["sync_test_ggrs_over_ours"]}×; '
+     f'machinery alone (1-D world): {ns(native["sync_test_machinery/ggrs"])} / {ns(native["sync_test_machinery/ours"])} = {ratios["sync_test_machinery_ggrs_over_ours"]}×; '
+     f'the client path (1 tick + a rebase of 8): {ns(native["sync_test_vs_ggrs/ours_client"])}',
+     verdict((ratios["sync_test_ggrs_over_ours"] or 0) >= 5)),
     ("ServerMove on the wire, typical new move", "≤ 16 B",
      f'{wire["server_move_bytes_new_only"]} B (mean {wire["server_move_bytes_mean"]} B, max {wire["server_move_bytes_max"]} B); Ack {wire["ack_bytes"]} B, Adjustment {wire["adjustment_bytes"]} B',
      verdict(wire["server_move_bytes_new_only"] is not None and wire["server_move_bytes_new_only"] <= 16)),
@@ -214,6 +233,7 @@ lines = [f"Measured {result['date']} on {m['cores']} cores ({m['cpu']}), {m['rus
 lines += [f"| {a} | {b} | {c} | {d} |" for a, b, c, d in rows]
 lines += ["", "Same-run ratios: "
           + "; ".join([f"wasm/native replay 10 / 60 / 95 = {ratios['replay_10_wasm_over_native']} / {ratios['replay_60_wasm_over_native']} / {ratios['replay_95_wasm_over_native']}"]
+                      + [f"sync test ggrs/ours = {ratios['sync_test_ggrs_over_ours']} (machinery alone {ratios['sync_test_machinery_ggrs_over_ours']})"]
                       + [f"uplink combining off/on = {ratios['uplink_60hz_combining_off_over_on']} at 60 Hz, {ratios['uplink_120hz_combining_off_over_on']} at 120 Hz"]
                       + [f"`{k}` opt-level \"s\"/3 = {ratios[k + '_s_over_o3']}" for k in o3]) + ".",
           "", f"Relay load test (release relay, loopback; {placement_text}; {relay.get('repeat', 1)} runs per N, each row the run with the median p99):", "",

@@ -108,8 +108,8 @@ async fn client(id: usize, url: String, settings: NetSettings, until: Instant, c
                 let t = now();
                 let dt = t.micros_since(last) as f64 / 1e6;
                 last = t;
-                let (dir, dash) = bot.input(endpoint.client().state().position, dt as f32);
-                for frame in endpoint.frame(t, dt, dir, dash) {
+                let (dir, dash) = bot.input(endpoint.position(), dt as f32);
+                for frame in endpoint.frame(t, dt, dir, dash, false) {
                     c.frames_sent.fetch_add(1, Ordering::Relaxed);
                     if tx.send(Message::Binary(frame.into())).await.is_err() {
                         c.failed.fetch_add(1, Ordering::Relaxed);

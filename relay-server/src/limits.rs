@@ -6,15 +6,19 @@
 //!
 //! | kind | rate | burst | over budget |
 //! |---|---|---|---|
-//! | `ServerMove` | 120 /s | 120 | dropped, counted |
+//! | `ServerMove` (CMC) | 120 /s | 120 | dropped, counted |
+//! | `Inputs` (rollback) | 150 /s | 150 | dropped, counted |
 //! | `Ping` | 20 /s | 20 | dropped, counted |
-//! | `Hello`, `Resume`, `SetNetSettings`, `SetServerRules` | 10 /s | 20 | settings: the newest is held and applied when a token frees up (a slider drag loses nothing but intermediate values); `Hello`, `Resume`: dropped |
+//! | `Hello`, `Resume`, `SetNetSettings`, `SetServerRules`, `SetModel`, `LagSpike` | 10 /s | 20 | settings, rules, model: the newest of each is held and applied when a token frees up (a slider drag loses nothing but intermediate values); `Hello`, `Resume`, `LagSpike`: dropped |
 //!
 //! Rates come from the protocol: the page sends at most one ServerMove per
 //! UE `ClientNetSendMoveDeltaTime` (0.0111 s ≈ 90 /s, DESIGN.md "More UE
-//! defaults") and one Ping per `sim::endpoint::PING_INTERVAL_MS` (10 /s;
-//! twice that is allowed); a burst of 120 moves absorbs a one-second stall
-//! of the socket delivering its backlog at once.
+//! defaults"), one rollback input packet per tick — at most 120 Hz sped
+//! up by the time sync's +10 %, 132 /s — and one Ping per
+//! `sim::endpoint::PING_INTERVAL_MS` (10 /s; twice that is allowed); a
+//! burst of 120 (150) absorbs a one-second stall of the socket delivering
+//! its backlog at once, and a 0.25 s frame at 120 Hz sends 30 input
+//! packets at once.
 //!
 //! Within one [`Limits::abuse_window`] (10 s), more than
 //! [`Limits::max_strikes`] bad frames (undecodable, text, settings out of
@@ -22,7 +26,7 @@
 //! socket with 1008 (policy violation) and a reason.
 
 use sim::net::protocol::{ClientMsg, NetSettings, ServerRules};
-use sim::SimTime;
+use sim::{Model, SimTime};
 use std::time::Duration;
 
 /// A token bucket's refill rate and size.
@@ -40,10 +44,12 @@ pub struct Rate {
 pub struct Limits {
     /// Budget for `ServerMove` frames.
     pub moves: Rate,
+    /// Budget for rollback `Inputs` frames.
+    pub inputs: Rate,
     /// Budget for `Ping` frames.
     pub pings: Rate,
-    /// Budget for `Hello`, `Resume`, `SetNetSettings` and `SetServerRules`
-    /// frames.
+    /// Budget for `Hello`, `Resume`, `SetNetSettings`, `SetServerRules`,
+    /// `SetModel` and `LagSpike` frames.
     pub control: Rate,
     /// Length of the window in which strikes and drops are counted.
     pub abuse_window: Duration,
@@ -76,6 +82,10 @@ impl Default for Limits {
             moves: Rate {
                 per_second: 120.0,
                 burst: 120.0,
+            },
+            inputs: Rate {
+                per_second: 150.0,
+                burst: 150.0,
             },
             pings: Rate {
                 per_second: PAGE_PINGS_PER_S * 2.0,
@@ -142,9 +152,12 @@ impl TokenBucket {
 pub(crate) enum Kind {
     /// `ServerMove`.
     Move,
+    /// `Inputs`.
+    Inputs,
     /// `Ping`.
     Ping,
-    /// `Hello`, `Resume`, `SetNetSettings`, `SetServerRules`.
+    /// `Hello`, `Resume`, `SetNetSettings`, `SetServerRules`, `SetModel`,
+    /// `LagSpike`.
     Control,
 }
 
@@ -169,6 +182,8 @@ pub(crate) struct Violation(pub(crate) String);
 pub(crate) struct GateTotals {
     /// ServerMoves dropped over budget.
     pub(crate) dropped_moves: u64,
+    /// Rollback input packets dropped over budget.
+    pub(crate) dropped_inputs: u64,
     /// Pings dropped over budget.
     pub(crate) dropped_pings: u64,
     /// Hellos and Resumes dropped over budget.
@@ -184,10 +199,12 @@ pub(crate) struct GateTotals {
 pub(crate) struct Gate {
     limits: Limits,
     moves: TokenBucket,
+    inputs: TokenBucket,
     pings: TokenBucket,
     control: TokenBucket,
     held_settings: Option<NetSettings>,
     held_rules: Option<ServerRules>,
+    held_model: Option<Model>,
     window_start: SimTime,
     window_strikes: u32,
     window_dropped: u32,
@@ -198,11 +215,13 @@ impl Gate {
     pub(crate) fn new(limits: Limits, now: SimTime) -> Gate {
         Gate {
             moves: TokenBucket::new(limits.moves, now),
+            inputs: TokenBucket::new(limits.inputs, now),
             pings: TokenBucket::new(limits.pings, now),
             control: TokenBucket::new(limits.control, now),
             limits,
             held_settings: None,
             held_rules: None,
+            held_model: None,
             window_start: now,
             window_strikes: 0,
             window_dropped: 0,
@@ -228,17 +247,19 @@ impl Gate {
     /// # Errors
     /// A [`Violation`] when this drop is one too many for the window.
     pub(crate) fn admit(&mut self, now: SimTime, msg: ClientMsg) -> Result<Admit, Violation> {
+        // A held settings message goes first: a newer one replaces it.
+        let held = self.holding();
         let (kind, bucket) = match msg {
             ClientMsg::ServerMove(_) => (Kind::Move, &mut self.moves),
+            ClientMsg::Inputs(_) => (Kind::Inputs, &mut self.inputs),
             ClientMsg::Ping { .. } => (Kind::Ping, &mut self.pings),
             ClientMsg::Hello
             | ClientMsg::SetNetSettings(_)
             | ClientMsg::SetServerRules(_)
+            | ClientMsg::SetModel(_)
             | ClientMsg::LagSpike(_)
             | ClientMsg::Resume { .. } => (Kind::Control, &mut self.control),
         };
-        // A held settings message goes first: a newer one replaces it.
-        let held = self.held_settings.is_some() || self.held_rules.is_some();
         if !(kind == Kind::Control && held) && bucket.try_take(now) {
             return Ok(Admit::Pass(msg));
         }
@@ -251,9 +272,14 @@ impl Gate {
                 self.totals.coalesced += u64::from(self.held_rules.replace(r).is_some());
                 Ok(Admit::Held)
             }
+            ClientMsg::SetModel(m) => {
+                self.totals.coalesced += u64::from(self.held_model.replace(m).is_some());
+                Ok(Admit::Held)
+            }
             _ => {
                 match kind {
                     Kind::Move => self.totals.dropped_moves += 1,
+                    Kind::Inputs => self.totals.dropped_inputs += 1,
                     Kind::Ping => self.totals.dropped_pings += 1,
                     Kind::Control => self.totals.dropped_control += 1,
                 }
@@ -271,23 +297,27 @@ impl Gate {
         }
     }
 
-    /// A held settings message whose token has arrived, oldest kind first.
+    /// Whether a settings, rules or model message is held.
+    fn holding(&self) -> bool {
+        self.held_settings.is_some() || self.held_rules.is_some() || self.held_model.is_some()
+    }
+
+    /// A held message whose token has arrived: settings, then rules, then
+    /// the model.
     pub(crate) fn release(&mut self, now: SimTime) -> Option<ClientMsg> {
-        if (self.held_settings.is_none() && self.held_rules.is_none())
-            || !self.control.try_take(now)
-        {
+        if !self.holding() || !self.control.try_take(now) {
             return None;
         }
         self.held_settings
             .take()
             .map(ClientMsg::SetNetSettings)
             .or_else(|| self.held_rules.take().map(ClientMsg::SetServerRules))
+            .or_else(|| self.held_model.take().map(ClientMsg::SetModel))
     }
 
     /// When [`Gate::release`] will have something, if anything is held.
     pub(crate) fn next_release(&self) -> Option<SimTime> {
-        (self.held_settings.is_some() || self.held_rules.is_some())
-            .then(|| self.control.next_token())
+        self.holding().then(|| self.control.next_token())
     }
 
     /// Counts a bad frame.
@@ -344,6 +374,52 @@ mod tests {
         }
         assert!(matches!(g.admit(now, mv()), Ok(Admit::Dropped(Kind::Move))));
         assert_eq!(g.totals().dropped_moves, 1);
+    }
+
+    fn input_packet() -> ClientMsg {
+        use sim::rollback::wire::{Ids, PackedInput};
+        ClientMsg::Inputs(sim::rollback::InputPacket {
+            ids: Ids::new(1, 1, 0),
+            newest: sim::rollback::Tick(0),
+            inputs: vec![PackedInput::default(); 4],
+        })
+    }
+
+    #[test]
+    fn rollback_inputs_at_120_hz_sped_up_10_percent_all_pass_and_a_burst_of_150_once() {
+        let mut g = Gate::new(Limits::default(), SimTime::ZERO);
+        let mut now = SimTime::ZERO;
+        // 132 packets/s for 10 s.
+        for _ in 0..1320 {
+            now = now.plus_micros(7_576);
+            assert!(passes(g.admit(now, input_packet())));
+        }
+        now = now.plus_millis(2000);
+        for _ in 0..150 {
+            assert!(passes(g.admit(now, input_packet())));
+        }
+        assert!(matches!(
+            g.admit(now, input_packet()),
+            Ok(Admit::Dropped(Kind::Inputs))
+        ));
+        assert_eq!(g.totals().dropped_inputs, 1);
+        // Moves have their own budget.
+        assert!(passes(g.admit(now, mv())));
+    }
+
+    #[test]
+    fn model_switches_over_budget_are_held_and_the_last_one_applies() {
+        let mut g = Gate::new(Limits::default(), SimTime::ZERO);
+        let rollback = Model::Rollback(sim::rollback::RollbackConfig::default());
+        for i in 0..40 {
+            let m = if i % 2 == 0 { Model::Cmc } else { rollback };
+            let _ = g.admit(SimTime::ZERO, ClientMsg::SetModel(m));
+        }
+        // 20 passed at once (the burst), 19 were replaced while held.
+        assert_eq!(g.totals().coalesced, 19);
+        let at = g.next_release().unwrap();
+        assert_eq!(g.release(at), Some(ClientMsg::SetModel(rollback)));
+        assert!(g.next_release().is_none());
     }
 
     #[test]

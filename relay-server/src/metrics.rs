@@ -10,7 +10,7 @@
 //! | `relay_frames_in_total` | counter | `kind` ([`CLIENT_KINDS`]) | binary frames received |
 //! | `relay_frames_out_total` | counter | `kind` ([`SERVER_KINDS`]) | frames sent |
 //! | `relay_frames_rejected_total` | counter | – | frames answered with an `Error` (undecodable, text, out-of-range settings, failed resume) |
-//! | `relay_frames_dropped_total` | counter | `kind` (`move`, `ping`, `control`) | frames over their rate budget (`limits`) |
+//! | `relay_frames_dropped_total` | counter | `kind` (`move`, `ping`, `control`, `inputs`) | frames over their rate budget (`limits`) |
 //! | `relay_upgrades_refused_total` | counter | `reason` (`address_cap`, `draining`, `bad_room`) | `/ws` upgrades refused (429, 503, 400) |
 //! | `relay_host_poll_seconds` | histogram | – | one `ServerHost::poll` (the room tick), s |
 //! | `relay_scenario_saves_total` | counter | `result` (`created`, `rejected`, `failed`) | `POST /api/scenarios` answered 201, 4xx, 5xx |
@@ -41,7 +41,7 @@ use std::time::{Duration, Instant};
 
 /// `kind` label of frames in, by the message's tag (`sim`'s `ClientMsg`
 /// variant order); `other` for frames that are not a known message.
-pub(crate) const CLIENT_KINDS: [&str; 8] = [
+pub(crate) const CLIENT_KINDS: [&str; 10] = [
     "hello",
     "server_move",
     "set_net_settings",
@@ -49,11 +49,13 @@ pub(crate) const CLIENT_KINDS: [&str; 8] = [
     "ping",
     "lag_spike",
     "resume",
+    "set_model",
+    "inputs",
     "other",
 ];
 
 /// `kind` label of frames out, by `sim`'s `ServerMsg` variant order.
-pub(crate) const SERVER_KINDS: [&str; 8] = [
+pub(crate) const SERVER_KINDS: [&str; 10] = [
     "welcome",
     "move_response",
     "proxy",
@@ -61,6 +63,8 @@ pub(crate) const SERVER_KINDS: [&str; 8] = [
     "pong",
     "error",
     "session_token",
+    "rollback",
+    "rollback_observer",
     "other",
 ];
 
@@ -105,7 +109,7 @@ pub(crate) struct Metrics {
     frames_in: Vec<IntCounter>,
     frames_out: Vec<IntCounter>,
     rejected: IntCounter,
-    /// By [`Kind`]: move, ping, control.
+    /// By [`Kind`]: move, ping, control, inputs.
     dropped: Vec<IntCounter>,
     /// By [`Refusal`].
     refused: Vec<IntCounter>,
@@ -173,7 +177,7 @@ impl Metrics {
                 )
                 .expect("valid counter"),
             ),
-            dropped: counters(&r, "relay_frames_dropped_total", "Frames dropped over their rate budget, by budget.", "kind", &["move", "ping", "control"]),
+            dropped: counters(&r, "relay_frames_dropped_total", "Frames dropped over their rate budget, by budget.", "kind", &["move", "ping", "control", "inputs"]),
             refused: counters(&r, "relay_upgrades_refused_total", "WebSocket upgrades refused, by reason.", "reason", &["address_cap", "draining", "bad_room"]),
             poll: registered(
                 &r,
@@ -218,6 +222,7 @@ impl Metrics {
             Kind::Move => 0,
             Kind::Ping => 1,
             Kind::Control => 2,
+            Kind::Inputs => 3,
         };
         self.dropped[i].inc();
     }
@@ -332,6 +337,8 @@ mod tests {
             ClientMsg::Ping { .. } => "ping",
             ClientMsg::LagSpike(_) => "lag_spike",
             ClientMsg::Resume { .. } => "resume",
+            ClientMsg::SetModel(_) => "set_model",
+            ClientMsg::Inputs(_) => "inputs",
         }
     }
 
@@ -344,6 +351,8 @@ mod tests {
             ServerMsg::Pong { .. } => "pong",
             ServerMsg::Error { .. } => "error",
             ServerMsg::SessionToken { .. } => "session_token",
+            ServerMsg::Rollback(_) => "rollback",
+            ServerMsg::RollbackObserver(_) => "rollback_observer",
         }
     }
 
@@ -372,14 +381,28 @@ mod tests {
             ClientMsg::Resume {
                 token: ResumeToken([1; 16]),
             },
+            ClientMsg::SetModel(sim::Model::Cmc),
+            ClientMsg::Inputs(sim::rollback::InputPacket {
+                ids: sim::rollback::wire::Ids::new(1, 1, 0),
+                newest: sim::rollback::Tick(3),
+                inputs: vec![sim::rollback::wire::PackedInput::default()],
+            }),
         ];
         for m in &msgs {
             let i = kind_index(&codec::encode(m), CLIENT_KINDS.len());
             assert_eq!(CLIENT_KINDS[i], client_kind(m));
         }
-        assert_eq!(kind_index(&[], CLIENT_KINDS.len()), 7);
-        assert_eq!(kind_index(&[42, 0], CLIENT_KINDS.len()), 7, "wrong version");
-        assert_eq!(kind_index(&[PROTOCOL_VERSION, 99], CLIENT_KINDS.len()), 7);
+        let other = CLIENT_KINDS.len() - 1;
+        assert_eq!(kind_index(&[], CLIENT_KINDS.len()), other);
+        assert_eq!(
+            kind_index(&[42, 0], CLIENT_KINDS.len()),
+            other,
+            "wrong version"
+        );
+        assert_eq!(
+            kind_index(&[PROTOCOL_VERSION, 99], CLIENT_KINDS.len()),
+            other
+        );
     }
 
     #[test]

@@ -191,17 +191,36 @@ impl Session {
         }
     }
 
-    /// Logs the disconnect line with the session's totals.
+    /// Logs the disconnect line with the session's totals (those of the
+    /// model in force at the end).
     pub(crate) fn log_end(&self, ended_by: &str) {
-        let c = self.host.player().counters();
+        let totals = match (self.host.cmc(), self.host.rollback()) {
+            (Some(c), _) => {
+                let c = c.counters();
+                format!(
+                    "{} moves, {} acks, {} adjustments",
+                    c.moves_simulated, c.acks_sent, c.adjustments_sent
+                )
+            }
+            (None, Some(r)) => {
+                let c = r.client_inputs();
+                format!(
+                    "{} inputs, {} missed, {} late",
+                    c.received,
+                    c.missed(),
+                    c.late
+                )
+            }
+            (None, None) => String::new(),
+        };
         let g = self.gate.totals();
         info!(
             connection = self.log.connection,
-            moves = c.moves_simulated,
-            acks = c.acks_sent,
-            adjustments = c.adjustments_sent,
+            model = self.host.model().name(),
+            totals,
             rejected = self.log.count,
             dropped_moves = g.dropped_moves,
+            dropped_inputs = g.dropped_inputs,
             dropped_pings = g.dropped_pings,
             dropped_control = g.dropped_control,
             coalesced_settings = g.coalesced,

@@ -20,8 +20,8 @@ fn recorded(secs: usize) -> Scenario {
         if i == 30 {
             run.change(Setting::Smoothing(SmoothingMode::Linear));
         }
-        let (dir, dash) = bot.input(run.endpoint().client().state().position, 1.0 / 60.0);
-        run.step_live(1.0 / 60.0, dir, dash);
+        let (dir, dash) = bot.input(run.endpoint().position(), 1.0 / 60.0);
+        run.step_live(1.0 / 60.0, dir, dash, false);
     }
     run.stop_recording();
     run.scenario().clone()
@@ -240,4 +240,49 @@ async fn share_links_are_absolute_under_a_public_url(backend: &Backend) {
         created["api"],
         format!("https://play.example.org/api/scenarios/{id}")
     );
+}
+
+/// A golden scenario file as `GET /api/scenarios/{id}` would serve it.
+fn golden(name: &str) -> Vec<u8> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../scenarios")
+        .join(name);
+    std::fs::read(path).unwrap()
+}
+
+on_both_stores!(rollback_scenarios_are_replayed_on_save_like_cmc_ones);
+
+async fn rollback_scenarios_are_replayed_on_save_like_cmc_ones(backend: &Backend) {
+    let state = backend.state("/nonexistent").await;
+    for name in [
+        "rollback-tick-wrap.json",
+        "rollback-bot-150ms-5pct.json",
+        "switch-cmc-rollback-cmc.json",
+    ] {
+        let (status, body) = send(&state, post("application/json", golden(name))).await;
+        assert_eq!(
+            status,
+            StatusCode::CREATED,
+            "{name}: {}",
+            String::from_utf8_lossy(&body)
+        );
+    }
+    // A rollback recording whose outcome was edited does not replay to it.
+    let mut s: Scenario = serde_json::from_slice(&golden("rollback-tick-wrap.json")).unwrap();
+    s.outcome.as_mut().unwrap().replayed_moves += 1;
+    let (status, body) = send(
+        &state,
+        post("application/json", serde_json::to_vec(&s).unwrap()),
+    )
+    .await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(
+        json(&body)["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("the recorded outcome does not match a replay"),
+        "{}",
+        String::from_utf8_lossy(&body)
+    );
+    assert_eq!(state.store().count().await.unwrap(), 3);
 }

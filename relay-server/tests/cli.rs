@@ -18,8 +18,8 @@ fn recorded() -> Scenario {
     let mut run = ScenarioRun::record("cli test", 5, setup);
     let mut bot = Bot::new();
     for _ in 0..600 {
-        let (dir, dash) = bot.input(run.endpoint().client().state().position, 1.0 / 60.0);
-        run.step_live(1.0 / 60.0, dir, dash);
+        let (dir, dash) = bot.input(run.endpoint().position(), 1.0 / 60.0);
+        run.step_live(1.0 / 60.0, dir, dash, false);
     }
     run.stop_recording();
     run.scenario().clone()
@@ -119,4 +119,26 @@ async fn ids_are_looked_up_in_the_relays_store(backend: &Backend) {
     assert_eq!(code, 2, "{text}");
     assert!(text.contains("no scenario with id AAAAAAAAAAAA"), "{text}");
     let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn a_rollback_scenario_replays_to_its_hash_and_names_its_counters() {
+    let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../scenarios/rollback-bot-150ms-5pct.json");
+    let scenario: Scenario = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    let o = scenario.outcome.unwrap();
+    let (code, text) = cli(&["run", file.to_str().unwrap()]);
+    assert_eq!(code, 0, "{text}");
+    assert_eq!(line(&text, "model:"), "rollback");
+    assert_eq!(
+        line(&text, "trajectory-hash:"),
+        format!("{:016x}", o.trajectory_hash)
+    );
+    assert_eq!(line(&text, "rollbacks:"), o.adjustments.to_string());
+    assert_eq!(
+        line(&text, "resimulated-ticks:"),
+        o.replayed_moves.to_string()
+    );
+    assert_eq!(line(&text, "input-packets:"), o.moves_sent.to_string());
+    assert_eq!(line(&text, "verdict:"), "identical to the recording");
 }

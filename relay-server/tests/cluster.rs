@@ -299,8 +299,8 @@ async fn a_scenario_saved_through_one_relay_opens_through_another_with_the_same_
     let mut run = sim::ScenarioRun::record("shared", 4, sim::scenario::Setup::default());
     let mut bot = sim::Bot::new();
     for _ in 0..300 {
-        let (dir, dash) = bot.input(run.endpoint().client().state().position, 1.0 / 60.0);
-        run.step_live(1.0 / 60.0, dir, dash);
+        let (dir, dash) = bot.input(run.endpoint().position(), 1.0 / 60.0);
+        run.step_live(1.0 / 60.0, dir, dash, false);
     }
     run.stop_recording();
     let scenario = run.scenario().clone();

@@ -70,7 +70,7 @@ async fn http(addr: &str, head: &str, body: &[u8]) -> std::io::Result<(u16, Stri
 fn scenario() -> Scenario {
     let mut run = ScenarioRun::record("durable", 3, Setup::default());
     for _ in 0..120 {
-        run.step_live(1.0 / 60.0, Vec2::new(1.0, 0.0), false);
+        run.step_live(1.0 / 60.0, Vec2::new(1.0, 0.0), false, false);
     }
     run.stop_recording();
     run.scenario().clone()

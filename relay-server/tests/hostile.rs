@@ -11,7 +11,9 @@ use futures_util::{SinkExt, StreamExt};
 use relay_server::{AppState, Limits};
 use sim::net::codec;
 use sim::net::protocol::{ClientMsg, ServerMsg};
-use sim::Vec2;
+use sim::rollback::wire::{Ids, PackedInput};
+use sim::rollback::{InputPacket, RollbackConfig, RollbackServerMsg, Tick};
+use sim::{Model, Vec2};
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
@@ -158,29 +160,140 @@ async fn repeated_garbage_closes_the_socket_with_1008_and_a_reason() {
     assert!(reason.contains("policy violation"), "{reason}");
 }
 
-#[tokio::test]
-async fn a_move_flood_is_dropped_then_closed_with_1008() {
-    let relay = start().await;
-    let mut ws = connect(&relay).await;
+/// Sends 2000 frames back to back and checks the relay drops them over
+/// budget, then closes with 1008 and says why.
+async fn assert_flood_is_closed(ws: &mut Ws, frame: impl Fn(u32) -> Vec<u8>) {
     for i in 0..2000u32 {
-        if ws
-            .feed(Message::Binary(
-                server_move(i * 16, Vec2::ZERO, Vec2::ZERO).into(),
-            ))
-            .await
-            .is_err()
-        {
+        if ws.feed(Message::Binary(frame(i).into())).await.is_err() {
             break;
         }
     }
     let _ = ws.flush().await;
-    let (msgs, close) = read_until_close(&mut ws, 3).await;
+    let (msgs, close) = read_until_close(ws, 3).await;
     assert!(
         errors(&msgs)
             .iter()
             .any(|e| e.contains("flooding: more than 600 frames over the rate limit")),
         "{:?}",
         errors(&msgs)
+    );
+    assert_eq!(close.expect("a close frame").0, CloseCode::Policy);
+}
+
+#[tokio::test]
+async fn a_move_flood_is_dropped_then_closed_with_1008() {
+    let relay = start().await;
+    let mut ws = connect(&relay).await;
+    assert_flood_is_closed(&mut ws, |i| server_move(i * 16, Vec2::ZERO, Vec2::ZERO)).await;
+}
+
+/// A rollback input packet for `ids` with `n` inputs, the newest at
+/// `newest`.
+fn inputs(ids: Ids, newest: u32, n: usize) -> Vec<u8> {
+    codec::encode(&ClientMsg::Inputs(InputPacket {
+        ids,
+        newest: Tick(newest),
+        inputs: vec![PackedInput::default(); n],
+    }))
+}
+
+/// A connection in the rollback model, greeted, and its match's ids.
+async fn rollback_client(relay: &Served) -> (Ws, Ids) {
+    let mut ws = connect(relay).await;
+    for m in [
+        ClientMsg::Hello,
+        ClientMsg::SetModel(Model::Rollback(RollbackConfig::default())),
+    ] {
+        ws.send(Message::Binary(codec::encode(&m).into()))
+            .await
+            .unwrap();
+    }
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(2);
+    while let Ok(Some(Ok(Message::Binary(b)))) = tokio::time::timeout_at(deadline, ws.next()).await
+    {
+        if let Ok(ServerMsg::Rollback(RollbackServerMsg::Start(s))) = codec::decode(&b) {
+            return (ws, s.ids);
+        }
+    }
+    panic!("no Start");
+}
+
+#[tokio::test]
+async fn an_input_flood_is_dropped_then_closed_with_1008() {
+    let relay = start().await;
+    let (mut ws, ids) = rollback_client(&relay).await;
+    assert_flood_is_closed(&mut ws, |i| inputs(ids, i, 4)).await;
+}
+
+#[tokio::test]
+async fn absurd_rollback_ticks_are_counted_not_punished_and_oversized_packets_are_struck() {
+    let relay = start().await;
+    let (mut ws, ids) = rollback_client(&relay).await;
+    // 100 packets at 100 /s with ticks far ahead, far behind, at the wrap
+    // and for another match: within budget, ignored by the server.
+    let foreign = Ids {
+        match_id: ids.match_id + 7,
+        ..ids
+    };
+    for i in 0..100u32 {
+        let frame = match i % 4 {
+            0 => inputs(ids, u32::MAX, 8),
+            1 => inputs(ids, 1 << 31, 8),
+            2 => inputs(ids, i.wrapping_sub(5000), 1),
+            _ => inputs(foreign, i, 4),
+        };
+        ws.send(Message::Binary(frame.into())).await.unwrap();
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    ws.send(Message::Binary(
+        codec::encode(&ClientMsg::Ping { id: 1 }).into(),
+    ))
+    .await
+    .unwrap();
+    let mut got = Vec::new();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(1);
+    while let Ok(Some(Ok(Message::Binary(b)))) = tokio::time::timeout_at(deadline, ws.next()).await
+    {
+        got.push(codec::decode::<ServerMsg>(&b).unwrap());
+    }
+    assert!(errors(&got).is_empty(), "{:?}", errors(&got));
+    assert!(got
+        .iter()
+        .any(|m| matches!(m, ServerMsg::Pong { id: 1, .. })));
+    // The server's view: nothing stored for the client, every packet
+    // counted.
+    let totals = got
+        .iter()
+        .rev()
+        .find_map(|m| match m {
+            ServerMsg::RollbackObserver(v) => Some(v.totals),
+            _ => None,
+        })
+        .expect("observer views");
+    assert_eq!(totals.received, 0, "{totals:?}");
+    assert_eq!(totals.identity_rejected, 25, "{totals:?}");
+
+    // More than 8 inputs in a packet is a bad frame: an Error with the
+    // reason, a strike each, and the 21st within 10 s closes.
+    for i in 0..21u32 {
+        if ws
+            .send(Message::Binary(inputs(ids, i, 9).into()))
+            .await
+            .is_err()
+        {
+            break;
+        }
+    }
+    let (msgs, close) = read_until_close(&mut ws, 3).await;
+    let errs = errors(&msgs);
+    assert!(
+        errs.iter()
+            .any(|e| e.contains("input packet with 9 inputs: at most 8 per packet")),
+        "{errs:?}"
+    );
+    assert!(
+        errs.iter().any(|e| e.contains("too many bad frames")),
+        "{errs:?}"
     );
     assert_eq!(close.expect("a close frame").0, CloseCode::Policy);
 }

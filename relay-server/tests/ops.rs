@@ -214,7 +214,7 @@ async fn metrics_parse_and_their_counters_follow_the_traffic() {
     // Saves: one created, one rejected.
     let mut run = sim::ScenarioRun::record("m", 1, Setup::default());
     for _ in 0..30 {
-        run.step_live(1.0 / 60.0, sim::Vec2::new(1.0, 0.0), false);
+        run.step_live(1.0 / 60.0, sim::Vec2::new(1.0, 0.0), false, false);
     }
     run.stop_recording();
     let good = codec::encode(run.scenario());

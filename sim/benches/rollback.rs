@@ -5,7 +5,7 @@
 //! | `rollback_step/arena_2p_16` | one `Arena::step` with 2 players running and 16 projectiles in flight |
 //! | `rollback_rebase/8` | `RollbackClient::receive_state` + `rebase_if_due` of a State 8 ticks old: hash check, desync check (1 tick), restore, 8 re-simulated ticks |
 //! | `sync_test_vs_ggrs/ours` | one tick of our `SyncTest` with check distance 8: 1 step + rewind 8 + 8 re-simulated steps, every state hashed |
-//! | `sync_test_vs_ggrs/ggrs` | one `advance_frame` of ggrs 0.13's `SyncTestSession` with check distance 8 on the same `Snapshot`, the same `Arena::step` and the same hash (computed on every save), requests fulfilled as ggrs documents |
+//! | `sync_test_vs_ggrs/ggrs` | one `advance_frame` of ggrs 0.13's `SyncTestSession` with check distance 8 on the same `Snapshot`, the same step (`Arena::step_in_place`, as ours) and the same hash (computed on every save), requests fulfilled as ggrs documents |
 //! | `sync_test_vs_ggrs/ours_client` | one client tick plus a rebase that re-simulates 8 ticks (the real client path, no per-tick hashing) |
 //! | `sync_test_machinery/{ours,ggrs}` | the same two sync tests on `001_…` §3's 1-D world (an `i32` and a tick): what each costs besides the game |
 //!
@@ -197,7 +197,7 @@ fn versus_ggrs(c: &mut Criterion) {
                     }
                     GgrsRequest::AdvanceFrame { inputs } => {
                         let cmds = [inputs[0].0, inputs[1].0];
-                        state = arena.step(&state, &cmds);
+                        arena.step_in_place(&mut state, &cmds);
                     }
                 }
             }

@@ -96,7 +96,7 @@ fn uplink(config: ClientConfig, hz: u32) -> (u64, f64) {
     let t0 = s.now();
     let m0 = s.endpoint.metrics(t0);
     for _ in 0..10 * hz {
-        s.step(1.0 / f64::from(hz), Vec2::new(1.0, 0.0), false);
+        s.step(1.0 / f64::from(hz), Vec2::new(1.0, 0.0), false, false);
     }
     let m = s.endpoint.metrics(s.now());
     let secs = s.now().secs_since(t0);

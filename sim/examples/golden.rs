@@ -1,6 +1,8 @@
 //! Writes the scripted scenarios of the golden suite (`scenarios/`): the
-//! six faults of issue #16 and the reports that held up, each with the
-//! outcome this build gives. Scenarios saved from the page go in the same
+//! six faults of issue #16, the reports that held up, and the rollback
+//! model's runs (issue #12: bot play under loss, a tick-rate and
+//! redundancy change with a lag spike, the tick wrap, and a live switch
+//! between the models), each with the outcome this build gives. Scenarios saved from the page go in the same
 //! folder as they are; this only makes the ones a script can describe.
 //!
 //! `cargo run --release -p sim --example golden -- scenarios`
@@ -10,8 +12,9 @@
 
 use rand_core::{RngCore, SeedableRng};
 use sim::net::protocol::{LagSpike, LinkSettings, ServerRules};
+use sim::rollback::{BotPlayer, InputCmd, RollbackConfig, Tick, TickRate};
 use sim::scenario::{Setting, Setup};
-use sim::{Bot, ClientConfig, NetSettings, Scenario, ScenarioRun, SmoothingMode, Vec2};
+use sim::{Bot, ClientConfig, Model, NetSettings, Scenario, ScenarioRun, SmoothingMode, Vec2};
 use std::path::Path;
 
 const FRAME: f64 = 1.0 / 60.0;
@@ -29,7 +32,7 @@ fn record(
     let mut run = ScenarioRun::record(name, seed, setup);
     for i in 0..frames {
         let (dt, dir, dash) = drive(i, &mut run);
-        run.step_live(dt, dir, dash);
+        run.step_live(dt, dir, dash, false);
     }
     run.stop_recording();
     let mut s = run.scenario().clone();
@@ -41,9 +44,135 @@ fn record(
 fn bot_drive() -> impl FnMut(usize, &mut ScenarioRun) -> (f64, Vec2, bool) {
     let mut bot = Bot::new();
     move |_, run| {
-        let (dir, dash) = bot.input(run.endpoint().client().state().position, FRAME as f32);
+        let (dir, dash) = bot.input(run.endpoint().position(), FRAME as f32);
         (FRAME, dir, dash)
     }
+}
+
+/// A recording driven by the rollback bot player (it fires in bursts) at
+/// 60 Hz frames of 16.6–16.8 ms; `change` may change settings before each
+/// frame.
+fn record_firing(
+    name: &str,
+    description: &str,
+    seed: u64,
+    setup: Setup,
+    frames: usize,
+    mut change: impl FnMut(usize, &mut ScenarioRun),
+) -> Scenario {
+    let mut run = ScenarioRun::record(name, seed, setup);
+    let mut bot = BotPlayer::new(0);
+    for i in 0..frames {
+        change(i, &mut run);
+        let dt = 0.0166 + (i % 3) as f64 * 0.0001;
+        let (dir, buttons) = bot.input(run.endpoint().position(), dt as f32);
+        let pressed = |b: u16| buttons & b != 0;
+        run.step_live(dt, dir, pressed(InputCmd::DASH), pressed(InputCmd::FIRE));
+    }
+    run.stop_recording();
+    let mut s = run.scenario().clone();
+    s.description = description.to_owned();
+    s
+}
+
+fn rollback_setup(net: NetSettings, config: RollbackConfig) -> Setup {
+    Setup {
+        net,
+        model: Model::Rollback(config),
+        ..Setup::default()
+    }
+}
+
+/// The rollback model's golden runs.
+fn rollback_scenarios() -> Vec<(&'static str, Scenario)> {
+    let mut out = Vec::new();
+    out.push((
+        "rollback-bot-150ms-5pct",
+        record_firing(
+            "Rollback: the firing bot at RTT 150 ms, 5 % loss",
+            "The rollback model (60 Hz, redundancy 4, hold-last 6, a State every 2 ticks), RTT 150 ms, 5 % loss \
+             both ways, the bot player walking its tour and firing in bursts for 30 s. Expected: every State \
+             rebased, visible rollbacks only where the bot's unpredicted shots or lost inputs moved the local \
+             player, no hash mismatch.",
+            3,
+            rollback_setup(NetSettings::symmetric(150, 0, 5), RollbackConfig::default()),
+            30 * 60,
+            |_, _| {},
+        ),
+    ));
+    out.push((
+        "rollback-120hz-redundancy1-lag-spike",
+        record_firing(
+            "Rollback: 120 Hz, redundancy 1, 10 % uplink loss, a lag spike",
+            "RTT 100 ms with 10 % uplink loss; at 5 s the tick rate goes to 120 Hz (a new match), at 10 s \
+             redundancy drops to 1 and a 500 ms lag spike lasts 1 s; 20 s in all. Expected: a second Start, \
+             missed inputs at the server once redundancy is 1, the time sync riding out the spike.",
+            5,
+            rollback_setup(
+                NetSettings {
+                    uplink: LinkSettings::simple(50, 0, 10),
+                    downlink: LinkSettings::simple(50, 0, 0),
+                },
+                RollbackConfig::default(),
+            ),
+            20 * 60,
+            |i, run| {
+                let at_120 = RollbackConfig::at_rate(TickRate::Hz120);
+                if i == 5 * 60 {
+                    run.change(Setting::Model(Model::Rollback(at_120)));
+                }
+                if i == 10 * 60 {
+                    run.change(Setting::Model(Model::Rollback(RollbackConfig {
+                        redundancy: 1,
+                        ..at_120
+                    })));
+                    run.change(Setting::LagSpike(LagSpike {
+                        extra_ms: 500,
+                        duration_ms: 1000,
+                    }));
+                }
+            },
+        ),
+    ));
+    out.push((
+        "rollback-tick-wrap",
+        record_firing(
+            "Rollback: across the tick wrap",
+            "The match starts 2 s before its u32 tick wraps (start tick 2^32 − 120 at 60 Hz), RTT 100 ± 10 ms, \
+             2 % loss, 6 s of the bot player. Expected: nothing rejected at the wrap, no hash mismatch.",
+            3,
+            rollback_setup(
+                NetSettings::symmetric(100, 10, 2),
+                RollbackConfig {
+                    start_tick: Tick(u32::MAX - 119),
+                    ..RollbackConfig::default()
+                },
+            ),
+            6 * 60,
+            |_, _| {},
+        ),
+    ));
+    out.push((
+        "switch-cmc-rollback-cmc",
+        record_firing(
+            "A live switch: CMC, rollback, CMC again",
+            "RTT 100 ms, 2 % loss, the bot player for 30 s: the CMC model for 10 s, the rollback model for 10 s, \
+             the CMC model again. Expected: each switch a Welcome naming the model, the link and its \
+             measurements carried over, each model starting afresh.",
+            9,
+            Setup {
+                net: NetSettings::symmetric(100, 0, 2),
+                ..Setup::default()
+            },
+            30 * 60,
+            |i, run| match i {
+                600 => run.change(Setting::Model(Model::Rollback(RollbackConfig::default()))),
+                1200 => run.change(Setting::Model(Model::Cmc)),
+                _ => {}
+            },
+        ),
+    ));
+    out
 }
 
 fn setup(net: NetSettings) -> Setup {
@@ -176,7 +305,7 @@ fn scenarios() -> Vec<(&'static str, Scenario)> {
                 let mut bot = Bot::new();
                 move |i, run| {
                     let dt = 0.1 + (i % 11) as f64 * 0.01;
-                    let (dir, dash) = bot.input(run.endpoint().client().state().position, dt as f32);
+                    let (dir, dash) = bot.input(run.endpoint().position(), dt as f32);
                     (dt, dir, dash)
                 }
             },
@@ -194,7 +323,7 @@ fn scenarios() -> Vec<(&'static str, Scenario)> {
                 let mut bot = Bot::new();
                 move |i, run| {
                     let dt = [0.005, 0.031, 0.014][i % 3];
-                    let (dir, dash) = bot.input(run.endpoint().client().state().position, dt as f32);
+                    let (dir, dash) = bot.input(run.endpoint().position(), dt as f32);
                     (dt, dir, dash)
                 }
             },
@@ -273,13 +402,14 @@ fn scenarios() -> Vec<(&'static str, Scenario)> {
                         }
                         let dt = 0.0166 + (i % 3) as f64 * 0.0001;
                         let (dir, dash) =
-                            bot.input(run.endpoint().client().state().position, dt as f32);
+                            bot.input(run.endpoint().position(), dt as f32);
                         (dt, dir, dash)
                     }
                 },
             ),
         ));
     }
+    out.extend(rollback_scenarios());
     out
 }
 
@@ -308,7 +438,7 @@ fn reset_scenario() -> Scenario {
         242 * 60,
         move |i, run| {
             let t = i as f64 * FRAME;
-            let pos = run.endpoint().client().state().position;
+            let pos = run.endpoint().position();
             let dir = if t < 232.0 {
                 bot.input(pos, FRAME as f32).0
             } else if t < 238.5 {
@@ -321,12 +451,12 @@ fn reset_scenario() -> Scenario {
             } else {
                 Vec2::new(1.0, 0.0)
             };
-            let before = run.endpoint().client().time_stamp().0;
+            let before = run.endpoint().cmc().unwrap().time_stamp().0;
             // Only near the reset: a probe copies the recording so far.
             let crosses = (239_900..240_000).contains(&before) && {
                 let mut probe = run.clone();
-                probe.step_live(FRAME, dir, false);
-                probe.endpoint().client().time_stamp().0 >= 240_000
+                probe.step_live(FRAME, dir, false, false);
+                probe.endpoint().cmc().unwrap().time_stamp().0 >= 240_000
             };
             let config = |loss| ClientConfig {
                 forced_move_loss_percent: loss,

@@ -1,9 +1,10 @@
 //! # sim — the prediction core of Netcode Playground
 //!
-//! Client-side prediction, server authority and replay, modelled on Unreal
-//! Engine 5.3's `CharacterMovementComponent` (the reference articles in
-//! `shared/reference/`, cited by file and section throughout), plus a seeded
-//! link conditioner. No I/O, no clock, no OS randomness: every `now` and
+//! Client-side prediction, server authority and replay, in two models on
+//! one arena, link and protocol: Unreal Engine 5.3's
+//! `CharacterMovementComponent` and fixed-tick input/snapshot rollback
+//! ([`rollback`]) — the reference articles in `shared/reference/`, cited by
+//! file and section throughout — plus a seeded link conditioner. No I/O, no clock, no OS randomness: every `now` and
 //! seed is passed in, so the same inputs give the same trajectory bit for
 //! bit, natively and in wasm.
 //!
@@ -21,6 +22,10 @@
 //! 4. Drawn positions are smoothed ([`SmoothingMode`]); other characters are
 //!    [`SimulatedProxy`]s.
 //!
+//! The rollback model ([`Model::Rollback`]) sends inputs per tick instead
+//! and restores whole snapshots; [`ServerHost`] and [`ClientEndpoint`] run
+//! either model over one link and switch live ([`Model`]).
+//!
 //! ## Layout
 //! | module | holds |
 //! |---|---|
@@ -31,9 +36,9 @@
 //! | `controls` | every page control's range, step, unit and default, once |
 //! | `server` | the authority per client |
 //! | `smoothing`, `proxy` | mesh-offset smoothing and simulated proxies |
-//! | `net` | protocol, codec, link conditioner (Gilbert–Elliott bursts, lag spikes, bandwidth cap), presets, link measurement |
+//! | `net` | protocol, codec, link conditioner (Gilbert–Elliott bursts, lag spikes, bandwidth cap), presets, link measurement, one connection's link at each end |
 //! | `bot` | the built-in driver |
-//! | `host`, `endpoint`, `session` | server end, client end, both on one clock |
+//! | `host`, `endpoint`, `session` | server end, client end (either model), both on one clock |
 //! | `room` | several players in one world: proxies, clock sync, rewind, predicted ammo |
 //! | `model` | which prediction model a run uses |
 //! | `console` | UE's console lines (`Net PktLag=…`, `p.Net…`, `stat net`) as settings |

@@ -51,7 +51,11 @@ impl RateMeter {
 /// One read-out of the client-side metrics (each is a `data-metric`
 /// element in the page). The link figures (RTT, jitter, loss) count from
 /// the last change of the network settings
-/// ([`crate::net::link_meter::LinkMeter`]).
+/// ([`crate::net::link_meter::LinkMeter`]) and mean the same in both
+/// models; the model's are named after the CMC model, and in the rollback
+/// model hold the analogous ones (each field says which), so the plots and
+/// a scenario's [`crate::scenario::Outcome`] compare the two on one axis;
+/// [`Metrics::rollback`] has all of the rollback model's own.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Metrics {
     /// Smoothed measured round-trip time (RFC 6298), ms (`rtt-ms`); `None` before the
@@ -86,15 +90,21 @@ pub struct Metrics {
     /// The host's conditioner counters, as last observed (packets in
     /// flight, drops, bursts, spikes).
     pub link: LinkTotals,
-    /// ServerMoves sent (`moves-sent`).
+    /// ServerMoves sent (`moves-sent`); rollback: input packets sent.
     pub moves_sent: u64,
-    /// Acks received and matched (`acks`).
+    /// Acks received and matched (`acks`); rollback: Acks received (one
+    /// per server tick).
     pub acks: u64,
-    /// Adjustments received and matched (`adjustments`).
+    /// Adjustments received and matched (`adjustments`); rollback:
+    /// visible rollbacks (a rebase that moved the local player more than
+    /// [`crate::rollback::game::VISIBLE_ERROR_MM`], or changed its HP or
+    /// action state).
     pub adjustments: u64,
-    /// Moves re-simulated by replays (`replayed-moves`).
+    /// Moves re-simulated by replays (`replayed-moves`); rollback: ticks
+    /// re-simulated by rebases.
     pub replayed_moves: u64,
-    /// Unacknowledged SavedMoves (`queue-len`).
+    /// Unacknowledged SavedMoves (`queue-len`); rollback: ticks predicted
+    /// past the last confirmed State.
     pub queue_len: usize,
     /// Uplink game traffic, bytes/s (`up-bps`).
     pub up_bps: u64,
@@ -102,9 +112,11 @@ pub struct Metrics {
     /// counted.
     pub down_bps: u64,
     /// Distance between the client's prediction and the server's state for
-    /// the newest move the server has simulated, cm (`pos-error-cm`).
+    /// the newest move the server has simulated, cm (`pos-error-cm`);
+    /// rollback: how far the last rebase moved the local player.
     pub pos_error_cm: Option<f32>,
-    /// Hash of the predicted state (`state-hash`).
+    /// Hash of the predicted state (`state-hash`): the character's (CMC),
+    /// the whole snapshot's (rollback).
     pub state_hash: u64,
     /// Dashes felt (side effects, never repeated by replays).
     pub dash_events: u64,
@@ -120,6 +132,8 @@ pub struct Metrics {
     /// one had already been applied: late or duplicated on the way
     /// (`stale-updates`).
     pub stale_updates: u64,
+    /// The rollback model's own numbers, while it runs (`None`: CMC).
+    pub rollback: Option<crate::rollback::RollbackMetrics>,
 }
 
 #[cfg(test)]

@@ -10,7 +10,8 @@ use crate::net::protocol::NetSettings;
 use crate::scenario::{Setting, Setup};
 use crate::time::SimTime;
 
-/// A whole connection in one process.
+/// A whole connection in one process, in either model
+/// ([`Setup::model`]; [`Setting::Model`] switches it live).
 ///
 /// # Examples
 ///
@@ -60,7 +61,7 @@ impl LocalSession {
             host: ServerHost::new(seed, SimTime::ZERO),
             now: SimTime::ZERO,
         };
-        s.step(0.0, Vec2::ZERO, false);
+        s.step(0.0, Vec2::ZERO, false, false);
         s
     }
 
@@ -71,22 +72,40 @@ impl LocalSession {
     /// with their own arrival times; then the client replays any
     /// correction, predicts and sends. What a caller draws after `step` is
     /// never a snapped-but-not-replayed state.
-    pub fn step(&mut self, dt: f64, direction: Vec2, dash: bool) {
+    ///
+    /// `fire` is the rollback arena's action button (the CMC model has
+    /// none).
+    pub fn step(&mut self, dt: f64, direction: Vec2, dash: bool, fire: bool) {
         self.now = self.now.plus_micros((dt.max(0.0) * 1e6).round() as u64);
         for (at, frame) in self.host.poll_until(self.now) {
+            // Refusals are counted by the endpoint.
             let _ = self.endpoint.receive_frame(at, &frame);
         }
-        for frame in self.endpoint.frame(self.now, dt, direction, dash) {
+        for frame in self.endpoint.frame(self.now, dt, direction, dash, fire) {
             // Frames built by the endpoint always decode; an error here is
             // still answered by the host, never a panic.
             let _ = self.host.receive_frame(self.now, &frame);
         }
     }
 
-    /// Advances one frame with the bot driving.
+    /// Advances one frame with the bot driving (in either model; it never
+    /// fires).
     pub fn step_bot(&mut self, bot: &mut Bot, dt: f64) {
-        let (dir, dash) = bot.input(self.endpoint.client().state().position, dt as f32);
-        self.step(dt, dir, dash);
+        let (dir, dash) = bot.input(self.endpoint.position(), dt as f32);
+        self.step(dt, dir, dash, false);
+    }
+
+    /// Advances one frame with a rollback bot player driving (it fires in
+    /// bursts; in the CMC model fire does nothing).
+    pub fn step_bot_player(&mut self, bot: &mut crate::rollback::BotPlayer, dt: f64) {
+        let (dir, buttons) = bot.input(self.endpoint.position(), dt as f32);
+        let pressed = |b: u16| buttons & b != 0;
+        self.step(
+            dt,
+            dir,
+            pressed(crate::rollback::InputCmd::DASH),
+            pressed(crate::rollback::InputCmd::FIRE),
+        );
     }
 
     /// Changes a setting mid-run, as a control on the page does.

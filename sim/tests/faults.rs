@@ -27,13 +27,13 @@ fn reordered_uplink_packets_are_not_a_speed_hack_and_cost_no_adjustments() {
     in_order.outcome = None;
     let reordered = play(s, |_| {});
     let plain = play(in_order, |_| {});
-    let events = |r: &ScenarioRun| r.host().player().counters().time_discrepancy_events;
+    let events = |r: &ScenarioRun| r.host().cmc().unwrap().counters().time_discrepancy_events;
     assert_eq!(events(&reordered), 0);
     assert_eq!(
-        reordered.endpoint().client().counters().adjustments,
-        plain.endpoint().client().counters().adjustments
+        reordered.endpoint().cmc().unwrap().counters().adjustments,
+        plain.endpoint().cmc().unwrap().counters().adjustments
     );
-    assert_eq!(plain.endpoint().client().counters().adjustments, 0);
+    assert_eq!(plain.endpoint().cmc().unwrap().counters().adjustments, 0);
 }
 
 /// The smallest form: `ServerCharacter` alone, 60 Hz moves, 100 ms one
@@ -137,7 +137,7 @@ fn adjustments_are_replayed_before_the_frame_is_drawn() {
         let mut back: f32 = 0.0;
         let mut snapped = 0;
         let run = play(s, |run| {
-            let c = run.endpoint().client();
+            let c = run.endpoint().cmc().unwrap();
             snapped += usize::from(c.needs_replay());
             let d = c.drawn_position();
             if let Some(p) = prev {
@@ -148,7 +148,7 @@ fn adjustments_are_replayed_before_the_frame_is_drawn() {
             }
             prev = Some(d);
         });
-        let c = run.endpoint().client();
+        let c = run.endpoint().cmc().unwrap();
         assert!(
             c.counters().adjustments >= 4,
             "{mode}: the run has corrections"
@@ -193,12 +193,13 @@ fn forced_position_updates_do_not_count_the_silence_twice() {
         let run = play(spiked, |_| {});
         let plain = play(calm, |_| {});
         assert!(
-            run.host().player().counters().forced_updates > 0,
+            run.host().cmc().unwrap().counters().forced_updates > 0,
             "+{extra_ms}"
         );
         let moved: Vec<f32> = run
             .endpoint()
-            .client()
+            .cmc()
+            .unwrap()
             .corrections()
             .iter()
             .map(|r| r.residual_cm)
@@ -208,8 +209,7 @@ fn forced_position_updates_do_not_count_the_silence_twice() {
             moved.is_empty(),
             "+{extra_ms} ms: corrections of {moved:?} cm"
         );
-        let ahead =
-            run.endpoint().client().state().position - plain.endpoint().client().state().position;
+        let ahead = run.endpoint().position() - plain.endpoint().position();
         assert!(
             ahead.length() < 0.1,
             "+{extra_ms} ms: {ahead:?} cm from the calm run"
@@ -231,7 +231,7 @@ fn proxy_updates_are_newest_wins() {
     let mut prev: Option<(Vec2, Vec2)> = None;
     let mut step_back: f32 = 0.0;
     let run = play(s, |run| {
-        let p = run.endpoint().proxy();
+        let p = run.endpoint().proxy().unwrap();
         if p.is_visible() {
             if let Some((q, v)) = prev {
                 step_back = step_back.max(-(p.position() - q).dot(v));
@@ -239,7 +239,7 @@ fn proxy_updates_are_newest_wins() {
             prev = Some((p.position(), p.velocity().safe_normal()));
         }
     });
-    assert_eq!(run.endpoint().proxy().stale_updates(), 175);
+    assert_eq!(run.endpoint().proxy().unwrap().stale_updates(), 175);
     assert!(step_back < 90.0, "stepped back {step_back} cm");
 }
 
@@ -254,19 +254,20 @@ fn time_is_exact_across_the_time_stamp_reset() {
     let mut worst_after: f32 = 0.0;
     let run = play(s, |run| {
         if run.elapsed_secs() > 240.25 {
-            let c = run.endpoint().client();
-            if let Some(server) = run.host().player().current_time_stamp() {
+            let c = run.endpoint().cmc().unwrap();
+            if let Some(server) = run.host().cmc().unwrap().current_time_stamp() {
                 if server == c.time_stamp() {
-                    let e = (run.host().player().state().position - c.state().position).length();
+                    let e =
+                        (run.host().cmc().unwrap().state().position - c.state().position).length();
                     worst_after = worst_after.max(e);
                 }
             }
         }
     });
-    let c = run.endpoint().client().counters();
+    let c = run.endpoint().cmc().unwrap().counters();
     assert_eq!(c.forced_move_drops, 1, "exactly one move lost");
     assert_eq!(c.time_stamp_resets, 1);
-    assert_eq!(run.host().player().counters().time_stamp_resets, 1);
+    assert_eq!(run.host().cmc().unwrap().counters().time_stamp_resets, 1);
     assert_eq!(c.adjustments, 0);
     assert_eq!(worst_after, 0.0, "error after the reset");
 }

@@ -33,7 +33,7 @@ fn suite() -> Vec<(String, Scenario)> {
 #[test]
 fn every_golden_scenario_replays_to_its_recorded_outcome() {
     let suite = suite();
-    assert!(suite.len() >= 13, "the suite has {} files", suite.len());
+    assert!(suite.len() >= 18, "the suite has {} files", suite.len());
     let mut differ = Vec::new();
     for (name, s) in suite {
         s.validate().unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -53,4 +53,52 @@ fn every_golden_scenario_replays_to_its_recorded_outcome() {
         }
     }
     assert!(differ.is_empty(), "\n{}", differ.join("\n"));
+}
+
+/// Plays the golden file `name` to its end.
+fn played(name: &str) -> ScenarioRun {
+    let (_, s) = suite()
+        .into_iter()
+        .find(|(n, _)| n == name)
+        .unwrap_or_else(|| panic!("{name} is in the suite"));
+    let mut run = ScenarioRun::play(s);
+    while run.step_recorded() {}
+    run
+}
+
+#[test]
+fn the_rollback_golden_runs_show_what_their_descriptions_say() {
+    for name in [
+        "rollback-bot-150ms-5pct.json",
+        "rollback-120hz-redundancy1-lag-spike.json",
+        "rollback-tick-wrap.json",
+    ] {
+        let mut run = played(name);
+        let m = run
+            .metrics()
+            .rollback
+            .expect("the rollback model at the end");
+        let p = run.endpoint().rollback().unwrap();
+        println!("{name}: {m:?}, {:?}", p.counters());
+        assert_eq!(m.hash_mismatches, 0, "{name}");
+        assert!(m.hash_checks > 100, "{name}: {m:?}");
+        match name {
+            "rollback-bot-150ms-5pct.json" => {
+                assert!(m.rollbacks > 0 && m.rebases > 700, "{m:?}");
+            }
+            "rollback-120hz-redundancy1-lag-spike.json" => {
+                assert_eq!(p.counters().starts, 2, "a new match at 120 Hz");
+                assert_eq!(p.client().unwrap().game().rate().hz(), 120);
+                // One lost packet is one missed tick without redundancy.
+                assert!(m.missed_inputs > 50, "{m:?}");
+            }
+            _ => {
+                assert_eq!(p.counters().identity_rejected, 0);
+                assert!(p.tick().unwrap().0 < 300, "past the wrap");
+            }
+        }
+    }
+    // The switch run ends in the CMC model, having been through rollback.
+    let run = played("switch-cmc-rollback-cmc.json");
+    assert!(run.endpoint().cmc().is_some());
 }

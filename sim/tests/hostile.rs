@@ -8,19 +8,26 @@
 //!   no move — whatever its time stamp — advances it by more than the
 //!   0.125 s delta clamp allows (`000_…` §9.3).
 //!
+//! - in the rollback model, input packets with any ticks, ids or inputs
+//!   change nothing but the server's counters unless they are this
+//!   match's, and a packet of more than 8 inputs is refused.
+//!
 //! The client → server wire carries no float at all (acceleration is
-//! `i16`, positions are `i32` 1/100 cm, time stamps `u32` ms), so NaN and
-//! infinity cannot arrive; the nearest thing, full-scale and `i16::MIN`
-//! acceleration or `i32::MIN` positions, is covered here.
+//! `i16`, positions are `i32` 1/100 cm, time stamps `u32` ms, rollback
+//! sticks `i8`), so NaN and infinity cannot arrive; the nearest thing,
+//! full-scale and `i16::MIN` acceleration or `i32::MIN` positions, is
+//! covered here.
 
 use proptest::prelude::*;
 use sim::host::MAX_IMMEDIATE;
 use sim::movement::MoveFlags;
 use sim::net::codec;
 use sim::net::protocol::{
-    ClientMsg, LinkSettings, NetPosition, NetworkMove, ServerMove, ServerRules,
+    ClientMsg, LinkSettings, NetPosition, NetworkMove, ServerMove, ServerMsg, ServerRules,
 };
-use sim::{MoveInput, NetSettings, ServerHost, SimTime, TimeStamp};
+use sim::rollback::wire::{Ids, PackedInput, MAGIC, VERSION};
+use sim::rollback::{InputPacket, RollbackConfig, RollbackServerMsg, Tick};
+use sim::{Model, MoveInput, NetSettings, ServerHost, SimTime, TimeStamp, Vec2};
 
 fn host() -> ServerHost {
     ServerHost::new(7, SimTime::ZERO)
@@ -94,6 +101,48 @@ fn arb_client_msg() -> impl Strategy<Value = ClientMsg> {
                 time_discrepancy_resolution: f,
             })),
         any::<u32>().prop_map(|id| ClientMsg::Ping { id }),
+        (
+            any::<bool>(),
+            any::<u8>(),
+            any::<u8>(),
+            any::<u8>(),
+            any::<u8>()
+        )
+            .prop_map(
+                |(cmc, redundancy, hold_last_limit, state_interval, input_buffer)| {
+                    ClientMsg::SetModel(if cmc {
+                        Model::Cmc
+                    } else {
+                        Model::Rollback(RollbackConfig {
+                            redundancy,
+                            hold_last_limit,
+                            state_interval,
+                            input_buffer,
+                            ..RollbackConfig::default()
+                        })
+                    })
+                }
+            ),
+        (
+            any::<u32>(),
+            any::<u32>(),
+            any::<u32>(),
+            proptest::collection::vec((any::<u16>(), any::<i8>(), any::<i8>()), 0..9)
+        )
+            .prop_map(|(session, match_id, newest, inputs)| {
+                ClientMsg::Inputs(InputPacket {
+                    ids: Ids::new(session, match_id % 4, 0),
+                    newest: Tick(newest),
+                    inputs: inputs
+                        .into_iter()
+                        .map(|(buttons, move_x, move_y)| PackedInput {
+                            buttons,
+                            move_x,
+                            move_y,
+                        })
+                        .collect(),
+                })
+            }),
     ]
 }
 
@@ -116,21 +165,34 @@ fn arb_frame() -> impl Strategy<Value = Vec<u8>> {
     ]
 }
 
+/// Every character the host simulates, in either model, is finite and
+/// inside the arena.
 fn assert_sane(host: &ServerHost) {
-    let s = host.player().state();
     let size = host.world().size;
-    assert!(
-        s.position.x.is_finite() && s.position.y.is_finite(),
-        "{s:?}"
-    );
-    assert!(
-        s.velocity.x.is_finite() && s.velocity.y.is_finite(),
-        "{s:?}"
-    );
-    assert!(
-        (0.0..=size.x).contains(&s.position.x) && (0.0..=size.y).contains(&s.position.y),
-        "left the arena: {s:?}"
-    );
+    let positions: Vec<Vec2> = match (host.cmc(), host.rollback()) {
+        (Some(c), _) => {
+            let s = c.state();
+            assert!(
+                s.velocity.x.is_finite() && s.velocity.y.is_finite(),
+                "{s:?}"
+            );
+            vec![s.position]
+        }
+        (None, Some(r)) => r
+            .snapshot()
+            .players
+            .iter()
+            .map(|p| p.position.to_cm())
+            .collect(),
+        (None, None) => unreachable!("a host runs one model"),
+    };
+    for p in positions {
+        assert!(p.x.is_finite() && p.y.is_finite(), "{p:?}");
+        assert!(
+            (0.0..=size.x).contains(&p.x) && (0.0..=size.y).contains(&p.y),
+            "left the arena: {p:?}"
+        );
+    }
 }
 
 proptest! {
@@ -186,13 +248,13 @@ proptest! {
         let params = sim::MovementParams::default();
         for (i, (ts, ax, ay)) in (0u32..).zip(moves) {
             now = now.plus_millis(16);
-            let before = h.player().state().position;
+            let before = h.cmc().unwrap().state().position;
             let m = ClientMsg::ServerMove(ServerMove::new(i, network_move(ts, ax, ay, 0), NetPosition::default()));
             h.receive_frame(now, &codec::encode(&m)).unwrap();
             // Default settings: 50 ms one way; deliver it.
             now = now.plus_millis(60);
             h.poll(now);
-            let moved = (h.player().state().position - before).length();
+            let moved = (h.cmc().unwrap().state().position - before).length();
             // Max speed for 0.125 s, plus what a dash impulse can add.
             let bound = (params.max_speed + params.dash_impulse) * 0.125 + 1.0;
             prop_assert!(moved <= bound, "moved {moved} cm in one move (bound {bound})");
@@ -233,7 +295,7 @@ fn extreme_values_are_clamped_or_rejected_with_a_reason() {
 
     // A time stamp 60 s ahead of the last one is inside UE's reset window
     // but still clamped to 0.125 s; 130 s ahead is rejected outright.
-    let c0 = h.player().counters();
+    let c0 = h.cmc().unwrap().counters();
     for (seq, ts, _) in [
         (41, 40 * 16 + 60_000, "clamped"),
         (42, 40 * 16 + 60_000 + 130_000, "rejected"),
@@ -248,7 +310,7 @@ fn extreme_values_are_clamped_or_rejected_with_a_reason() {
         now = now.plus_millis(100);
         h.poll(now);
     }
-    let c1 = h.player().counters();
+    let c1 = h.cmc().unwrap().counters();
     assert_eq!(c1.moves_clamped - c0.moves_clamped, 1);
     assert_eq!(c1.time_stamps_rejected - c0.time_stamps_rejected, 1);
 
@@ -320,4 +382,153 @@ fn extreme_values_are_clamped_or_rejected_with_a_reason() {
         assert!(errors[0].contains(field), "{}", errors[0]);
     }
     assert_eq!((h.settings(), h.rules()), before);
+}
+
+/// A host in the rollback model on a perfect link, its client greeted, and
+/// the match's ids (from the Start).
+fn rollback_host() -> (ServerHost, Ids) {
+    let mut h = host();
+    let now = SimTime::ZERO;
+    for m in [
+        ClientMsg::SetNetSettings(NetSettings::symmetric(0, 0, 0)),
+        ClientMsg::Hello,
+        ClientMsg::SetModel(Model::Rollback(RollbackConfig::default())),
+    ] {
+        h.receive_msg(now, 1, m).unwrap();
+    }
+    let ids = h
+        .poll(now)
+        .iter()
+        .find_map(|f| match codec::decode(f) {
+            Ok(ServerMsg::Rollback(RollbackServerMsg::Start(s))) => Some(s.ids),
+            _ => None,
+        })
+        .expect("a Start");
+    (h, ids)
+}
+
+fn inputs(ids: Ids, newest: u32, n: usize) -> ClientMsg {
+    ClientMsg::Inputs(InputPacket {
+        ids,
+        newest: Tick(newest),
+        inputs: vec![
+            PackedInput {
+                buttons: u16::MAX,
+                move_x: i8::MIN,
+                move_y: i8::MAX,
+            };
+            n
+        ],
+    })
+}
+
+#[test]
+fn rollback_inputs_with_absurd_ticks_or_foreign_ids_change_nothing_but_counters() {
+    let (mut h, ids) = rollback_host();
+    let mut now = SimTime::ZERO;
+    let foreign = [
+        Ids {
+            magic: *b"XX",
+            ..ids
+        },
+        Ids {
+            version: VERSION + 1,
+            ..ids
+        },
+        Ids {
+            session: ids.session ^ 1,
+            ..ids
+        },
+        Ids {
+            match_id: ids.match_id + 1,
+            ..ids
+        },
+        Ids { player: 1, ..ids },
+    ];
+    assert_eq!(MAGIC, *b"RB");
+    for i in 0..60u32 {
+        now = now.plus_millis(16);
+        let tick = h.rollback().unwrap().server().tick().0;
+        // Far ahead, far behind, across the wrap, and foreign ids.
+        for newest in [tick + 10_000, tick.wrapping_sub(10_000), u32::MAX] {
+            h.receive_frame(now, &codec::encode(&inputs(ids, newest, 8)))
+                .unwrap();
+        }
+        let f = foreign[i as usize % foreign.len()];
+        h.receive_frame(now, &codec::encode(&inputs(f, tick + 1, 8)))
+            .unwrap();
+        h.poll(now);
+        assert_sane(&h);
+    }
+    let a = h.rollback().unwrap();
+    let c = a.client_inputs();
+    // Nothing was stored: the client's player never moved from its spawn.
+    assert_eq!(c.received, 0, "{c:?}");
+    assert_eq!(a.identity_rejected(), 60);
+    assert_eq!(c.out_of_window + c.late, 60 * 3 * 8, "{c:?}");
+    let spawn = sim::rollback::Arena::new(sim::rollback::TickRate::Hz60).initial(Tick(0));
+    assert_eq!(a.snapshot().players[0].position, spawn.players[0].position);
+}
+
+#[test]
+fn a_rollback_packet_of_more_than_8_inputs_is_refused_with_a_reason() {
+    let (mut h, ids) = rollback_host();
+    let frame = codec::encode(&inputs(ids, 5, 9));
+    let err = h.receive_frame(SimTime::ZERO, &frame).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "input packet with 9 inputs: at most 8 per packet"
+    );
+    assert_eq!(h.uplink_stats().sent, 0, "it never entered the uplink");
+    h.receive_frame(SimTime::ZERO, &codec::encode(&inputs(ids, 5, 8)))
+        .unwrap();
+}
+
+#[test]
+fn a_rollback_model_out_of_range_is_refused_and_nothing_changes() {
+    let (mut h, _) = rollback_host();
+    for (config, field) in [
+        (
+            RollbackConfig {
+                redundancy: 0,
+                ..RollbackConfig::default()
+            },
+            "redundancy = 0",
+        ),
+        (
+            RollbackConfig {
+                state_interval: 11,
+                ..RollbackConfig::default()
+            },
+            "state_interval = 11",
+        ),
+        (
+            RollbackConfig {
+                max_prediction: Some(449),
+                ..RollbackConfig::default()
+            },
+            "max_prediction = 449",
+        ),
+    ] {
+        let msg = ClientMsg::SetModel(Model::Rollback(config));
+        let err = h
+            .receive_frame(SimTime::ZERO, &codec::encode(&msg))
+            .unwrap_err();
+        assert!(err.to_string().contains(field), "{err} lacks {field}");
+        assert_eq!(h.model(), Model::Rollback(RollbackConfig::default()));
+    }
+    // From the CMC model too: no switch.
+    h.receive_frame(
+        SimTime::ZERO,
+        &codec::encode(&ClientMsg::SetModel(Model::Cmc)),
+    )
+    .unwrap();
+    let bad = ClientMsg::SetModel(Model::Rollback(RollbackConfig {
+        hold_last_limit: 13,
+        ..RollbackConfig::default()
+    }));
+    assert!(h
+        .receive_frame(SimTime::ZERO, &codec::encode(&bad))
+        .is_err());
+    assert_eq!(h.model(), Model::Cmc);
 }

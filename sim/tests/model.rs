@@ -23,7 +23,7 @@ fn send_throttling_at_30_hz_combines_every_other_frame_without_adjustments() {
     });
     let mut bot = Bot::new();
     run_bot(&mut s, &mut bot, 30.0);
-    let c = s.endpoint.client().counters();
+    let c = s.endpoint.cmc().unwrap().counters();
     assert_eq!(s.endpoint.metrics(s.now()).adjustments, 0);
     // 1800 frames, ~half merged into the pending move.
     assert!(c.combined_moves > 700, "{c:?}");
@@ -102,9 +102,9 @@ fn time_stamps_reset_every_240_s_and_the_server_accepts_the_reset() {
     let mut s = LocalSession::new(2, net(100, 0));
     let mut bot = Bot::new();
     run_bot(&mut s, &mut bot, 250.0);
-    assert_eq!(s.endpoint.client().counters().time_stamp_resets, 1);
-    assert_eq!(s.host.player().counters().time_stamp_resets, 1);
-    assert!(s.endpoint.client().time_stamp().0 < 11_000);
+    assert_eq!(s.endpoint.cmc().unwrap().counters().time_stamp_resets, 1);
+    assert_eq!(s.host.cmc().unwrap().counters().time_stamp_resets, 1);
+    assert!(s.endpoint.cmc().unwrap().time_stamp().0 < 11_000);
     assert_eq!(s.endpoint.metrics(s.now()).adjustments, 0);
 }
 
@@ -201,11 +201,11 @@ fn a_silent_client_is_moved_on_after_0_25_s_and_corrected_when_it_returns() {
         ..ClientConfig::default()
     });
     run_bot(&mut s, &mut bot, 1.0);
-    let forced = s.host.player().counters().forced_updates;
+    let forced = s.host.cmc().unwrap().counters().forced_updates;
     assert!(forced > 0, "forced updates {forced}");
     s.endpoint.set_client_config(ClientConfig::default());
     run_bot(&mut s, &mut bot, 1.0);
-    let reasons = correction_reasons(s.endpoint.client());
+    let reasons = correction_reasons(s.endpoint.cmc().unwrap());
     assert!(
         reasons.contains(&AdjustmentReason::ForcedPositionUpdate),
         "{reasons:?}"
@@ -227,7 +227,8 @@ fn forced_adjustment_100_percent_corrects_every_checked_move() {
     assert!(m.adjustments > 100, "{}", m.adjustments);
     assert!(s
         .endpoint
-        .client()
+        .cmc()
+        .unwrap()
         .corrections()
         .iter()
         .all(|c| c.reason == AdjustmentReason::Forced));
@@ -273,7 +274,7 @@ fn dash_outside_the_saved_move_is_lost_by_the_server_and_the_replay() {
         run_bot(&mut s, &mut bot, 20.0);
         (
             s.endpoint.metrics(s.now()),
-            s.host.player().counters().dashes,
+            s.host.cmc().unwrap().counters().dashes,
         )
     };
     let (ok, ok_server_dashes) = run(false);
@@ -304,10 +305,10 @@ fn the_dash_applies_exactly_once_under_loss_combining_and_forced_loss() {
         s.endpoint.set_client_config(ClientConfig::default());
         // Stand still until every move is acknowledged.
         for _ in 0..60 {
-            s.step(FRAME, Vec2::ZERO, false);
+            s.step(FRAME, Vec2::ZERO, false, false);
         }
-        let client = s.endpoint.client().counters().dash_events;
-        let server = s.host.player().counters().dashes;
+        let client = s.endpoint.cmc().unwrap().counters().dash_events;
+        let server = s.host.cmc().unwrap().counters().dashes;
         assert_eq!(
             client, server,
             "case {case}: client felt {client} dashes, server applied {server}"
@@ -347,8 +348,8 @@ fn an_honest_client_never_trips_the_0_25_s_time_discrepancy_margin() {
     });
     let mut bot = Bot::new();
     run_bot(&mut s, &mut bot, 60.0);
-    assert_eq!(s.host.player().counters().time_discrepancy_events, 0);
-    assert!(s.host.player().time_discrepancy().abs() < 0.25);
+    assert_eq!(s.host.cmc().unwrap().counters().time_discrepancy_events, 0);
+    assert!(s.host.cmc().unwrap().time_discrepancy().abs() < 0.25);
 }
 
 /// A tiny seeded PRNG for the property loops (SplitMix64).
@@ -384,11 +385,11 @@ fn lossless_constant_latency_means_zero_adjustments_and_identical_states_1000_ca
             ..ClientConfig::default()
         });
         for _ in 0..90 {
-            s.step(FRAME, Vec2::ZERO, false);
+            s.step(FRAME, Vec2::ZERO, false, false);
         }
         assert_eq!(s.endpoint.metrics(s.now()).adjustments, 0, "case {case}");
-        let client = s.endpoint.client();
-        let server = s.host.player();
+        let client = s.endpoint.cmc().unwrap();
+        let server = s.host.cmc().unwrap();
         // The newest move may still be in flight: compare the client's
         // prediction for the server's newest move.
         let ts = server.current_time_stamp().unwrap();

@@ -1,22 +1,48 @@
 //! The rollback model end to end on a virtual clock: client, link
-//! conditioner and server, with the numbers the issue asks for.
+//! conditioner and server ([`LocalSession`] with [`Model::Rollback`]),
+//! with the numbers the issue asks for.
 
 use rand_core::{RngCore, SeedableRng};
 use rand_pcg::Pcg32;
-use sim::rollback::host::CLIENT_PLAYER;
+use sim::rollback::authority::CLIENT_PLAYER;
 use sim::rollback::{
-    BotPlayer, RollbackConfig, RollbackEndpoint, RollbackHost, RollbackMetrics, RollbackSession,
-    TickRate,
+    BotPlayer, RollbackAuthority, RollbackConfig, RollbackMetrics, RollbackPredictor, TickRate,
 };
-use sim::{NetSettings, SimTime, Vec2};
+use sim::scenario::{Setting, Setup};
+use sim::{ClientEndpoint, LocalSession, Model, NetSettings, ServerHost, SimTime, Vec2};
 
 const FRAME: f64 = 1.0 / 60.0;
+
+/// A rollback session on `settings` with `config`.
+fn session(seed: u64, settings: NetSettings, config: RollbackConfig) -> LocalSession {
+    LocalSession::with_setup(
+        seed,
+        &Setup {
+            net: settings,
+            model: Model::Rollback(config),
+            ..Setup::default()
+        },
+    )
+}
+
+fn predictor(s: &LocalSession) -> &RollbackPredictor {
+    s.endpoint.rollback().expect("the rollback model runs")
+}
+
+fn authority(s: &LocalSession) -> &RollbackAuthority {
+    s.host.rollback().expect("the rollback model runs")
+}
+
+fn metrics(s: &mut LocalSession) -> RollbackMetrics {
+    let now = s.now();
+    s.endpoint.metrics(now).rollback.expect("rollback metrics")
+}
 
 /// Client and host on one clock, with a hand on the wire: frames can be
 /// dropped one direction at a time (a loss burst placed exactly).
 struct Pair {
-    endpoint: RollbackEndpoint,
-    host: RollbackHost,
+    endpoint: ClientEndpoint,
+    host: ServerHost,
     now: SimTime,
     drop_up: bool,
     drop_down: bool,
@@ -24,39 +50,50 @@ struct Pair {
 
 impl Pair {
     fn new(seed: u64, settings: NetSettings, config: RollbackConfig) -> Pair {
-        let mut host = RollbackHost::new(seed, SimTime::ZERO, config).unwrap();
-        host.set_net_settings(settings).unwrap();
+        let setup = Setup {
+            net: settings,
+            model: Model::Rollback(config),
+            ..Setup::default()
+        };
         let mut p = Pair {
-            endpoint: RollbackEndpoint::new(config).unwrap(),
-            host,
+            endpoint: ClientEndpoint::with_setup(seed, &setup),
+            host: ServerHost::new(seed, SimTime::ZERO),
             now: SimTime::ZERO,
             drop_up: false,
             drop_down: false,
         };
-        p.step(0.0, Vec2::ZERO, false);
+        p.step(0.0, Vec2::ZERO);
         p
     }
 
-    fn step(&mut self, dt: f64, dir: Vec2, fire: bool) {
+    fn step(&mut self, dt: f64, dir: Vec2) {
         self.now = self.now.plus_micros((dt * 1e6).round() as u64);
-        for f in self.endpoint.frame(self.now, dt, dir, fire) {
-            if !self.drop_up {
-                self.host.receive_frame(self.now, &f).unwrap();
-            }
-        }
         for (at, f) in self.host.poll_until(self.now) {
             if !self.drop_down {
                 let _ = self.endpoint.receive_frame(at, &f);
             }
         }
+        for f in self.endpoint.frame(self.now, dt, dir, false, false) {
+            if !self.drop_up {
+                self.host.receive_frame(self.now, &f).unwrap();
+            }
+        }
+    }
+
+    fn predictor(&self) -> &RollbackPredictor {
+        self.endpoint.rollback().unwrap()
+    }
+
+    fn authority(&self) -> &RollbackAuthority {
+        self.host.rollback().unwrap()
     }
 
     fn metrics(&mut self) -> RollbackMetrics {
-        self.endpoint.metrics(self.now)
+        self.endpoint.metrics(self.now).rollback.unwrap()
     }
 
     fn position_x_mm(&self) -> i32 {
-        self.endpoint.predicted().unwrap().players[CLIENT_PLAYER]
+        self.predictor().predicted().unwrap().players[CLIENT_PLAYER]
             .position
             .x
     }
@@ -95,30 +132,29 @@ impl RandomDriver {
 
 #[test]
 fn confirmed_ticks_never_desync_in_5_minutes_at_rtt_200_while_predicted_ones_would() {
-    let mut s = RollbackSession::new(
+    let mut s = session(
         11,
         NetSettings::symmetric(200, 10, 1),
         RollbackConfig::default(),
-    )
-    .unwrap();
+    );
     let mut input = RandomDriver::new(5);
     let mut naive_false_desyncs = 0;
     let mut rebases = 0;
     for _ in 0..5 * 60 * 60 {
         let (dir, fire) = input.next();
-        s.step(FRAME, dir, fire);
-        let c = s.endpoint.client().unwrap().counters();
+        s.step(FRAME, dir, false, fire);
+        let c = predictor(&s).client().unwrap().counters();
         if c.rebases > rebases {
             rebases = c.rebases;
             // What a check on predicted ticks would do: compare the
             // client's prediction for the State's tick with the State.
-            let r = s.endpoint.last_rollback().unwrap();
+            let r = predictor(&s).last_rollback().unwrap();
             if let Some(predicted) = r.discarded.first() {
                 naive_false_desyncs += u32::from(predicted.state_hash() != r.restored.state_hash());
             }
         }
     }
-    let m = s.endpoint.metrics(s.now());
+    let m = metrics(&mut s);
     eprintln!("5 min at RTT 200: {m:?}, naive predicted-tick check: {naive_false_desyncs}");
     assert_eq!(m.hash_mismatches, 0);
     // ~30 States/s for 300 s, minus 1 % downlink loss and the ones whose
@@ -138,19 +174,18 @@ fn missed_at_20_percent_loss(redundancy: u8, input_buffer: u8) -> (u32, u64) {
         input_buffer,
         ..RollbackConfig::default()
     };
-    let mut s = RollbackSession::new(21, settings, config).unwrap();
+    let mut s = session(21, settings, config);
     let mut bot = BotPlayer::new(0);
     for _ in 0..5 * 60 {
-        s.step_bot(&mut bot, FRAME);
+        s.step_bot_player(&mut bot, FRAME);
     }
-    let before = s.host.client_inputs().missed();
+    let before = authority(&s).client_inputs().missed();
     for _ in 0..60 * 60 {
-        s.step_bot(&mut bot, FRAME);
+        s.step_bot_player(&mut bot, FRAME);
     }
-    let now = s.now();
-    let m = s.endpoint.metrics(now);
+    let m = metrics(&mut s);
     (
-        (s.host.client_inputs().missed() - before) as u32,
+        (authority(&s).client_inputs().missed() - before) as u32,
         m.rollbacks,
     )
 }
@@ -183,28 +218,28 @@ fn a_key_released_during_a_loss_burst_moves_the_server_on_then_the_client_is_cor
         RollbackConfig::default(),
     );
     for _ in 0..3 * 60 {
-        p.step(FRAME, Vec2::ZERO, false);
+        p.step(FRAME, Vec2::ZERO);
     }
     // Walk right for a second, then release the key just as a burst
-    // starts that loses the next 20 uplink packets.
+    // starts that loses the next 20 uplink frames.
     for _ in 0..60 {
-        p.step(FRAME, Vec2::new(1.0, 0.0), false);
+        p.step(FRAME, Vec2::new(1.0, 0.0));
     }
-    let held_before = p.host.client_inputs().held;
-    let released_at = p.endpoint.tick().unwrap();
+    let held_before = p.authority().client_inputs().held;
+    let released_at = p.predictor().tick().unwrap();
     let before = p.metrics();
     let mut worst_error_mm = 0;
     for i in 0..120 {
         p.drop_up = i < 20;
-        p.step(FRAME, Vec2::ZERO, false);
-        if let Some(r) = p.endpoint.last_rollback() {
+        p.step(FRAME, Vec2::ZERO);
+        if let Some(r) = p.predictor().last_rollback() {
             worst_error_mm = worst_error_mm.max(r.divergence.position_mm);
         }
     }
     let after = p.metrics();
-    let server = p.host.snapshot().players[CLIENT_PLAYER];
-    let client = p.endpoint.confirmed().unwrap().players[CLIENT_PLAYER];
-    let held = p.host.client_inputs().held - held_before;
+    let server = p.authority().snapshot().players[CLIENT_PLAYER];
+    let client = p.predictor().confirmed().unwrap().players[CLIENT_PLAYER];
+    let held = p.authority().client_inputs().held - held_before;
     eprintln!(
         "key released at {released_at:?} in a 25-packet uplink burst: held {held} ticks, \
          worst correction {worst_error_mm} mm, rollbacks +{}, missed {}",
@@ -220,7 +255,7 @@ fn a_key_released_during_a_loss_burst_moves_the_server_on_then_the_client_is_cor
     assert_eq!(client.velocity.x, 0);
     assert_eq!(
         server.position,
-        p.endpoint.predicted().unwrap().players[0].position
+        p.predictor().predicted().unwrap().players[0].position
     );
     assert!(p.position_x_mm() > 0);
 }
@@ -232,15 +267,15 @@ fn a_ggrs_sized_window_stalls_at_rtt_200_and_never_loses_a_rollback() {
             max_prediction: window,
             ..RollbackConfig::default()
         };
-        let mut s = RollbackSession::new(2, NetSettings::symmetric(200, 0, 0), config).unwrap();
+        let mut s = session(2, NetSettings::symmetric(200, 0, 0), config);
         let mut bot = BotPlayer::new(0);
         for _ in 0..20 * 60 {
-            s.step_bot(&mut bot, FRAME);
+            s.step_bot_player(&mut bot, FRAME);
         }
         // A frame applies the State that arrived during the last one.
-        s.step(0.0, Vec2::ZERO, false);
-        let c = s.endpoint.client().unwrap().counters();
-        (c, s.host.client_inputs().missed())
+        s.step(0.0, Vec2::ZERO, false, false);
+        let c = predictor(&s).client().unwrap().counters();
+        (c, authority(&s).client_inputs().missed())
     };
     let (eight, missed8) = run(Some(8));
     let (default, missed30) = run(RollbackConfig::default().max_prediction);
@@ -260,27 +295,24 @@ fn a_ggrs_sized_window_stalls_at_rtt_200_and_never_loses_a_rollback() {
 
 #[test]
 fn time_dilation_brings_the_input_buffer_back_to_2_ticks_after_the_rtt_changes() {
-    let mut s = RollbackSession::new(
+    let mut s = session(
         4,
         NetSettings::symmetric(100, 0, 0),
         RollbackConfig::default(),
-    )
-    .unwrap();
+    );
     let mut bot = BotPlayer::new(0);
     // Runs `secs` seconds; returns the read-out at the end and the
     // dilation furthest from 1 on the way.
-    let mut run = |s: &mut RollbackSession, secs: u32| {
+    let mut run = |s: &mut LocalSession, secs: u32| {
         let mut extreme = 1.0f64;
         for _ in 0..secs * 60 {
-            s.step_bot(&mut bot, FRAME);
-            let now = s.now();
-            let d = s.endpoint.metrics(now).time_dilation;
+            s.step_bot_player(&mut bot, FRAME);
+            let d = metrics(s).time_dilation;
             if (d - 1.0).abs() > (extreme - 1.0).abs() {
                 extreme = d;
             }
         }
-        let now = s.now();
-        (s.endpoint.metrics(now), extreme)
+        (metrics(s), extreme)
     };
     let (settled, _) = run(&mut s, 10);
     // Acks report whole ticks, so the average dithers around the target.
@@ -290,19 +322,17 @@ fn time_dilation_brings_the_input_buffer_back_to_2_ticks_after_the_rtt_changes()
     );
     assert!((settled.time_dilation - 1.0).abs() < 0.01, "{settled:?}");
     // 20 ms more uplink latency: 1.2 ticks less buffer → speed up.
-    s.set_net_settings(NetSettings {
+    s.apply(Setting::Net(NetSettings {
         uplink: sim::LinkSettings::simple(70, 0, 0),
         ..NetSettings::symmetric(100, 0, 0)
-    })
-    .unwrap();
+    }));
     let (_, reacting) = run(&mut s, 2);
     assert!(reacting > 1.015, "{reacting}");
     let (back, _) = run(&mut s, 10);
     assert!((back.input_buffer.unwrap() - 2.0).abs() < 0.5, "{back:?}");
     assert!((back.time_dilation - 1.0).abs() < 0.01, "{back:?}");
     // And 20 ms less: slow down.
-    s.set_net_settings(NetSettings::symmetric(100, 0, 0))
-        .unwrap();
+    s.apply(Setting::Net(NetSettings::symmetric(100, 0, 0)));
     let (_, slowing) = run(&mut s, 2);
     assert!(slowing < 0.985, "{slowing}");
     let (settled_again, _) = run(&mut s, 10);
@@ -323,19 +353,17 @@ fn time_dilation_brings_the_input_buffer_back_to_2_ticks_after_the_rtt_changes()
 #[test]
 fn every_tick_rate_runs_clean_and_a_rate_change_starts_a_new_match() {
     for rate in [TickRate::Hz30, TickRate::Hz60, TickRate::Hz120] {
-        let mut s = RollbackSession::new(
+        let mut s = session(
             6,
             NetSettings::symmetric(100, 0, 0),
             RollbackConfig::at_rate(rate),
-        )
-        .unwrap();
+        );
         let mut bot = BotPlayer::new(0);
         for _ in 0..10 * 60 {
-            s.step_bot(&mut bot, FRAME);
+            s.step_bot_player(&mut bot, FRAME);
         }
-        let now = s.now();
-        let m = s.endpoint.metrics(now);
-        let tick = s.endpoint.tick().unwrap().0;
+        let m = metrics(&mut s);
+        let tick = predictor(&s).tick().unwrap().0;
         // 10 s of ticks plus the lead (≈ RTT/2 + 2 ticks + one frame).
         let lead = tick - 10 * rate.hz();
         assert!((3..=rate.hz() / 5).contains(&lead), "{rate:?}: lead {lead}");
@@ -345,25 +373,25 @@ fn every_tick_rate_runs_clean_and_a_rate_change_starts_a_new_match() {
     }
     // Switching the rate live: a new match, and what was in flight for the
     // old one is refused by its match id.
-    let mut s = RollbackSession::new(
+    let mut s = session(
         6,
         NetSettings::symmetric(100, 0, 0),
         RollbackConfig::default(),
-    )
-    .unwrap();
+    );
     for _ in 0..60 {
-        s.step(FRAME, Vec2::new(1.0, 0.0), false);
+        s.step(FRAME, Vec2::new(1.0, 0.0), false, false);
     }
-    s.set_config(RollbackConfig::at_rate(TickRate::Hz120))
-        .unwrap();
+    s.apply(Setting::Model(Model::Rollback(RollbackConfig::at_rate(
+        TickRate::Hz120,
+    ))));
     for _ in 0..120 {
-        s.step(FRAME, Vec2::new(1.0, 0.0), false);
+        s.step(FRAME, Vec2::new(1.0, 0.0), false, false);
     }
-    let c = s.endpoint.counters();
+    let c = predictor(&s).counters();
     assert_eq!(c.starts, 2);
     assert!(c.identity_rejected > 0, "{c:?}");
-    assert!(s.host.counters().identity_rejected > 0);
-    let client = s.endpoint.client().unwrap();
+    assert!(authority(&s).identity_rejected() > 0);
+    let client = predictor(&s).client().unwrap();
     assert_eq!(client.game().rate(), TickRate::Hz120);
     assert!(client.tick().0 > 230, "{:?}", client.tick());
 }

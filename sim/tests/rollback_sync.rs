@@ -6,10 +6,11 @@ use rand_core::SeedableRng;
 use rand_pcg::Pcg32;
 use sim::rollback::sync_test::{arena_fingerprint, random_input};
 use sim::rollback::{
-    Arena, BotPlayer, Divergence, Game, InputCmd, RollbackConfig, RollbackSession, Snapshot,
-    SyncTest, Tick, TickRate,
+    Arena, BotPlayer, Divergence, Game, InputCmd, RollbackConfig, Snapshot, SyncTest, Tick,
+    TickRate,
 };
-use sim::NetSettings;
+use sim::scenario::Setup;
+use sim::{LocalSession, Model, NetSettings};
 use std::cell::Cell;
 
 fn random_inputs(rng: &mut Pcg32, tick: Tick) -> [InputCmd; 2] {
@@ -124,23 +125,33 @@ fn a_run_across_the_tick_wrap_rejects_nothing_and_plays_like_one_at_tick_0() {
             start_tick: Tick(start),
             ..RollbackConfig::default()
         };
-        let mut s = RollbackSession::new(3, NetSettings::symmetric(100, 10, 2), config).unwrap();
+        let mut s = LocalSession::with_setup(
+            3,
+            &Setup {
+                net: NetSettings::symmetric(100, 10, 2),
+                model: Model::Rollback(config),
+                ..Setup::default()
+            },
+        );
         let mut bot = BotPlayer::new(0);
         for _ in 0..240 {
-            s.step_bot(&mut bot, 1.0 / 60.0);
+            s.step_bot_player(&mut bot, 1.0 / 60.0);
         }
         let now = s.now();
         (
-            s.endpoint.metrics(now),
-            s.endpoint.predicted().unwrap().clone(),
+            s.endpoint.metrics(now).rollback.unwrap(),
+            s.endpoint.rollback().unwrap().predicted().unwrap().clone(),
             s,
         )
     };
     let (wrapped, state_w, s) = run(u32::MAX - 120);
     let (plain, state_p, _) = run(0);
     assert_eq!(wrapped.states_rejected, 0);
-    assert_eq!(s.endpoint.counters().identity_rejected, 0);
-    assert_eq!(s.host.client_inputs().out_of_window, 0);
+    assert_eq!(
+        s.endpoint.rollback().unwrap().counters().identity_rejected,
+        0
+    );
+    assert_eq!(s.host.rollback().unwrap().client_inputs().out_of_window, 0);
     assert!(wrapped.hash_checks > 100, "{}", wrapped.hash_checks);
     assert_eq!(wrapped.hash_mismatches, 0);
     // Past the wrap: the tick counts from 0 again.

@@ -2,36 +2,84 @@
 //! State must pass at the client end (identity, age, hash, shape).
 
 use sim::net::codec;
-use sim::rollback::endpoint::RollbackEndpointError;
+use sim::net::protocol::{ClientMsg, ServerMsg};
+use sim::rollback::predictor::RollbackEndpointError;
 use sim::rollback::wire::{IdentityError, Ids, StateMsg, MAGIC, VERSION};
-use sim::rollback::{BotPlayer, RollbackConfig, RollbackServerMsg, RollbackSession, StateRejected};
-use sim::NetSettings;
+use sim::rollback::{
+    BotPlayer, RollbackConfig, RollbackPredictor, RollbackServerMsg, StateRejected,
+};
+use sim::scenario::Setup;
+use sim::{ClientEvent, LocalSession, Model, NetSettings};
 
-/// A session 2 s into bot play on a perfect link, and the frames the host
-/// sends over the next two ticks (one State among them).
-fn session_and_frames() -> (RollbackSession, Vec<Vec<u8>>) {
-    let mut s = RollbackSession::new(
+/// A session 2 s into bot play on a perfect link, and the rollback
+/// messages the host sends over the next two ticks (one State among them)
+/// with their frames' sizes.
+fn session_and_frames() -> Window {
+    session_and_all_frames().0
+}
+
+/// A session and the rollback messages of a window, with their frames'
+/// sizes.
+type Window = (LocalSession, Vec<(usize, RollbackServerMsg)>);
+
+/// As [`session_and_frames`], and the first observer view of the window:
+/// its size, projectiles and ticks.
+fn session_and_all_frames() -> (Window, Vec<usize>) {
+    let mut s = LocalSession::with_setup(
         9,
-        NetSettings::symmetric(0, 0, 0),
-        RollbackConfig::default(),
-    )
-    .unwrap();
+        &Setup {
+            net: NetSettings::symmetric(0, 0, 0),
+            model: Model::Rollback(RollbackConfig::default()),
+            ..Setup::default()
+        },
+    );
     let mut bot = BotPlayer::new(0);
     for _ in 0..120 {
-        s.step_bot(&mut bot, 1.0 / 60.0);
+        s.step_bot_player(&mut bot, 1.0 / 60.0);
     }
-    let later = s.now().plus_millis(34);
+    let later = s.now().plus_millis(50);
+    let mut views = Vec::new();
     let frames = s
         .host
         .poll_until(later)
         .into_iter()
-        .map(|(_, f)| f)
+        .filter_map(|(_, f)| match codec::decode(&f).unwrap() {
+            ServerMsg::Rollback(m) => Some((f.len(), m)),
+            ServerMsg::RollbackObserver(v) => {
+                views.push((f.len(), v.snapshot.projectiles.len(), v.ticks.len()));
+                None
+            }
+            _ => None,
+        })
         .collect();
-    (s, frames)
+    let (len, projectiles, ticks) = views[0];
+    ((s, frames), vec![len, projectiles, ticks])
 }
 
-fn decode(f: &[u8]) -> RollbackServerMsg {
-    codec::decode(f).unwrap()
+fn predictor(s: &LocalSession) -> &RollbackPredictor {
+    s.endpoint.rollback().unwrap()
+}
+
+#[test]
+fn the_observer_view_and_the_model_switch_are_small() {
+    let (_, view) = session_and_all_frames();
+    // 20 Hz, so 3 ticks at 60 Hz; one projectile in flight.
+    assert_eq!(view[1..], [1, 3]);
+    assert_eq!(view[0], 90);
+    let set = codec::encode(&ClientMsg::SetModel(Model::Rollback(
+        RollbackConfig::default(),
+    )));
+    let start = codec::encode(&ServerMsg::Rollback(RollbackServerMsg::Start(
+        sim::rollback::wire::StartMsg {
+            ids: Ids::new(u32::MAX, 1, 0),
+            tick_rate: sim::rollback::TickRate::Hz60,
+            snapshot: sim::rollback::Arena::new(sim::rollback::TickRate::Hz60)
+                .initial(sim::rollback::Tick(0)),
+        },
+    )));
+    // SetModel: version, variant, the model's tag and 8 settings; Start
+    // of a session id as large as it gets.
+    assert_eq!((set.len(), start.len()), (11, 43));
 }
 
 #[test]
@@ -39,54 +87,61 @@ fn messages_are_small() {
     let (mut s, frames) = session_and_frames();
     let ack = frames
         .iter()
-        .find(|f| matches!(decode(f), RollbackServerMsg::Ack(_)))
-        .unwrap();
-    let state = frames
+        .find(|(_, m)| matches!(m, RollbackServerMsg::Ack(_)))
+        .unwrap()
+        .0;
+    let (state, RollbackServerMsg::State(msg)) = frames
         .iter()
-        .find(|f| matches!(decode(f), RollbackServerMsg::State(_)))
-        .unwrap();
-    let RollbackServerMsg::State(msg) = decode(state) else {
+        .find(|(_, m)| matches!(m, RollbackServerMsg::State(_)))
+        .unwrap()
+    else {
         unreachable!()
     };
     let projectiles = msg.snapshot.projectiles.len();
     let up = s
         .endpoint
-        .frame(s.now(), 1.0 / 60.0, sim::Vec2::new(1.0, 0.0), true);
-    let inputs = up.last().unwrap();
+        .frame(s.now(), 1.0 / 60.0, sim::Vec2::new(1.0, 0.0), false, true);
+    let inputs = up
+        .iter()
+        .find(|f| matches!(codec::decode(f), Ok(ClientMsg::Inputs(_))))
+        .unwrap();
     eprintln!(
-        "bytes: Inputs ×4 {}, Ack {}, State {} with {projectiles} projectiles",
+        "bytes: Inputs ×4 {}, Ack {ack}, State {state} with {projectiles} projectiles",
         inputs.len(),
-        ack.len(),
-        state.len()
     );
-    // version 1 + variant 1 + ids 2+1+4+1+1 (this session id is a 4-byte
-    // varint) + newest tick 2 + len 1 + 4 × 3.
+    // version 1 + ClientMsg variant 1 + ids 2+1+4+1+1 (this session id is
+    // a 4-byte varint) + newest tick 2 + len 1 + 4 × 3.
     assert_eq!(inputs.len(), 26);
-    // 2 + ids 9 + tick 2 + newest 1+2 + buffer 1+1 + missed 1 + late 1.
-    assert_eq!(ack.len(), 19);
+    // 1 + ServerMsg and RollbackServerMsg variants 2 + ids 9 + tick 2 +
+    // newest 1+2 + buffer 1+1 + missed 1 + late 1.
+    assert_eq!(ack, 20);
     // Players ≈ 20 B each, projectiles ≈ 12 B each, hash 8, 2 ticks × 2
     // players of inputs.
     assert_eq!(projectiles, 1);
-    assert_eq!(state.len(), 74);
+    assert_eq!(*state, 75);
 }
 
 /// Re-encodes the first State of `frames` after `edit`, feeds it to the
 /// endpoint and returns its verdict.
 fn feed_edited(
-    s: &mut RollbackSession,
-    frames: &[Vec<u8>],
+    s: &mut LocalSession,
+    frames: &[(usize, RollbackServerMsg)],
     edit: impl Fn(&mut StateMsg),
 ) -> Result<(), RollbackEndpointError> {
     let mut msg = frames
         .iter()
-        .find_map(|f| match decode(f) {
-            RollbackServerMsg::State(m) => Some(m),
+        .find_map(|(_, m)| match m {
+            RollbackServerMsg::State(m) => Some(m.clone()),
             _ => None,
         })
         .unwrap();
     edit(&mut msg);
-    let frame = codec::encode(&RollbackServerMsg::State(msg));
-    s.endpoint.receive_frame(s.now(), &frame)
+    let frame = codec::encode(&ServerMsg::Rollback(RollbackServerMsg::State(msg)));
+    match s.endpoint.receive_frame(s.now(), &frame).unwrap() {
+        ClientEvent::Applied => Ok(()),
+        ClientEvent::Refused(e) => Err(e),
+        other => panic!("{other:?}"),
+    }
 }
 
 #[test]
@@ -107,7 +162,7 @@ fn a_state_failing_any_identity_check_is_rejected_and_counted() {
         let verdict = feed_edited(&mut s, &frames, |m| edit(&mut m.ids));
         assert_eq!(verdict, Err(RollbackEndpointError::Identity(expected)));
     }
-    assert_eq!(s.endpoint.counters().identity_rejected, 5);
+    assert_eq!(predictor(&s).counters().identity_rejected, 5);
     assert_eq!(MAGIC, *b"RB");
     // The untouched State is fine.
     assert_eq!(feed_edited(&mut s, &frames, |_| {}), Ok(()));
@@ -121,7 +176,7 @@ fn a_stale_corrupt_or_misshapen_state_is_rejected_and_counted() {
         Err(RollbackEndpointError::State(StateRejected::BadHash { .. }))
     ));
     assert_eq!(feed_edited(&mut s, &frames, |_| {}), Ok(()));
-    let before = s.endpoint.client().unwrap().counters();
+    let before = predictor(&s).client().unwrap().counters();
     assert!(matches!(
         feed_edited(&mut s, &frames, |_| {}),
         Err(RollbackEndpointError::State(StateRejected::Stale { .. }))
@@ -134,8 +189,8 @@ fn a_stale_corrupt_or_misshapen_state_is_rejected_and_counted() {
         feed_edited(&mut s, &frames, |m| m.inputs.truncate(3)),
         Err(RollbackEndpointError::MalformedState)
     );
-    let c = s.endpoint.client().unwrap().counters();
+    let c = predictor(&s).client().unwrap().counters();
     assert_eq!(c.rejected_hash, 1);
     assert_eq!(c.rejected_stale, before.rejected_stale + 1);
-    assert_eq!(s.endpoint.counters().malformed, 2);
+    assert_eq!(predictor(&s).counters().malformed, 2);
 }

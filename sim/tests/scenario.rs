@@ -4,7 +4,7 @@
 
 use sim::net::protocol::LagSpike;
 use sim::scenario::{codec, Outcome, Setting, Setup};
-use sim::{Bot, NetSettings, Scenario, ScenarioRun, ServerRules, SmoothingMode, Vec2};
+use sim::{Bot, Model, NetSettings, Scenario, ScenarioRun, ServerRules, SmoothingMode, Vec2};
 
 /// Browser-like frame times: 16.6, 16.7 or 16.8 ms in a fixed
 /// pseudo-random order (Chromium's `performance.now()` has 100 µs
@@ -54,8 +54,8 @@ fn record(secs: usize) -> Scenario {
             run.change(Setting::Smoothing(SmoothingMode::Linear));
         }
         let dt = frame_dt(i);
-        let (dir, dash) = bot.input(run.endpoint().client().state().position, dt as f32);
-        run.step_live(dt, dir, dash);
+        let (dir, dash) = bot.input(run.endpoint().position(), dt as f32);
+        run.step_live(dt, dir, dash, false);
     }
     run.stop_recording();
     run.scenario().clone()
@@ -89,8 +89,8 @@ fn playback_matches_frame_by_frame() {
         assert!(b.step_recorded());
         frames += 1;
         assert_eq!(
-            a.endpoint().client().state(),
-            b.endpoint().client().state(),
+            a.endpoint().cmc().unwrap().state(),
+            b.endpoint().cmc().unwrap().state(),
             "frame {frames}"
         );
     }
@@ -120,7 +120,7 @@ fn taking_over_drops_the_rest_of_the_recording() {
     for _ in 0..300 {
         assert!(run.step_recorded());
     }
-    run.step_live(1.0 / 60.0, Vec2::new(0.0, 1.0), false);
+    run.step_live(1.0 / 60.0, Vec2::new(0.0, 1.0), false, false);
     assert_eq!(run.scenario().frames.len(), 300);
     assert!(run.scenario().changes.iter().all(|c| c.frame < 300));
     assert_eq!(run.scenario().outcome, None);
@@ -157,7 +157,7 @@ fn sixty_seconds_of_keyboard_input_fit_in_a_link() {
     ];
     for i in 0..3600 {
         let (x, y) = dirs[(i / 53 + i / 97) % dirs.len()];
-        run.step_live(frame_dt(i), Vec2::new(x, y), i % 211 == 0);
+        run.step_live(frame_dt(i), Vec2::new(x, y), i % 211 == 0, false);
     }
     run.stop_recording();
     let s = run.scenario();
@@ -173,5 +173,109 @@ fn outcome_of_an_empty_scenario_is_the_spawn() {
     assert_eq!(
         (o.frames, o.adjustments, o.acks, o.moves_sent),
         (0, 0, 0, 0)
+    );
+}
+
+/// Records `secs` of the firing bot player in the rollback model at 10 %
+/// loss; at 10 s the tick rate goes to 120 Hz (a new match), at 15 s
+/// redundancy to 1 and a lag spike.
+fn record_rollback(secs: usize) -> Scenario {
+    use sim::rollback::{BotPlayer, InputCmd, RollbackConfig, TickRate};
+    let setup = Setup {
+        net: NetSettings::symmetric(150, 10, 10),
+        model: Model::Rollback(RollbackConfig::default()),
+        ..Setup::default()
+    };
+    let mut run = ScenarioRun::record("rollback bot", 42, setup);
+    let mut bot = BotPlayer::new(0);
+    for i in 0..secs * 60 {
+        if i == 600 {
+            let c = RollbackConfig::at_rate(TickRate::Hz120);
+            run.change(Setting::Model(Model::Rollback(c)));
+        }
+        if i == 900 {
+            let c = RollbackConfig {
+                redundancy: 1,
+                ..RollbackConfig::at_rate(TickRate::Hz120)
+            };
+            run.change(Setting::Model(Model::Rollback(c)));
+            run.change(Setting::LagSpike(LagSpike {
+                extra_ms: 300,
+                duration_ms: 1000,
+            }));
+        }
+        let dt = frame_dt(i);
+        let (dir, buttons) = bot.input(run.endpoint().position(), dt as f32);
+        let pressed = |b: u16| buttons & b != 0;
+        run.step_live(dt, dir, pressed(InputCmd::DASH), pressed(InputCmd::FIRE));
+    }
+    run.stop_recording();
+    run.scenario().clone()
+}
+
+#[test]
+fn a_rollback_recording_plays_back_identically_and_its_outcome_means_rollback_numbers() {
+    let scenario = record_rollback(20);
+    let recorded = scenario.outcome.unwrap();
+    assert_eq!(recorded.frames, 1200);
+    assert!(scenario.frames.iter().any(|f| f.fire), "fire is recorded");
+    assert_eq!(ScenarioRun::run_to_end(scenario.clone()), recorded);
+    let linked = codec::from_fragment(&codec::to_fragment(&scenario)).unwrap();
+    assert_eq!(ScenarioRun::run_to_end(linked), recorded);
+
+    let mut run = ScenarioRun::play(scenario);
+    while run.step_recorded() {}
+    let m = run.metrics().rollback.expect("a rollback run");
+    // The outcome holds the rollback model's own counters.
+    assert_eq!(recorded.adjustments, m.rollbacks);
+    assert_eq!(recorded.replayed_moves, m.resimulated_ticks);
+    assert_eq!(recorded.acks, m.acks);
+    assert_eq!(recorded.moves_sent, m.packets_sent);
+    assert_eq!(
+        recorded.state_hash,
+        run.endpoint()
+            .rollback()
+            .unwrap()
+            .predicted()
+            .unwrap()
+            .state_hash()
+    );
+    // The last 10 s ran at 120 Hz, a new match: 1200 ticks less the first
+    // round trip, 10 % of their Acks lost.
+    assert!((1030..=1110).contains(&m.acks), "{m:?}");
+    assert!(m.rollbacks > 0 && m.resimulated_ticks > 1000, "{m:?}");
+    assert_eq!(m.hash_mismatches, 0);
+}
+
+#[test]
+fn a_recording_that_switches_models_live_plays_back_identically() {
+    let (mut run, mut bot) = start_recording("switching");
+    for i in 0..1200 {
+        match i {
+            300 => run.change(Setting::Model(Model::Rollback(Default::default()))),
+            900 => run.change(Setting::Model(Model::Cmc)),
+            _ => {}
+        }
+        let dt = frame_dt(i);
+        let (dir, dash) = bot.input(run.endpoint().position(), dt as f32);
+        run.step_live(dt, dir, dash, i % 90 < 20);
+        if i == 600 {
+            assert!(run.endpoint().rollback().is_some());
+            assert_eq!(run.settings().model, Model::Rollback(Default::default()));
+        }
+    }
+    run.stop_recording();
+    let scenario = run.scenario().clone();
+    let recorded = scenario.outcome.unwrap();
+    assert_eq!(ScenarioRun::run_to_end(scenario.clone()), recorded);
+    // The counters are the CMC model's again: 5 s of it, from zero.
+    assert!((30..=50).contains(&recorded.acks), "{recorded:?}");
+    let mut other = scenario;
+    other.changes.remove(0);
+    other.changes.remove(0);
+    assert_ne!(
+        ScenarioRun::run_to_end(other).trajectory_hash,
+        recorded.trajectory_hash,
+        "the switch is part of the run"
     );
 }

@@ -21,7 +21,7 @@ fn lossless_link_with_latency_gives_zero_adjustments_over_60_s() {
         assert_eq!(m.replayed_moves, 0);
         // 3600 frames = 3600 moves; the ones made standing still are held
         // and combined at UE's stationary rate (1/12 s), so fewer are sent.
-        let c = s.endpoint.client().counters();
+        let c = s.endpoint.cmc().unwrap().counters();
         assert_eq!(c.moves, 3600);
         assert_eq!(m.moves_sent, c.server_moves_sent);
         assert!(c.combined_moves > 50, "{c:?}");
@@ -40,7 +40,7 @@ fn lossless_link_with_latency_gives_zero_adjustments_over_60_s() {
             m.acks
         );
         assert!(m.dash_events >= 4, "the bot dashes: {}", m.dash_events);
-        assert_eq!(s.host.player().counters().adjustments_sent, 0);
+        assert_eq!(s.host.cmc().unwrap().counters().adjustments_sent, 0);
         // With 100 ms RTT and 10 Hz acks the queue holds ~6–13 moves
         // (`000_…` §5.2: "5~10 at 60 fps and 10 Hz acks", plus the RTT).
         if rtt == 100 {
@@ -74,11 +74,12 @@ fn loss_causes_adjustments_and_the_client_converges_within_one_rtt() {
         // client's prediction is within the 16 cm threshold (`002_…`). A
         // smaller error is tolerated and persists, as in UE: only an error
         // above the threshold is corrected.
-        let server = s.host.player();
+        let server = s.host.cmc().unwrap();
         let ts = server.current_time_stamp().unwrap();
         if let Some(m) = s
             .endpoint
-            .client()
+            .cmc()
+            .unwrap()
             .saved_moves()
             .iter()
             .find(|m| m.time_stamp == ts)
@@ -103,12 +104,12 @@ fn replay_after_adjustment_lands_where_the_server_lands_with_the_same_moves() {
     let mut bot = Bot::new();
     let mut checked = 0;
     for _ in 0..(20 * 60) {
-        let before = s.endpoint.client().counters().replayed_moves;
+        let before = s.endpoint.cmc().unwrap().counters().replayed_moves;
         s.step_bot(&mut bot, FRAME);
         // Only frames whose replay is the newest thing that happened: a
         // second Adjustment arriving later in the same frame re-snaps.
-        if s.endpoint.client().counters().replayed_moves == before
-            || s.endpoint.client().needs_replay()
+        if s.endpoint.cmc().unwrap().counters().replayed_moves == before
+            || s.endpoint.cmc().unwrap().needs_replay()
         {
             continue;
         }
@@ -116,7 +117,7 @@ fn replay_after_adjustment_lands_where_the_server_lands_with_the_same_moves() {
         // the snap point; the remaining SavedMoves must be exactly the
         // same inputs re-simulated from there, move after move (moves an
         // Ack dropped meanwhile were folded into the replay first).
-        let client = s.endpoint.client();
+        let client = s.endpoint.cmc().unwrap();
         let rec = client.corrections().back().unwrap();
         let moves: Vec<_> = client.saved_moves().iter().copied().collect();
         let path = &rec.replayed;

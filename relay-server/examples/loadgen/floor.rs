@@ -58,6 +58,7 @@ async fn connection(mut ws: tokio_tungstenite::WebSocketStream<tokio::net::TcpSt
                 params: MovementParams::default(),
                 settings: NetSettings::default(),
                 rules: ServerRules::default(),
+                model: sim::Model::Cmc,
             },
             Ok(ClientMsg::ServerMove(m)) => ServerMsg::MoveResponse(MoveResponse::Ack {
                 time_stamp: m.new_move.time_stamp,

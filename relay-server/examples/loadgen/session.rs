@@ -79,7 +79,7 @@ pub async fn session(
     let mut endpoint = ClientEndpoint::new();
     endpoint.set_net_settings(NetSettings::symmetric(0, 0, 0));
     // Hello and the settings, as the page's first frame sends them.
-    for frame in endpoint.frame(now(), 0.0, sim::Vec2::ZERO, false) {
+    for frame in endpoint.frame(now(), 0.0, sim::Vec2::ZERO, false, false) {
         if ws.send(Message::Binary(frame.into())).await.is_err() {
             stats.errors += 1;
             return stats;
@@ -135,9 +135,9 @@ pub async fn session(
                     break;
                 }
                 measuring = now_phase == Phase::Measure;
-                let position = endpoint.client().state().position;
+                let position = endpoint.position();
                 let (dir, dash) = bot.input(position, FRAME.as_secs_f32());
-                for frame in endpoint.frame(now(), FRAME.as_secs_f64(), dir, dash) {
+                for frame in endpoint.frame(now(), FRAME.as_secs_f64(), dir, dash, false) {
                     let at = Instant::now();
                     match codec::decode::<ClientMsg>(&frame) {
                         Ok(ClientMsg::ServerMove(m)) => {

@@ -3,7 +3,7 @@
 //! replay, so a saved scenario doubles as a regression test.
 //!
 //! ```text
-//! scenario run data/rubber-band.json          # a JSON file (GET /api/scenarios/{id})
+//! scenario run data/rubber-band.json          # a JSON file (GET /api/scenarios/{id}), either model
 //! scenario run Xy3_kq9LmN0a                   # an id in the relay's store (--db)
 //! scenario run 'http://localhost:8080/s/Xy3_kq9LmN0a'
 //! scenario run 'http://localhost:8080/#s=AQ…' # a self-contained link
@@ -21,7 +21,7 @@ use anyhow::{bail, Context};
 use clap::{Parser, Subcommand};
 use relay_server::store::{is_id, Location, PgStore, ScenarioStore, SqliteStore, StoredScenario};
 use sim::scenario::{codec, Outcome};
-use sim::{Scenario, ScenarioRun};
+use sim::{Model, Scenario, ScenarioRun};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -119,38 +119,43 @@ fn lookup(db: &Location, id: &str) -> anyhow::Result<Option<StoredScenario>> {
     })
 }
 
-/// Plays `scenario`, writing one CSV row per frame to `csv` if given.
-fn play(scenario: Scenario, mut csv: Option<Box<dyn Write>>) -> anyhow::Result<Outcome> {
+/// Plays `scenario`, writing one CSV row per frame to `csv` if given. In
+/// a rollback run the CMC-named columns hold the analogous numbers
+/// ([`Outcome`]): `queue_len` is the ticks predicted past the last
+/// confirmed State, `adjustments` the visible rollbacks, `replayed_moves`
+/// the re-simulated ticks.
+fn play(scenario: Scenario, mut csv: Option<Box<dyn Write>>) -> anyhow::Result<(Outcome, Model)> {
     let mut run = ScenarioRun::play(scenario);
     if let Some(w) = csv.as_mut() {
         writeln!(
             w,
-            "frame,time_s,x_cm,y_cm,vx_cm_s,vy_cm_s,queue_len,adjustments,replayed_moves"
+            "frame,time_s,x_cm,y_cm,vx_cm_s,vy_cm_s,queue_len,adjustments,replayed_moves,model"
         )?;
     }
     while run.step_recorded() {
         if let Some(w) = csv.as_mut() {
-            let c = run.endpoint().client();
-            let (s, n) = (c.state(), c.counters());
+            let (p, v) = (run.endpoint().position(), run.endpoint().velocity());
+            let model = run.endpoint().model().name();
+            let m = run.metrics();
             writeln!(
                 w,
-                "{},{:.6},{},{},{},{},{},{},{}",
+                "{},{:.6},{},{},{},{},{},{},{},{model}",
                 run.frame_index(),
                 run.elapsed_secs(),
-                s.position.x,
-                s.position.y,
-                s.velocity.x,
-                s.velocity.y,
-                c.saved_moves().len(),
-                n.adjustments,
-                n.replayed_moves
+                p.x,
+                p.y,
+                v.x,
+                v.y,
+                m.queue_len,
+                m.adjustments,
+                m.replayed_moves
             )?;
         }
     }
     if let Some(w) = csv.as_mut() {
         w.flush()?;
     }
-    Ok(run.outcome())
+    Ok((run.outcome(), run.endpoint().model()))
 }
 
 fn main() -> std::process::ExitCode {
@@ -187,7 +192,7 @@ fn real_main() -> anyhow::Result<bool> {
 fn bless(file: &Path) -> anyhow::Result<()> {
     let mut scenario = read_file(file)?;
     let old = scenario.outcome.take();
-    let new = play(scenario.clone(), None)?;
+    let (new, _) = play(scenario.clone(), None)?;
     scenario.outcome = Some(new);
     let bytes = std::fs::read(file)?;
     let out = if bytes.first() == Some(&b'{') {
@@ -225,7 +230,7 @@ fn run(source: &str, db: &Location, csv: Option<&Path>, json: bool) -> anyhow::R
         ))),
         None => None,
     };
-    let o = play(scenario, csv)?;
+    let (o, model) = play(scenario, csv)?;
     let matches = recorded.is_none_or(|r| r == o);
     let verdict = match recorded {
         None => "no recorded outcome to compare",
@@ -237,6 +242,7 @@ fn run(source: &str, db: &Location, csv: Option<&Path>, json: bool) -> anyhow::R
             "{}",
             serde_json::json!({
                 "name": name, "seed": seed, "duration_s": secs, "frames": o.frames,
+                "model": model.name(),
                 "state_hash": format!("{:016x}", o.state_hash),
                 "trajectory_hash": format!("{:016x}", o.trajectory_hash),
                 "adjustments": o.adjustments, "replayed_moves": o.replayed_moves,
@@ -245,15 +251,21 @@ fn run(source: &str, db: &Location, csv: Option<&Path>, json: bool) -> anyhow::R
             })
         );
     } else {
+        // The outcome's counters under the model's own names.
+        let names = match model {
+            Model::Cmc => ["adjustments", "replayed-moves", "acks", "moves-sent"],
+            Model::Rollback(_) => ["rollbacks", "resimulated-ticks", "acks", "input-packets"],
+        };
+        let counters = [o.adjustments, o.replayed_moves, o.acks, o.moves_sent];
         println!("scenario:        {name}");
+        println!("model:           {}", model.name());
         println!("seed:            {seed}");
         println!("frames:          {} ({secs:.2} s)", o.frames);
         println!("state-hash:      {:016x}", o.state_hash);
         println!("trajectory-hash: {:016x}", o.trajectory_hash);
-        println!("adjustments:     {}", o.adjustments);
-        println!("replayed-moves:  {}", o.replayed_moves);
-        println!("acks:            {}", o.acks);
-        println!("moves-sent:      {}", o.moves_sent);
+        for (name, n) in names.iter().zip(counters) {
+            println!("{:<16} {n}", format!("{name}:"));
+        }
         println!("verdict:         {verdict}");
         if let (Some(r), false) = (recorded, matches) {
             println!(

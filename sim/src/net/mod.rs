@@ -1,13 +1,15 @@
 //! The wire: message types ([`protocol`]), the framed postcard codec
 //! ([`codec`]), the packed ServerMove layout ([`packed`]), the seeded link
 //! conditioner ([`conditioner`]) with its bursty-loss model
-//! ([`gilbert_elliott`]), named link profiles ([`preset`]) and the link
-//! measured from its ends ([`link_stats`], [`link_meter`]), and the
-//! newest-wins rule for replicated state ([`newest_wins`]).
+//! ([`gilbert_elliott`]), named link profiles ([`preset`]), the link
+//! measured from its ends ([`link_stats`], [`link_meter`]), one
+//! connection's link at each end ([`link`]), and the newest-wins rule for
+//! replicated state ([`newest_wins`]).
 
 pub mod codec;
 pub mod conditioner;
 pub mod gilbert_elliott;
+pub mod link;
 pub mod link_meter;
 pub mod link_stats;
 pub mod newest_wins;

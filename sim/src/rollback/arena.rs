@@ -198,6 +198,11 @@ impl Game for Arena {
 
     fn step(&self, state: &Snapshot, inputs: &[InputCmd]) -> Snapshot {
         let mut next = state.clone();
+        self.step_in_place(&mut next, inputs);
+        next
+    }
+
+    fn step_in_place(&self, next: &mut Snapshot, inputs: &[InputCmd]) {
         for (i, p) in next.players.iter_mut().enumerate() {
             let input = inputs.get(i).copied().unwrap_or_default();
             if let Some(shot) = self.step_player(p, &input, i as u8) {
@@ -228,7 +233,6 @@ impl Game for Arena {
             false
         });
         next.tick = next.tick.next();
-        next
     }
 
     fn state_hash(state: &Snapshot) -> u64 {

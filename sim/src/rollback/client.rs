@@ -228,7 +228,7 @@ impl<G: Game> RollbackClient<G> {
         let input = input.at(t);
         self.local_inputs.insert(t, input);
         self.fill_inputs(t, input);
-        self.predicted = self.game.step(&self.predicted, &self.scratch);
+        self.game.step_in_place(&mut self.predicted, &self.scratch);
         self.history.insert_from(t.next(), &self.predicted);
         self.counters.ticks += 1;
         Ok(())
@@ -291,7 +291,7 @@ impl<G: Game> RollbackClient<G> {
         }
         let mut s = self.newest.clone();
         for inputs in update.inputs.chunks(n) {
-            s = self.game.step(&s, inputs);
+            self.game.step_in_place(&mut s, inputs);
         }
         self.counters.hash_checks += 1;
         if G::state_hash(&s) != update.hash {
@@ -352,7 +352,7 @@ impl<G: Game> RollbackClient<G> {
         for (i, t) in from.until(to).enumerate() {
             let local = self.local_inputs.get(t).copied();
             self.fill_inputs(t, local.unwrap_or(InputCmd::empty(t)));
-            self.predicted = self.game.step(&self.predicted, &self.scratch);
+            self.game.step_in_place(&mut self.predicted, &self.scratch);
             self.history.insert_from(t.next(), &self.predicted);
             set_at(&mut record.resimulated, i, &self.predicted);
         }

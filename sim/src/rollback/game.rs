@@ -26,6 +26,14 @@ pub trait Game {
     /// must not read `inputs[i].tick` (a held input carries an older one).
     fn step(&self, state: &Self::State, inputs: &[InputCmd]) -> Self::State;
 
+    /// [`Game::step`] in place: `state` becomes the state one tick later.
+    /// The client, the server and the sync test step this way, so a game
+    /// whose state owns buffers can reuse them instead of allocating a new
+    /// state every tick; the default steps and replaces.
+    fn step_in_place(&self, state: &mut Self::State, inputs: &[InputCmd]) {
+        *state = self.step(state, inputs);
+    }
+
     /// A 64-bit hash over a stable byte order of the whole state
     /// ([`crate::hash::Fnv64`]): equal on every machine and target for
     /// equal states (`001_…` §7).

@@ -25,6 +25,12 @@
 //! [`SyncTest`] rewinds and re-simulates every tick to prove a game is
 //! deterministic (ggrs's `SyncTestSession`).
 //!
+//! The model runs behind the same [`crate::ServerHost`] and
+//! [`crate::ClientEndpoint`] as the CMC model (one link, one protocol, one
+//! [`crate::LocalSession`]): [`RollbackAuthority`] is the host's half and
+//! [`RollbackPredictor`] the endpoint's, chosen by
+//! [`crate::Model::Rollback`].
+//!
 //! ## Layout
 //! | module | holds |
 //! |---|---|
@@ -35,19 +41,18 @@
 //! | `config` | [`RollbackConfig`] and every range |
 //! | `server`, `client`, `time_sync` | the authority, the predicting client, its clock |
 //! | `sync_test` | [`SyncTest`] |
-//! | `wire` | [`RollbackClientMsg`], [`RollbackServerMsg`] |
-//! | `bot`, `host`, `endpoint`, `session` | bot player, server end, client end, both on one clock |
+//! | `wire` | [`InputPacket`], [`RollbackServerMsg`], [`RollbackObserver`] |
+//! | `bot`, `authority`, `predictor` | bot player, the host's half, the endpoint's half |
 
 pub mod arena;
+pub mod authority;
 pub mod bot;
 pub mod client;
 pub mod config;
-pub mod endpoint;
 pub mod game;
-pub mod host;
 pub mod input;
+pub mod predictor;
 pub mod server;
-pub mod session;
 pub mod snapshot;
 pub mod sync_test;
 pub mod tick;
@@ -55,17 +60,16 @@ pub mod time_sync;
 pub mod wire;
 
 pub use arena::Arena;
+pub use authority::RollbackAuthority;
 pub use bot::BotPlayer;
 pub use client::{ClientCounters, RollbackClient, RollbackRecord, StateRejected};
 pub use config::RollbackConfig;
-pub use endpoint::{RollbackEndpoint, RollbackMetrics};
 pub use game::{Divergence, Game};
-pub use host::RollbackHost;
 pub use input::{InputCmd, TickRing};
+pub use predictor::{RollbackMetrics, RollbackPredictor};
 pub use server::{RollbackServer, StateUpdate};
-pub use session::RollbackSession;
 pub use snapshot::Snapshot;
 pub use sync_test::SyncTest;
 pub use tick::{Tick, TickRate};
 pub use time_sync::TimeSync;
-pub use wire::{InputPacket, RollbackClientMsg, RollbackServerMsg};
+pub use wire::{InputPacket, RollbackObserver, RollbackServerMsg};

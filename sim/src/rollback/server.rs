@@ -209,7 +209,7 @@ impl<G: Game> RollbackServer<G> {
             p.last = Some(cmd);
             self.scratch.push(cmd);
         }
-        self.state = self.game.step(&self.state, &self.scratch);
+        self.game.step_in_place(&mut self.state, &self.scratch);
         self.used.insert_from(t, &self.scratch);
         t
     }

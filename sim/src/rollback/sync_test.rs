@@ -65,7 +65,7 @@ impl<G: Game> SyncTest<G> {
         let kept = self.inputs.entry(t);
         kept.clear();
         kept.extend_from_slice(inputs);
-        self.state = self.game.step(&self.state, inputs);
+        self.game.step_in_place(&mut self.state, inputs);
         let now = G::tick(&self.state);
         self.states.insert_from(now, &self.state);
         self.hashes.insert(now, G::state_hash(&self.state));
@@ -77,7 +77,7 @@ impl<G: Game> SyncTest<G> {
             let Some(inputs) = self.inputs.get(tick) else {
                 return;
             };
-            s = self.game.step(&s, inputs);
+            self.game.step_in_place(&mut s, inputs);
             let (first, resimulated) = (self.hashes.get(tick.next()).copied(), G::state_hash(&s));
             self.checks += 1;
             if let Some(first) = first.filter(|&f| f != resimulated) {

@@ -1,25 +1,31 @@
-//! The rollback model's messages (`001_…` §5.3, §6), framed with the
-//! crate's codec ([`crate::net::codec::encode`] / `decode`, postcard with
-//! the protocol version byte). Every message after Start carries
-//! [`Ids`] — magic, version, session, match and player — so a packet of
-//! another protocol, an older build, a previous connection or a previous
-//! match is rejected (`001_…` §4.4, §6).
+//! The rollback model's messages (`001_…` §5.3, §6). They travel nested in
+//! the one protocol both models share — [`InputPacket`] as
+//! [`crate::net::protocol::ClientMsg::Inputs`], the server's as
+//! [`crate::net::protocol::ServerMsg::Rollback`] and
+//! [`crate::net::protocol::ServerMsg::RollbackObserver`] — so Hello,
+//! Welcome, settings, Pings, lag spikes and the resume token are the CMC
+//! model's own, framed by the crate's codec (postcard after the protocol
+//! version byte). Every message after Start carries [`Ids`] — magic,
+//! version, session, match and player — so a packet of another protocol,
+//! an older build, a previous connection or a previous match is rejected
+//! (`001_…` §4.4, §6).
 //!
 //! | message | when | bytes (typical, framed) |
 //! |---|---|---|
-//! | [`RollbackClientMsg::Join`] | once | 2 |
-//! | [`RollbackClientMsg::Inputs`] | every client tick, last 4 inputs | 26 |
-//! | [`RollbackServerMsg::Start`] | answer to Join, new match | ≈ 60 |
-//! | [`RollbackServerMsg::Ack`] | every server tick | 19 |
-//! | [`RollbackServerMsg::State`] | every 2 server ticks | ≈ 62 + 12 per projectile |
+//! | `ClientMsg::Inputs` | every client tick, last 4 inputs | 26 |
+//! | [`RollbackServerMsg::Start`] | after the Welcome, and for a new match | ≈ 43 |
+//! | [`RollbackServerMsg::Ack`] | every server tick | 20 |
+//! | [`RollbackServerMsg::State`] | every 2 server ticks | ≈ 63 + 12 per projectile |
+//! | [`RollbackObserver`] | 20 Hz, past the conditioner (debug view) | ≈ 78 + 12 per projectile |
 //!
 //! (`sim/tests/rollback_wire.rs` pins these.) Ticks go as postcard
 //! varints, so the bytes grow by up to 2 per tick field near the wrap.
 
 use super::input::InputCmd;
 use super::server::StateUpdate;
-use super::snapshot::Snapshot;
+use super::snapshot::{MmVec, Snapshot};
 use super::tick::{Tick, TickRate};
+use crate::net::protocol::LinkTotals;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
@@ -143,20 +149,18 @@ pub struct InputPacket {
     /// Tick of `inputs[0]`.
     pub newest: Tick,
     /// Inputs of `newest`, `newest − 1`, …; at most
-    /// [`MAX_INPUTS_PER_PACKET`].
+    /// [`MAX_INPUTS_PER_PACKET`] (the host refuses a packet with more
+    /// before it enters the uplink).
     pub inputs: Vec<PackedInput>,
 }
 
 impl InputPacket {
-    /// The inputs with their ticks, newest first; `None` if there are
-    /// more than [`MAX_INPUTS_PER_PACKET`] (a malformed packet).
-    pub fn cmds(&self) -> Option<impl Iterator<Item = InputCmd> + '_> {
-        (self.inputs.len() <= MAX_INPUTS_PER_PACKET).then(|| {
-            self.inputs
-                .iter()
-                .enumerate()
-                .map(|(i, p)| p.at(self.newest.minus(i as u32)))
-        })
+    /// The inputs with their ticks, newest first.
+    pub fn cmds(&self) -> impl Iterator<Item = InputCmd> + '_ {
+        self.inputs
+            .iter()
+            .enumerate()
+            .map(|(i, p)| p.at(self.newest.minus(i as u32)))
     }
 }
 
@@ -240,19 +244,11 @@ pub struct StartMsg {
     pub snapshot: Snapshot,
 }
 
-/// Client → server.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub enum RollbackClientMsg {
-    /// Asks for a match; answered with Start.
-    Join,
-    /// The last inputs.
-    Inputs(InputPacket),
-}
-
 /// Server → client.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum RollbackServerMsg {
-    /// A match started (answer to Join, or a new tick rate / start tick).
+    /// A match started: after the Welcome that names the rollback model,
+    /// and when a new tick rate or start tick starts a new one.
     Start(StartMsg),
     /// Every tick.
     Ack(AckMsg),
@@ -269,4 +265,60 @@ impl RollbackServerMsg {
             RollbackServerMsg::State(m) => &m.ids,
         }
     }
+}
+
+/// What the server did at one tick for the client's player, for the
+/// Authoritative panel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ObservedTick {
+    /// The player's position after the tick, mm.
+    pub position: MmVec,
+    /// The player's own input was missing: held or defaulted.
+    pub missed: bool,
+}
+
+/// The server's counters for the client's player (saturating at
+/// `u32::MAX`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct RollbackServerTotals {
+    /// Ticks processed in this match.
+    pub ticks: u32,
+    /// Inputs stored for a tick not yet processed.
+    pub received: u32,
+    /// Inputs received again (redundancy at work).
+    pub duplicates: u32,
+    /// Inputs that arrived after their tick.
+    pub late: u32,
+    /// Inputs too far ahead of the server's tick, dropped.
+    pub out_of_window: u32,
+    /// Ticks that repeated the last input (hold-last).
+    pub held: u32,
+    /// Ticks that used the empty input (hold-last ran out).
+    pub defaulted: u32,
+    /// Input packets refused for their ids (another match or session).
+    pub identity_rejected: u32,
+}
+
+/// The server's true state, streamed to the page for the Authoritative
+/// panel (the rollback model's [`crate::net::protocol::ObserverSnapshot`]):
+/// a debug view past the link conditioner, not counted in bytes/s.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RollbackObserver {
+    /// The host's replication counter (newest wins).
+    pub seq: u32,
+    /// The server's state now (its tick inside).
+    pub snapshot: Snapshot,
+    /// The ticks since the previous view, oldest first (at most
+    /// [`RollbackObserver::MAX_TICKS`]; older ones are left out).
+    pub ticks: Vec<ObservedTick>,
+    /// The server's counters so far.
+    pub totals: RollbackServerTotals,
+    /// What the host's two link conditioners did so far.
+    pub link: LinkTotals,
+}
+
+impl RollbackObserver {
+    /// Cap on [`RollbackObserver::ticks`] per view (0.27 s at 120 Hz, more
+    /// than the 50 ms between two views).
+    pub const MAX_TICKS: usize = 32;
 }

@@ -129,7 +129,7 @@ mod tests {
             .map(|i| {
                 let y = (i / 100) as f32 * 0.1;
                 let dir = Vec2::new((1.0 - y * y).sqrt(), y);
-                FrameInput::quantize(1.0 / 60.0, dir, i % 97 == 0)
+                FrameInput::quantize(1.0 / 60.0, dir, i % 97 == 0, false)
             })
             .collect();
         s

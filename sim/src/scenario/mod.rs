@@ -164,7 +164,7 @@ impl FrameInput {
     /// Quantizes a page frame: `dt` seconds (clamped to
     /// `0..=MAX_FRAME_US`, rounded to µs) and a direction of length ≤ 1
     /// (each axis by [`quantize_axis`], the moves' own quantizer).
-    pub fn quantize(dt: f64, direction: Vec2, dash: bool) -> FrameInput {
+    pub fn quantize(dt: f64, direction: Vec2, dash: bool, fire: bool) -> FrameInput {
         let dt_us = if dt.is_finite() {
             (dt * 1e6).round().clamp(0.0, f64::from(MAX_FRAME_US)) as u32
         } else {
@@ -175,7 +175,7 @@ impl FrameInput {
             x: quantize_axis(direction.x),
             y: quantize_axis(direction.y),
             dash,
-            fire: false,
+            fire,
         }
     }
 
@@ -192,22 +192,31 @@ impl FrameInput {
 
 /// What a run ended with; stored with a recording so that a replay (or
 /// the CLI in a regression test) can check it got the same.
+///
+/// The fields are named after the CMC model; a rollback run fills them
+/// with the analogous numbers (as [`crate::Metrics`] does). The counters
+/// are the model's in force at the end: a model switch starts them again,
+/// while the trajectory hash covers every frame of the run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Outcome {
     /// Frames run.
     pub frames: u32,
-    /// Hash of the final predicted state ([`crate::CharacterState::state_hash`]).
+    /// Hash of the final predicted state: the character's
+    /// ([`crate::CharacterState::state_hash`]), or in the rollback model
+    /// the whole snapshot's ([`crate::rollback::Snapshot::state_hash`]).
     pub state_hash: u64,
     /// Hash of the whole trajectory: every frame's predicted state hash
     /// folded in order.
     pub trajectory_hash: u64,
-    /// Adjustments the client received.
+    /// Adjustments the client received; rollback: visible rollbacks.
     pub adjustments: u64,
-    /// Moves re-simulated by replays.
+    /// Moves re-simulated by replays; rollback: ticks re-simulated by
+    /// rebases.
     pub replayed_moves: u64,
-    /// Acks the client received.
+    /// Acks the client received; rollback: Acks received (one per server
+    /// tick).
     pub acks: u64,
-    /// ServerMoves the client sent.
+    /// ServerMoves the client sent; rollback: input packets sent.
     pub moves_sent: u64,
 }
 
@@ -473,12 +482,21 @@ mod tests {
 
     #[test]
     fn quantize_rounds_and_clamps() {
-        let f = FrameInput::quantize(1.0 / 60.0, Vec2::new(0.70710677, -0.70710677), true);
-        assert_eq!((f.dt_us, f.x, f.y, f.dash), (16_667, 23_170, -23_170, true));
-        let f = FrameInput::quantize(3.0, Vec2::new(f32::NAN, 2.0), false);
+        let f = FrameInput::quantize(1.0 / 60.0, Vec2::new(0.70710677, -0.70710677), true, true);
+        assert_eq!(
+            (f.dt_us, f.x, f.y, f.dash, f.fire),
+            (16_667, 23_170, -23_170, true, true)
+        );
+        let f = FrameInput::quantize(3.0, Vec2::new(f32::NAN, 2.0), false, false);
         assert_eq!((f.dt_us, f.x, f.y), (250_000, 0, 32_767));
-        assert_eq!(FrameInput::quantize(f64::NAN, Vec2::ZERO, false).dt_us, 0);
-        assert_eq!(FrameInput::quantize(-1.0, Vec2::ZERO, false).dt_us, 0);
+        assert_eq!(
+            FrameInput::quantize(f64::NAN, Vec2::ZERO, false, false).dt_us,
+            0
+        );
+        assert_eq!(
+            FrameInput::quantize(-1.0, Vec2::ZERO, false, false).dt_us,
+            0
+        );
     }
 
     #[test]
@@ -520,7 +538,7 @@ mod tests {
     #[test]
     fn validate_bounds_frames_and_changes() {
         let mut s = Scenario::new("ok", 1, Setup::default());
-        s.frames = vec![FrameInput::quantize(0.016, Vec2::new(1.0, 0.0), false); 3];
+        s.frames = vec![FrameInput::quantize(0.016, Vec2::new(1.0, 0.0), false, false); 3];
         s.frames[1].dt_us = 250_001;
         assert_eq!(
             s.validate().unwrap_err().to_string(),

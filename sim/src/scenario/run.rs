@@ -1,6 +1,7 @@
 //! [`ScenarioRun`]: one [`LocalSession`] that either records what is fed
 //! to it or plays a [`Scenario`] back. Recording and playback go through
-//! the same `step`, so a played-back run is the recorded run.
+//! the same `step`, so a played-back run is the recorded run — in either
+//! model ([`Setup::model`], switched live by a [`Setting::Model`] change).
 
 use super::{Change, FrameInput, Outcome, Scenario, Setting, Setup};
 use crate::hash::Fnv64;
@@ -141,12 +142,13 @@ impl ScenarioRun {
         true
     }
 
-    /// Runs one live frame of `dt` s with this input, quantized first
+    /// Runs one live frame of `dt` s with this input (`fire`: the
+    /// rollback arena's action button), quantized first
     /// ([`FrameInput::quantize`]) and recorded while recording. During
     /// playback this is the user *taking over*: the rest of the recording
     /// is dropped and the run goes on live, unrecorded.
-    pub fn step_live(&mut self, dt: f64, direction: Vec2, dash: bool) {
-        let input = FrameInput::quantize(dt, direction, dash);
+    pub fn step_live(&mut self, dt: f64, direction: Vec2, dash: bool, fire: bool) {
+        let input = FrameInput::quantize(dt, direction, dash, fire);
         if self.recording {
             self.scenario.frames.push(input);
             if self.scenario.frames.len() >= MAX_RECORDED_FRAMES {
@@ -181,7 +183,8 @@ impl ScenarioRun {
         }
     }
 
-    /// The outcome so far.
+    /// The outcome so far (what each field means in the rollback model:
+    /// [`Outcome`]).
     pub fn outcome(&mut self) -> Outcome {
         let m = self.metrics();
         Outcome {
@@ -219,9 +222,10 @@ impl ScenarioRun {
     }
 
     fn run_frame(&mut self, input: FrameInput) {
-        self.session.step(input.dt(), input.direction(), input.dash);
+        self.session
+            .step(input.dt(), input.direction(), input.dash, input.fire);
         self.cursor += 1;
-        let h = self.session.endpoint.client().state().state_hash();
+        let h = self.session.endpoint.state_hash();
         self.trajectory_hash = Fnv64::resume(self.trajectory_hash).u64(h).finish();
     }
 }

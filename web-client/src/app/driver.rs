@@ -184,7 +184,7 @@ impl Remote {
                 }
             }
         }
-        let out = self.endpoint.frame(t, dt, dir, dash);
+        let out = self.endpoint.frame(t, dt, dir, dash, false);
         // While reconnecting, moves are lost like packets (the SavedMoves
         // keep them; the server corrects the client when it is back).
         // Sending nothing still flushes the Resume queued on the socket.

@@ -186,7 +186,7 @@ impl App {
                 RunState::Local | RunState::Recording => {
                     if let Some(dt) = run_dt {
                         let was_recording = run.is_recording();
-                        run.step_live(dt, dir, dash);
+                        run.step_live(dt, dir, dash, false);
                         if was_recording && !run.is_recording() {
                             self.keep_recording();
                         }
@@ -329,7 +329,7 @@ impl App {
             self.readouts.set_bot_driving(false);
         }
         if self.bot_driving {
-            let position = self.driver.endpoint().client().state().position;
+            let position = self.driver.endpoint().position();
             let (d, dash) = self.bot.input(position, dt as f32);
             (d, dash, user)
         } else {

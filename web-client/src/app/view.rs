@@ -92,17 +92,22 @@ impl App {
         }
         let live = self.driver.endpoint();
         let offsets = Offsets {
-            mesh_cm: (live.client().drawn_position() - live.client().state().position).length(),
-            proxy_cm: (live.proxy().drawn_position() - live.proxy().position()).length(),
+            mesh_cm: live
+                .cmc()
+                .map_or(0.0, |c| (c.drawn_position() - c.state().position).length()),
+            proxy_cm: live
+                .proxy()
+                .map_or(0.0, |p| (p.drawn_position() - p.position()).length()),
         };
         v.timeline.record(run_now, &m, offsets);
         let ep: &ClientEndpoint = v.frozen.as_deref().unwrap_or(live);
-        let c = ep.client();
-        v.corrections.update(
-            c.corrections(),
-            c.counters().adjustments,
-            f32::from(self.rules.max_position_error_tenth_cm) / 10.0,
-        );
+        if let Some(c) = ep.cmc() {
+            v.corrections.update(
+                c.corrections(),
+                c.counters().adjustments,
+                f32::from(self.rules.max_position_error_tenth_cm) / 10.0,
+            );
+        }
         let (older, newer) = self.chrome.take_steps();
         for _ in 0..older {
             v.corrections.older();
@@ -120,7 +125,8 @@ impl App {
         let zoom = self.chrome.zoom();
         let follow = zoom.map(|z| {
             let dt = run_dt.unwrap_or(0.0) as f32;
-            (v.camera.follow(c.drawn_position(), dt), z)
+            let drawn = ep.cmc().map_or(ep.position(), |c| c.drawn_position());
+            (v.camera.follow(drawn, dt), z)
         });
         let mesh_offsets = v.timeline.around_last_snap(SNAP_JUMP_CM);
         let layout = self.chrome.layout((screen_width(), screen_height()));
@@ -168,7 +174,15 @@ impl App {
             .mark("predicted-sub", self.state.label(self.time.paused));
         self.chrome.text(
             "predicted-foot",
-            &captions::predicted_foot(ep.client(), ep.smoothing()),
+            &ep.cmc().map_or_else(
+                || {
+                    format!(
+                        "rollback model · tick {}",
+                        ep.rollback().and_then(|r| r.tick()).map_or(0, |t| t.0)
+                    )
+                },
+                |c| captions::predicted_foot(c, ep.smoothing()),
+            ),
         );
         self.chrome.text(
             "authoritative-foot",
@@ -192,7 +206,7 @@ impl App {
             m,
             &Extra {
                 smoothing: live.smoothing(),
-                counters: live.client().counters(),
+                counters: live.cmc().map(|c| c.counters()).unwrap_or_default(),
                 server: live.server_totals(),
                 mesh_offset_cm: v.timeline.newest().map_or(0.0, |s| s.mesh_offset_cm),
                 proxy_offset_peak_cm: peak(|s| s.proxy_offset_cm),

@@ -25,7 +25,10 @@ use sim::{CorrectionRecord, Vec2 as SimVec2};
 /// The Predicted panel.
 pub fn predicted(f: &Frame, area: RectF) {
     let ep = f.endpoint;
-    let client = ep.client();
+    // The rollback model's panels are drawn by its own view.
+    let Some(client) = ep.cmc() else {
+        return;
+    };
     let world = ep.world();
     let v = match f.follow {
         Some((centre, zoom)) => {
@@ -42,8 +45,7 @@ pub fn predicted(f: &Frame, area: RectF) {
     for m in client.saved_moves().iter() {
         v.dot(m.end.position, 1.8, with_alpha(WHITE, 0.9));
     }
-    let proxy = ep.proxy();
-    if proxy.is_visible() {
+    if let Some(proxy) = ep.proxy().filter(|p| p.is_visible()) {
         outline(&v, proxy.position(), with_alpha(PURPLE, 0.5), 1.0);
         character(&v, proxy.drawn_position(), PURPLE);
     }
@@ -183,12 +185,7 @@ pub fn authoritative(f: &Frame, area: RectF) {
         character(&v, *p, with_alpha(PURPLE, 0.8));
     }
     // Where the client is now, for comparison.
-    outline(
-        &v,
-        ep.client().state().position,
-        with_alpha(CYAN, 0.45),
-        1.0,
-    );
+    outline(&v, ep.position(), with_alpha(CYAN, 0.45), 1.0);
     if let Some(p) = ep.server_position() {
         character(&v, p, ORANGE);
     }

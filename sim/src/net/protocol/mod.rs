@@ -1,6 +1,12 @@
 //! Message types. Client → server: [`ClientMsg`]; server → client:
-//! [`ServerMsg`]. Every float that feeds a simulation is quantized here
-//! before anyone simulates with it (DESIGN "Time and determinism").
+//! [`ServerMsg`]. Both prediction models speak this one protocol: the
+//! connection's messages (Hello / Welcome, settings, Ping / Pong, lag
+//! spikes, resume, errors, the model switch) are shared, and each model
+//! adds its own — the CMC model's ServerMove / MoveResponse / Proxy /
+//! Observer, the rollback model's Inputs / [`ServerMsg::Rollback`] /
+//! [`ServerMsg::RollbackObserver`] ([`crate::rollback::wire`]). Every
+//! float that feeds a simulation is quantized here before anyone
+//! simulates with it (DESIGN "Time and determinism").
 //!
 //! | module | holds |
 //! |---|---|
@@ -18,8 +24,10 @@ pub use observer::{DirectionTotals, LinkTotals, ObservedMove, ObserverSnapshot, 
 pub use settings::{LagSpike, LinkSettings, NetSettings, ServerRules, SettingsError};
 
 use crate::math::Vec2;
+use crate::model::Model;
 use crate::movement::MovementParams;
 use crate::net::link_stats::SeqWindow;
+use crate::rollback::wire::{InputPacket, RollbackObserver, RollbackServerMsg};
 use crate::world::World;
 use serde::{Deserialize, Serialize};
 
@@ -53,6 +61,14 @@ pub enum ClientMsg {
         /// The token from the old connection's [`ServerMsg::SessionToken`].
         token: ResumeToken,
     },
+    /// Switch to another prediction model, or change the rollback
+    /// model's settings; applied at once (control channel). Another model
+    /// starts afresh and is announced with a Welcome naming it; the link,
+    /// its settings, the rules and the resume token carry over.
+    SetModel(Model),
+    /// The rollback model's input packet: the last inputs, every client
+    /// tick. Travels through the link conditioner.
+    Inputs(InputPacket),
 }
 
 /// An unguessable name for a session (128 random bits from the relay's OS
@@ -96,6 +112,9 @@ pub enum ServerMsg {
         settings: NetSettings,
         /// Current server rules.
         rules: ServerRules,
+        /// The prediction model the server runs (the client builds its
+        /// half of it).
+        model: Model,
     },
     /// Ack or Adjustment.
     MoveResponse(MoveResponse),
@@ -125,4 +144,10 @@ pub enum ServerMsg {
         /// How long the relay keeps the session after the socket drops, ms.
         grace_ms: u32,
     },
+    /// The rollback model's Start, Ack or State (through the link
+    /// conditioner).
+    Rollback(RollbackServerMsg),
+    /// The rollback server's true state (debug view, like
+    /// [`ServerMsg::Observer`]).
+    RollbackObserver(RollbackObserver),
 }

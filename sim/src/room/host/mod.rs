@@ -118,7 +118,7 @@ impl RoomHost {
             Err(e) => {
                 let i = self.remote(id)?;
                 let e = RoomError::from(e);
-                self.answer(i, frame.len(), Err(e))
+                self.answer(now, i, frame.len(), Err(e))
             }
         }
     }
@@ -141,7 +141,7 @@ impl RoomHost {
     ) -> Result<(), RoomError> {
         let i = self.remote(id)?;
         let result = self.receive(now, i, frame_len, msg);
-        self.answer(i, frame_len, result)
+        self.answer(now, i, frame_len, result)
     }
 
     /// The index of remote player `id`.
@@ -155,15 +155,15 @@ impl RoomHost {
     /// Counts a received frame and tells the player about an error.
     fn answer(
         &mut self,
+        now: SimTime,
         i: usize,
         frame_len: usize,
         result: Result<(), RoomError>,
     ) -> Result<(), RoomError> {
         if let Some(link) = self.players.get_mut(i).and_then(Player::link_mut) {
-            link.traffic.frames_up += 1;
-            link.traffic.bytes_up += frame_len as u64;
+            link.conn.heard(now, frame_len);
             if let Err(e) = &result {
-                link.send_now(&RoomServerMsg::Error {
+                link.conn.send_now(&RoomServerMsg::Error {
                     reason: e.to_string(),
                 });
             }
@@ -183,7 +183,7 @@ impl RoomHost {
             return Err(RoomError::NoSuchPlayer(player.id));
         };
         match msg {
-            RoomClientMsg::Join => link.send_now(&RoomServerMsg::Joined {
+            RoomClientMsg::Join => link.conn.send_now(&RoomServerMsg::Joined {
                 you: player.id,
                 spawn: character.state().position,
                 world: self.world.clone(),
@@ -193,7 +193,7 @@ impl RoomHost {
             }),
             RoomClientMsg::SetNetSettings(s) => {
                 s.validate()?;
-                link.apply(s);
+                link.conn.apply(s);
             }
             RoomClientMsg::SetServerRules(r) => {
                 r.validate()?;
@@ -214,7 +214,7 @@ impl RoomHost {
             | RoomClientMsg::TimeRequest { .. }
             | RoomClientMsg::Fire(_)
             | RoomClientMsg::Reload { .. }) => {
-                link.uplink.send(now, len, msg);
+                link.conn.send_up(now, len, msg);
             }
         }
         Ok(())
@@ -226,7 +226,7 @@ impl RoomHost {
         let mut inbox = Vec::new();
         for (i, p) in self.players.iter_mut().enumerate() {
             if let Some(link) = p.link_mut() {
-                while let Some(msg) = link.uplink.poll(now) {
+                while let Some(msg) = link.conn.poll_up(now) {
                     inbox.push((i, msg));
                 }
             }
@@ -238,7 +238,7 @@ impl RoomHost {
             if let Driver::Remote { character, link } = &mut p.driver {
                 character.force_position_update(now, &self.world);
                 if let Some(r) = character.flush(now) {
-                    link.send(now, &RoomServerMsg::MoveResponse(r));
+                    link.conn.send(now, &RoomServerMsg::MoveResponse(r));
                 }
             }
         }
@@ -250,7 +250,7 @@ impl RoomHost {
         for p in &mut self.players {
             let id = p.id;
             if let Some(link) = p.link_mut() {
-                out.extend(link.drain(now).into_iter().map(|f| (id, f)));
+                out.extend(link.conn.drain(now).into_iter().map(|f| (id, f)));
             }
         }
         out
@@ -272,7 +272,7 @@ impl RoomHost {
     pub fn next_wakeup(&self) -> Option<SimTime> {
         self.players
             .iter()
-            .filter_map(|p| p.link()?.next_delivery())
+            .filter_map(|p| p.link()?.conn.next_delivery())
             .chain([self.tick_time(self.tick)])
             .min()
     }
@@ -297,7 +297,7 @@ impl RoomHost {
                 if let Some(e) = server_estimate {
                     link.lead_us = now.micros_since(e);
                 }
-                link.send(
+                link.conn.send(
                     now,
                     &RoomServerMsg::TimeReport {
                         client_time,
@@ -345,12 +345,12 @@ impl RoomHost {
 
     /// Remote player `id`'s link settings.
     pub fn net_settings(&self, id: PlayerId) -> Option<crate::NetSettings> {
-        Some(self.players[self.index(id).ok()?].link()?.settings())
+        Some(self.players[self.index(id).ok()?].link()?.conn.settings())
     }
 
     /// What crossed remote player `id`'s connection so far.
     pub fn traffic(&self, id: PlayerId) -> Option<Traffic> {
-        Some(self.players[self.index(id).ok()?].link()?.traffic)
+        Some(self.players[self.index(id).ok()?].link()?.conn.traffic())
     }
 
     /// Player `id`'s room switches.

@@ -50,7 +50,7 @@ impl RoomHost {
                 server_time: t,
                 characters: everyone.iter().filter(|c| c.id != id).copied().collect(),
             };
-            link.send(t, &RoomServerMsg::Proxies(batch));
+            link.conn.send(t, &RoomServerMsg::Proxies(batch));
         }
     }
 }

@@ -114,7 +114,7 @@ impl RoomHost {
                 .collect(),
         );
         for link in self.players.iter_mut().filter_map(Player::link_mut) {
-            link.send_now(&roster);
+            link.conn.send_now(&roster);
         }
     }
 

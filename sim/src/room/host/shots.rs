@@ -32,7 +32,7 @@ impl RoomHost {
             _ => shooter.shots.count_action(outcome),
         }
         if let (Some(r), Some(link)) = (result, shooter.link_mut()) {
-            link.send(now, &RoomServerMsg::ShotResult(r));
+            link.conn.send(now, &RoomServerMsg::ShotResult(r));
         }
         self.answer_ammo(now, i, outcome);
     }
@@ -68,7 +68,8 @@ impl RoomHost {
         };
         if outcome != ActionOutcome::Stale {
             if let Some(link) = p.link_mut() {
-                link.send(now, &RoomServerMsg::Ammo(AmmoUpdate { ack, ammo }));
+                link.conn
+                    .send(now, &RoomServerMsg::Ammo(AmmoUpdate { ack, ammo }));
             }
         }
     }

@@ -1,31 +1,30 @@
-//! The client end of a rollback connection, sans IO: the
+//! The client's half of a rollback match, driven by
+//! [`crate::ClientEndpoint`] when the server runs the rollback model: the
 //! [`RollbackClient`] on the [`Arena`], its clock (fixed ticks with time
-//! dilation, [`TimeSync`]), input packets with redundancy, identity checks
-//! and the numbers the page shows. The page and the tests feed it frames
-//! and time; it returns frames to send.
+//! dilation, [`TimeSync`]), input packets with redundancy, identity checks,
+//! the server's observer view and the numbers the page shows. The endpoint
+//! owns the link ([`crate::net::link::ClientLink`]): it encodes the
+//! packets this half returns and hands it the messages that arrive.
 //!
 //! ```text
-//! frame(now, dt, stick, fire): apply a waiting State
+//! frame(dt, stick, buttons): apply a waiting State
 //!     clock += dt × rate × dilation ─► per whole tick: sample input,
-//!     predict (or wait at the window) ─► Inputs [t, t−1, …] (redundancy)
-//! receive_frame: Start ─► new client │ Ack ─► time sync │ State ─► checks ─► pending
+//!     predict (or wait at the window) ─► InputPacket [t, t−1, …] (redundancy)
+//! receive: Start ─► new client │ Ack ─► time sync │ State ─► checks ─► pending
+//! observe: the server's true snapshot (Authoritative panel)
 //! ```
 
 use super::arena::{Arena, MAX_PROJECTILES, PLAYERS};
 use super::client::{RollbackClient, RollbackRecord, StateRejected};
 use super::config::RollbackConfig;
 use super::input::InputCmd;
-use super::snapshot::Snapshot;
+use super::snapshot::{PlayerState, Snapshot};
 use super::tick::Tick;
 use super::time_sync::TimeSync;
-use super::wire::{
-    IdentityError, Ids, InputPacket, PackedInput, RollbackClientMsg, RollbackServerMsg,
-};
+use super::wire::{IdentityError, Ids, InputPacket, PackedInput, RollbackObserver};
+use super::wire::{RollbackServerMsg, RollbackServerTotals};
 use crate::math::Vec2;
-use crate::metrics::RateMeter;
-use crate::net::codec::{self, DecodeError};
 use crate::net::protocol::SettingsError;
-use crate::time::SimTime;
 use thiserror::Error;
 
 /// Longest frame time the clock takes at once, s (`001_…` §2
@@ -33,13 +32,10 @@ use thiserror::Error;
 /// seconds of ticks.
 const MAX_FRAME_S: f64 = 0.25;
 
-/// A frame the endpoint refused (counted); nothing else changes.
+/// A rollback message the client refused (counted); nothing else changes.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[non_exhaustive]
 pub enum RollbackEndpointError {
-    /// The bytes did not decode.
-    #[error("bad frame: {0}")]
-    Decode(#[from] DecodeError),
     /// Ack or State before any Start.
     #[error("no match started")]
     NotStarted,
@@ -55,11 +51,9 @@ pub enum RollbackEndpointError {
     State(#[from] StateRejected),
 }
 
-/// Frames the endpoint refused before they reached the client.
+/// Messages refused before they reached the client, and matches started.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct EndpointCounters {
-    /// Did not decode.
-    pub decode_errors: u64,
+pub struct PredictorCounters {
     /// Failed an identity check.
     pub identity_rejected: u64,
     /// Impossible State shapes.
@@ -68,8 +62,10 @@ pub struct EndpointCounters {
     pub starts: u64,
 }
 
-/// One read-out of the rollback model's numbers (the page's
-/// `data-metric`s).
+/// One read-out of the rollback model's own numbers (the page's
+/// `data-metric`s; the link's — RTT, loss, bytes/s — are in
+/// [`crate::Metrics`] beside them). Counters count from the current
+/// match's Start (a new tick rate starts a new match).
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct RollbackMetrics {
     /// Rebases that moved the local player visibly (`rollbacks`).
@@ -104,50 +100,53 @@ pub struct RollbackMetrics {
     pub time_jumps: u64,
     /// Rebases reaching past the kept history.
     pub history_overflows: u64,
-    /// Bytes per second sent over the last second (`up-bps`).
-    pub up_bps: u64,
-    /// Bytes per second received over the last second (`down-bps`).
-    pub down_bps: u64,
+    /// Acks received.
+    pub acks: u64,
+    /// Input packets sent.
+    pub packets_sent: u64,
 }
 
-/// The client end of a rollback connection.
+/// The client's half of a rollback match.
 #[derive(Debug, Clone)]
-pub struct RollbackEndpoint {
+pub struct RollbackPredictor {
     config: RollbackConfig,
     ids: Option<Ids>,
     client: Option<RollbackClient<Arena>>,
     time_sync: TimeSync,
     /// Ticks owed by the clock (may be negative after a jump back).
     clock: f64,
-    fire_latch: bool,
-    outbox: Vec<Vec<u8>>,
-    up: RateMeter,
-    down: RateMeter,
+    /// Buttons pressed since the last tick (a press between two ticks is
+    /// not lost).
+    buttons: u16,
     missed: u32,
     late: u32,
-    counters: EndpointCounters,
+    acks: u64,
+    packets_sent: u64,
+    counters: PredictorCounters,
+    /// The server's latest observer view.
+    server: Option<RollbackObserver>,
 }
 
-impl RollbackEndpoint {
-    /// A new endpoint; its first frame is Join.
+impl RollbackPredictor {
+    /// A half waiting for its Start.
     ///
     /// # Errors
     /// [`SettingsError`] if `config` is out of range.
-    pub fn new(config: RollbackConfig) -> Result<RollbackEndpoint, SettingsError> {
+    pub fn new(config: RollbackConfig) -> Result<RollbackPredictor, SettingsError> {
         config.validate()?;
-        Ok(RollbackEndpoint {
+        Ok(RollbackPredictor {
             config,
             ids: None,
             client: None,
             time_sync: TimeSync::new(config.input_buffer),
             clock: 0.0,
-            fire_latch: false,
-            outbox: vec![codec::encode(&RollbackClientMsg::Join)],
-            up: RateMeter::default(),
-            down: RateMeter::default(),
+            buttons: 0,
             missed: 0,
             late: 0,
-            counters: EndpointCounters::default(),
+            acks: 0,
+            packets_sent: 0,
+            counters: PredictorCounters::default(),
+            server: None,
         })
     }
 
@@ -166,67 +165,55 @@ impl RollbackEndpoint {
         Ok(())
     }
 
-    /// Runs one render frame at `now` lasting `dt` s with the stick
-    /// `direction` and `fire` held, and returns the frames to send.
-    pub fn frame(&mut self, now: SimTime, dt: f64, direction: Vec2, fire: bool) -> Vec<Vec<u8>> {
-        self.fire_latch |= fire;
-        if let (Some(client), Some(ids)) = (&mut self.client, self.ids) {
-            client.rebase_if_due();
-            let rate = f64::from(client.game().rate().hz());
-            let dt = if dt.is_finite() {
-                dt.clamp(0.0, MAX_FRAME_S)
-            } else {
-                0.0
-            };
-            self.clock += dt * rate * self.time_sync.dilation();
-            while self.clock >= 1.0 {
-                let buttons = if fire || self.fire_latch {
-                    InputCmd::FIRE
-                } else {
-                    0
-                };
-                let cmd = InputCmd::from_direction(client.tick(), direction, buttons);
-                if client.advance(cmd).is_err() {
-                    // Waiting at the window: the owed time is dropped, and
-                    // the time sync sees the server's buffer shrink.
-                    self.clock = 0.0;
-                    break;
-                }
-                self.clock -= 1.0;
-                self.fire_latch = false;
-                let newest = cmd.tick;
-                let inputs = (0..u32::from(self.config.redundancy))
-                    .map_while(|i| client.local_input(newest.minus(i)))
-                    .map(|c| PackedInput::pack(&c))
-                    .collect();
-                let packet = InputPacket {
-                    ids,
-                    newest,
-                    inputs,
-                };
-                let frame = codec::encode(&RollbackClientMsg::Inputs(packet));
-                self.up.record(now, frame.len());
-                self.outbox.push(frame);
+    /// Runs one render frame lasting `dt` s with the stick `direction` and
+    /// `buttons` ([`InputCmd::FIRE`], [`InputCmd::DASH`]) held, and returns
+    /// one input packet per tick run.
+    pub fn frame(&mut self, dt: f64, direction: Vec2, buttons: u16) -> Vec<InputPacket> {
+        self.buttons |= buttons;
+        let (Some(client), Some(ids)) = (&mut self.client, self.ids) else {
+            return Vec::new();
+        };
+        client.rebase_if_due();
+        let rate = f64::from(client.game().rate().hz());
+        let dt = if dt.is_finite() {
+            dt.clamp(0.0, MAX_FRAME_S)
+        } else {
+            0.0
+        };
+        self.clock += dt * rate * self.time_sync.dilation();
+        let mut out = Vec::new();
+        while self.clock >= 1.0 {
+            let cmd = InputCmd::from_direction(client.tick(), direction, self.buttons);
+            if client.advance(cmd).is_err() {
+                // Waiting at the window: the owed time is dropped, and the
+                // time sync sees the server's buffer shrink.
+                self.clock = 0.0;
+                break;
             }
+            self.clock -= 1.0;
+            self.buttons = buttons;
+            let newest = cmd.tick;
+            let inputs = (0..u32::from(self.config.redundancy))
+                .map_while(|i| client.local_input(newest.minus(i)))
+                .map(|c| PackedInput::pack(&c))
+                .collect();
+            out.push(InputPacket {
+                ids,
+                newest,
+                inputs,
+            });
         }
-        std::mem::take(&mut self.outbox)
+        self.packets_sent += out.len() as u64;
+        out
     }
 
-    /// Takes one frame from the server at `now`.
+    /// Takes one message from the server.
     ///
     /// # Errors
-    /// [`RollbackEndpointError`] naming why the frame was refused; every
-    /// reason but [`RollbackEndpointError::NotStarted`] is counted. Nothing
-    /// else changes.
-    pub fn receive_frame(
-        &mut self,
-        now: SimTime,
-        frame: &[u8],
-    ) -> Result<(), RollbackEndpointError> {
-        let msg = codec::decode::<RollbackServerMsg>(frame).inspect_err(|_| {
-            self.counters.decode_errors += 1;
-        })?;
-        self.down.record(now, frame.len());
+    /// [`RollbackEndpointError`] naming why it was refused; every reason
+    /// but [`RollbackEndpointError::NotStarted`] is counted. Nothing else
+    /// changes.
+    pub fn receive(&mut self, msg: RollbackServerMsg) -> Result<(), RollbackEndpointError> {
         if let RollbackServerMsg::Start(s) = msg {
             self.start(s.ids, Arena::new(s.tick_rate), s.snapshot);
             return Ok(());
@@ -240,6 +227,7 @@ impl RollbackEndpoint {
         match msg {
             RollbackServerMsg::Start(_) => Ok(()),
             RollbackServerMsg::Ack(a) => {
+                self.acks += 1;
                 self.missed = a.missed;
                 self.late = a.late;
                 if let (Some(newest), Some(buffer)) = (a.newest_input, a.buffer) {
@@ -264,6 +252,11 @@ impl RollbackEndpoint {
         }
     }
 
+    /// Keeps the server's observer view (the Authoritative panel).
+    pub fn observe(&mut self, view: RollbackObserver) {
+        self.server = Some(view);
+    }
+
     fn start(&mut self, ids: Ids, arena: Arena, snapshot: Snapshot) {
         self.ids = Some(ids);
         self.client = Some(RollbackClient::new(
@@ -274,11 +267,13 @@ impl RollbackEndpoint {
         ));
         self.time_sync = TimeSync::new(self.config.input_buffer);
         self.clock = 0.0;
+        self.acks = 0;
+        self.packets_sent = 0;
         self.counters.starts += 1;
     }
 
-    /// The read-out for the metrics panel at `now`.
-    pub fn metrics(&mut self, now: SimTime) -> RollbackMetrics {
+    /// The model's read-out.
+    pub fn metrics(&self) -> RollbackMetrics {
         let c = self
             .client
             .as_ref()
@@ -307,8 +302,8 @@ impl RollbackEndpoint {
             stalls: c.stalls,
             time_jumps: self.time_sync.jumps(),
             history_overflows: c.history_overflows,
-            up_bps: self.up.per_second(now),
-            down_bps: self.down.per_second(now),
+            acks: self.acks,
+            packets_sent: self.packets_sent,
         }
     }
 
@@ -322,14 +317,32 @@ impl RollbackEndpoint {
         self.client.as_ref().map(|c| c.predicted())
     }
 
+    /// The local player in the predicted state, once a match started.
+    pub fn local_player(&self) -> Option<&PlayerState> {
+        let player = usize::from(self.ids?.player);
+        self.predicted()?.players.get(player)
+    }
+
     /// The last confirmed State.
     pub fn confirmed(&self) -> Option<&Snapshot> {
         self.client.as_ref().map(|c| c.confirmed())
     }
 
-    /// The last rebase (the Replayed panel).
+    /// The last rebase (the Replayed panel): discarded predictions, the
+    /// restored State, the re-simulated ticks.
     pub fn last_rollback(&self) -> Option<&RollbackRecord<Snapshot>> {
         self.client.as_ref().and_then(|c| c.last_rollback())
+    }
+
+    /// The server's true state, as last observed (the Authoritative
+    /// panel).
+    pub fn server_snapshot(&self) -> Option<&Snapshot> {
+        self.server.as_ref().map(|v| &v.snapshot)
+    }
+
+    /// The server's counters, as last observed.
+    pub fn server_totals(&self) -> RollbackServerTotals {
+        self.server.as_ref().map(|v| v.totals).unwrap_or_default()
     }
 
     /// The client's current tick, once started.
@@ -337,14 +350,14 @@ impl RollbackEndpoint {
         self.client.as_ref().map(|c| c.tick())
     }
 
-    /// Frames refused before the client.
-    pub fn counters(&self) -> EndpointCounters {
-        self.counters
+    /// Settings in force.
+    pub fn config(&self) -> RollbackConfig {
+        self.config
     }
 
-    /// Total bytes sent and received so far.
-    pub fn bytes_total(&self) -> (u64, u64) {
-        (self.up.total(), self.down.total())
+    /// Messages refused before the client, and matches started.
+    pub fn counters(&self) -> PredictorCounters {
+        self.counters
     }
 }
 

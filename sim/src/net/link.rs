@@ -1,0 +1,319 @@
+//! One connection's link, written once for every host and endpoint.
+//!
+//! * [`HostLink`] — the server end: the two link conditioners with their
+//!   [`NetSettings`], lag spikes, control frames that skip the conditioner,
+//!   the window of Ping ids received (returned in every Pong), when the
+//!   client was last heard (the quiet-client rule) and the bytes that
+//!   crossed. Generic over what the uplink carries: the single-player
+//!   protocol's [`crate::net::protocol::ClientMsg`] for
+//!   [`crate::ServerHost`] (both models), a room's message for
+//!   [`crate::room::RoomHost`].
+//! * [`ClientLink`] — the client end's probe: Pings at
+//!   [`PING_INTERVAL_MS`], RTT statistics, loss each way from the two
+//!   windows ([`super::link_stats`]), byte meters, and the host's
+//!   conditioner totals as last observed.
+//!
+//! ```text
+//! host:   heard ─► send_up ─► uplink ─► poll_up      send / send_now ─► downlink / control ─► drain
+//! client: sent / received (bytes) · ping_due ─► Ping · on_pong ─► RTT, loss · metrics
+//! ```
+
+use crate::metrics::{Metrics, RateMeter};
+use crate::net::codec;
+use crate::net::conditioner::{ConditionerStats, LinkConditioner, LinkConditions};
+use crate::net::link_meter::LinkMeter;
+use crate::net::link_stats::SeqWindow;
+use crate::net::protocol::{DirectionTotals, LagSpike, LinkTotals, NetSettings, SettingsError};
+use crate::time::SimTime;
+use serde::Serialize;
+
+/// Interval between the client's RTT probes, ms: 10 Hz, so the 64-probe
+/// loss window spans 6.4 s and the 100-sample RTT percentiles 10 s.
+pub const PING_INTERVAL_MS: u64 = 100;
+/// A client that has sent nothing for this long, ms, is *quiet*: 10 of its
+/// Ping intervals, so a second of silence means its tab is hidden or
+/// frozen (the browser runs no frames there). A quiet client gets no
+/// stream until it sends again ([`HostLink::listening`]). A client driven
+/// by [`crate::LocalSession`] or a scenario is never this quiet (frames are
+/// ≤ 0.25 s apart and carry a Ping every 100 ms).
+pub const QUIET_CLIENT_MS: u64 = 10 * PING_INTERVAL_MS;
+/// Most control frames (Welcome, Start, Error) waiting between two polls;
+/// more are dropped. Every frame received adds at most two and a driver
+/// polls after each, so only a driver that feeds many frames without
+/// polling (a fuzzer) ever reaches it.
+pub const MAX_IMMEDIATE: usize = 16;
+
+/// What crossed one connection, both ways, frames and bytes as the driver
+/// sends and receives them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Traffic {
+    /// Frames received from the client.
+    pub frames_up: u64,
+    /// Bytes received from the client.
+    pub bytes_up: u64,
+    /// Frames handed to the driver for the client.
+    pub frames_down: u64,
+    /// Bytes handed to the driver for the client.
+    pub bytes_down: u64,
+}
+
+/// The server end of one connection's link; `U` is what crosses the uplink
+/// (decoded messages: the conditioner delays them, the host acts on them).
+#[derive(Debug, Clone)]
+pub struct HostLink<U> {
+    settings: NetSettings,
+    uplink: LinkConditioner<U>,
+    /// Encoded frames: the bandwidth cap needs their size.
+    downlink: LinkConditioner<Vec<u8>>,
+    /// Control frames: not conditioned, sent at the next drain.
+    immediate: Vec<Vec<u8>>,
+    /// Ping ids received, returned in every Pong.
+    pings_received: SeqWindow,
+    /// When the client last sent a frame.
+    last_heard: SimTime,
+    traffic: Traffic,
+}
+
+impl<U: Clone> HostLink<U> {
+    /// A link with [`NetSettings::default`] (RTT 100 ms, as the page
+    /// starts) until the client sends its own, whose conditioners draw from
+    /// `seed`; the client counts as heard at `now`.
+    pub fn new(seed: u64, now: SimTime) -> HostLink<U> {
+        let mut link = HostLink {
+            settings: NetSettings::default(),
+            uplink: LinkConditioner::new(LinkConditions::PERFECT, seed ^ 0x5550_4c49_4e4b),
+            downlink: LinkConditioner::new(LinkConditions::PERFECT, seed ^ 0x444f_574e_4c4e),
+            immediate: Vec::new(),
+            pings_received: SeqWindow::default(),
+            last_heard: now,
+            traffic: Traffic::default(),
+        };
+        link.apply(NetSettings::default());
+        link
+    }
+
+    /// Applies settings already validated to both conditioners.
+    pub fn apply(&mut self, settings: NetSettings) {
+        self.settings = settings;
+        self.uplink.set_conditions(settings.uplink.conditions());
+        self.downlink.set_conditions(settings.downlink.conditions());
+    }
+
+    /// Validates and applies new settings.
+    ///
+    /// # Errors
+    /// [`SettingsError`] naming the field out of range; nothing changes.
+    pub fn set_net_settings(&mut self, settings: NetSettings) -> Result<(), SettingsError> {
+        settings.validate()?;
+        self.apply(settings);
+        Ok(())
+    }
+
+    /// The settings in force.
+    pub fn settings(&self) -> NetSettings {
+        self.settings
+    }
+
+    /// Starts a lag spike on both directions at `now`.
+    ///
+    /// # Errors
+    /// [`SettingsError`] if the spike is out of range; nothing changes.
+    pub fn start_lag_spike(&mut self, now: SimTime, spike: LagSpike) -> Result<(), SettingsError> {
+        spike.validate()?;
+        let (extra, duration) = (spike.extra_ms.into(), spike.duration_ms.into());
+        self.uplink.start_lag_spike(now, extra, duration);
+        self.downlink.start_lag_spike(now, extra, duration);
+        Ok(())
+    }
+
+    /// The client sent a frame of `bytes` at `now` (whatever it held).
+    pub fn heard(&mut self, now: SimTime, bytes: usize) {
+        self.last_heard = self.last_heard.max(now);
+        self.traffic.frames_up += 1;
+        self.traffic.bytes_up += bytes as u64;
+    }
+
+    /// When the client becomes quiet unless it sends again:
+    /// [`QUIET_CLIENT_MS`] after it was last heard.
+    pub fn quiet_from(&self) -> SimTime {
+        self.last_heard.plus_millis(QUIET_CLIENT_MS)
+    }
+
+    /// Whether the client is still listening at `at` (not yet quiet): a
+    /// stream due then is worth sending.
+    pub fn listening(&self, at: SimTime) -> bool {
+        at < self.quiet_from()
+    }
+
+    /// Puts `msg`, which came in a frame of `bytes`, on the uplink at `now`.
+    pub fn send_up(&mut self, now: SimTime, bytes: usize, msg: U) {
+        self.uplink.send(now, bytes, msg);
+    }
+
+    /// The next uplink message due at `now`, if any.
+    pub fn poll_up(&mut self, now: SimTime) -> Option<U> {
+        self.uplink.poll(now)
+    }
+
+    /// Records Ping `id` and returns the window of Ping ids received, for
+    /// the Pong.
+    pub fn ping_received(&mut self, id: u32) -> SeqWindow {
+        self.pings_received.record(id);
+        self.pings_received
+    }
+
+    /// Sends `msg` through the downlink conditioner at `now`.
+    pub fn send<M: Serialize>(&mut self, now: SimTime, msg: &M) {
+        let frame = codec::encode(msg);
+        self.downlink.send(now, frame.len(), frame);
+    }
+
+    /// Queues a control message for the next [`HostLink::drain`], past the
+    /// conditioner; beyond [`MAX_IMMEDIATE`] waiting, it is dropped (a
+    /// client sending garbage faster than the host is polled gets no more
+    /// answers, not more memory).
+    pub fn send_now<M: Serialize>(&mut self, msg: &M) {
+        if self.immediate.len() < MAX_IMMEDIATE {
+            self.immediate.push(codec::encode(msg));
+        }
+    }
+
+    /// The frames due at `now`: control frames first, then the downlink's.
+    pub fn drain(&mut self, now: SimTime) -> Vec<Vec<u8>> {
+        let mut out = std::mem::take(&mut self.immediate);
+        while let Some(frame) = self.downlink.poll(now) {
+            out.push(frame);
+        }
+        self.count_down(&out);
+        out
+    }
+
+    /// Counts frames handed to the driver outside [`HostLink::drain`] (the
+    /// observer view).
+    pub fn count_down(&mut self, frames: &[Vec<u8>]) {
+        self.traffic.frames_down += frames.len() as u64;
+        self.traffic.bytes_down += frames.iter().map(|f| f.len() as u64).sum::<u64>();
+    }
+
+    /// The earliest time either conditioner delivers something.
+    pub fn next_delivery(&self) -> Option<SimTime> {
+        [self.uplink.next_delivery(), self.downlink.next_delivery()]
+            .into_iter()
+            .flatten()
+            .min()
+    }
+
+    /// What both conditioners did so far, as streamed to the page.
+    pub fn totals(&self, now: SimTime) -> LinkTotals {
+        LinkTotals {
+            up: direction_totals(&self.uplink, now),
+            down: direction_totals(&self.downlink, now),
+        }
+    }
+
+    /// The uplink conditioner's counters.
+    pub fn uplink_stats(&self) -> ConditionerStats {
+        self.uplink.stats()
+    }
+
+    /// What crossed the connection so far.
+    pub fn traffic(&self) -> Traffic {
+        self.traffic
+    }
+}
+
+fn direction_totals<T: Clone>(c: &LinkConditioner<T>, now: SimTime) -> DirectionTotals {
+    let s = c.stats();
+    let clip = |n: u64| u32::try_from(n).unwrap_or(u32::MAX);
+    DirectionTotals {
+        sent: clip(s.sent),
+        lost: clip(s.lost),
+        overflowed: clip(s.overflowed),
+        duplicated: clip(s.duplicated),
+        reordered: clip(s.reordered),
+        in_flight: clip(c.in_flight() as u64),
+        in_burst: c.in_burst(),
+        in_spike: c.in_lag_spike(now),
+    }
+}
+
+/// The client end's measurement of its link (see the module doc): Pings
+/// due every [`PING_INTERVAL_MS`] and what their Pongs say
+/// ([`LinkMeter`], restarted when the settings change), the host's
+/// conditioner totals and the bytes each way.
+#[derive(Debug, Clone, Default)]
+pub struct ClientLink {
+    next_ping: SimTime,
+    meter: LinkMeter,
+    totals: LinkTotals,
+    up: RateMeter,
+    down: RateMeter,
+}
+
+impl ClientLink {
+    /// `bytes` left the client at `now`.
+    pub fn sent(&mut self, now: SimTime, bytes: usize) {
+        self.up.record(now, bytes);
+    }
+
+    /// `bytes` of game traffic arrived at `now`.
+    pub fn received(&mut self, now: SimTime, bytes: usize) {
+        self.down.record(now, bytes);
+    }
+
+    /// The id of the Ping to send at `now`, if one is due (every
+    /// [`PING_INTERVAL_MS`]); the caller sends it and counts its bytes.
+    pub fn ping_due(&mut self, now: SimTime) -> Option<u32> {
+        if now < self.next_ping {
+            return None;
+        }
+        self.next_ping = now.plus_millis(PING_INTERVAL_MS);
+        Some(self.meter.next_ping(now))
+    }
+
+    /// Pong `id` arrived at `now` with the server's window of Pings
+    /// `received`: an RTT sample and the loss windows.
+    pub fn on_pong(&mut self, now: SimTime, id: u32, received: SeqWindow) {
+        self.meter.on_pong(now, id, received);
+    }
+
+    /// The network settings changed: the measurement restarts, so that the
+    /// figures describe the new link from the next Ping on.
+    pub fn restart(&mut self) {
+        self.meter.restart();
+    }
+
+    /// The host's conditioner totals, as an observer view reported them.
+    pub fn on_totals(&mut self, totals: LinkTotals) {
+        self.totals = totals;
+    }
+
+    /// The link's part of the read-out at `now` (RTT, loss, conditioner
+    /// totals, bytes/s); the model's fields are left at their defaults.
+    pub fn metrics(&mut self, now: SimTime) -> Metrics {
+        let l = self.meter.report();
+        Metrics {
+            rtt_ms: l.rtt_smoothed_ms,
+            rtt_last_ms: l.rtt_last_ms,
+            rtt_p50_ms: l.rtt_p50_ms,
+            rtt_p99_ms: l.rtt_p99_ms,
+            jitter_ms: l.jitter_ms,
+            rtt_samples: l.rtt_samples,
+            loss_up: l.window_up.and_then(|c| c.rate()),
+            loss_down: l.window_down.and_then(|c| c.rate()),
+            loss_up_probes: l.window_up.map_or(0, |c| c.sent),
+            loss_down_probes: l.window_down.map_or(0, |c| c.sent),
+            loss_since_up: l.since_up,
+            loss_since_down: l.since_down,
+            link: self.totals,
+            up_bps: self.up.per_second(now),
+            down_bps: self.down.per_second(now),
+            ..Metrics::default()
+        }
+    }
+
+    /// Bytes sent and received so far.
+    pub fn bytes_total(&self) -> (u64, u64) {
+        (self.up.total(), self.down.total())
+    }
+}
