@@ -56,6 +56,7 @@ pub mod controls;
 pub mod endpoint;
 pub mod hash;
 pub mod host;
+pub mod inspect;
 mod math;
 pub mod metrics;
 pub mod model;

@@ -108,9 +108,21 @@ impl LocalSession {
         );
     }
 
-    /// Changes a setting mid-run, as a control on the page does.
+    /// Changes a setting mid-run, as a control on the page does; a
+    /// [`Setting::Deliver`] goes to the host's conditioner.
     pub fn apply(&mut self, setting: Setting) {
-        self.endpoint.apply(setting);
+        match setting {
+            Setting::Deliver { direction, index } => self.host.rescue(direction, index.into()),
+            _ => self.endpoint.apply(setting),
+        }
+    }
+
+    /// Keeps the inspector's records from now on, the newest `capacity` of
+    /// each: every packet's fate ([`ServerHost::inspect`]) and both ends'
+    /// account of each move and rollback ([`ClientEndpoint::inspect`]).
+    pub fn inspect(&mut self, capacity: usize) {
+        self.host.inspect(capacity);
+        self.endpoint.inspect(capacity);
     }
 
     /// The virtual clock.

@@ -113,8 +113,8 @@ impl World {
     }
 
     /// Applies every push zone containing the character for `dt` s, then
-    /// resolves walls again. Server side only.
-    pub fn apply_push_zones(&self, state: &mut crate::CharacterState, dt: f32) {
+    /// resolves walls again; `true` if a zone pushed it. Server side only.
+    pub fn apply_push_zones(&self, state: &mut crate::CharacterState, dt: f32) -> bool {
         let mut pushed = false;
         for z in &self.push_zones {
             if z.contains(state.position) {
@@ -126,6 +126,7 @@ impl World {
         if pushed {
             self.resolve_collisions(&mut state.position, &mut state.velocity, 34.0);
         }
+        pushed
     }
 
     /// Pushes a circle at `pos` with `radius` (cm) out of every wall it

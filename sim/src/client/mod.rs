@@ -14,8 +14,11 @@
 //! | `sending` | time stamps, combining, throttling, dual and old moves, forced loss (`000_…` §8) |
 //! | `responses` | Ack, Adjustment, replay, [`CorrectionRecord`] (`000_…` §6) |
 
+mod log;
 mod responses;
 mod sending;
+
+pub use log::ClientMoveRecord;
 
 pub use responses::{CorrectionRecord, CORRECTION_HISTORY};
 
@@ -90,6 +93,8 @@ pub struct Client {
     drawn_before_snap: Option<Vec2>,
     corrections: VecDeque<CorrectionRecord>,
     counters: ClientCounters,
+    /// The account of each move, when kept (`log`).
+    log: Option<Box<log::ClientMoveLog>>,
 }
 
 impl Client {
@@ -128,6 +133,7 @@ impl Client {
             drawn_before_snap: None,
             corrections: VecDeque::new(),
             counters: ClientCounters::default(),
+            log: None,
         };
         c.set_config(config);
         c
@@ -198,7 +204,9 @@ impl Client {
             }
         }
         self.advance_time_stamp(dt_ms);
+        let combined_before = self.counters.combined_moves;
         let (start, dt_ms) = self.combine_with_pending(&input, dt_ms);
+        let combined = self.counters.combined_moves > combined_before;
         // [4] Predict now.
         let events = perform_movement(&mut self.state, &input, dt_secs(dt_ms), &self.params, world);
         if events.dashed {
@@ -217,6 +225,7 @@ impl Client {
             max_speed: self.params.max_speed,
         };
         self.saved_moves.push(saved);
+        self.note_move(saved.time_stamp, dt_ms, input, combined);
         self.send_or_hold(&saved, reported)
     }
 

@@ -76,6 +76,7 @@ impl Client {
             let roll = crate::hash::unit(rand_core::RngCore::next_u32(&mut self.rng)) * 100.0;
             if roll < f64::from(self.config.forced_move_loss_percent) {
                 self.counters.forced_move_drops += 1;
+                self.note_dropped();
                 return None;
             }
         }

@@ -94,6 +94,9 @@ pub struct ClientEndpoint {
     resume: Option<(ResumeToken, u32)>,
     /// A Resume was sent: the next Welcome keeps the predicted character.
     resuming: bool,
+    /// Records kept in the CMC client's move log while inspecting
+    /// ([`ClientEndpoint::inspect`]).
+    inspect: Option<usize>,
 }
 
 impl ClientEndpoint {
@@ -126,6 +129,7 @@ impl ClientEndpoint {
             last_error: None,
             resume: None,
             resuming: false,
+            inspect: None,
         }
     }
 
@@ -152,6 +156,31 @@ impl ClientEndpoint {
             Setting::Smoothing(m) => self.set_smoothing(m),
             Setting::LagSpike(spike) => self.start_lag_spike(spike),
             Setting::Model(m) => self.set_model(m),
+            // The relay's conditioner is out of reach: only a
+            // [`crate::LocalSession`] acts on it.
+            Setting::Deliver { .. } => {}
+        }
+    }
+
+    /// Keeps, from now on, the newest `capacity` records of the CMC
+    /// client's moves ([`Client::move_log`]) and of the rollback
+    /// predictor's rollbacks ([`RollbackPredictor::rollback_log`]), across
+    /// Welcomes and model switches (a new half starts an empty account):
+    /// the client's side of the correction inspector ([`crate::inspect`]).
+    /// Off by default.
+    pub fn inspect(&mut self, capacity: usize) {
+        self.inspect = Some(capacity);
+        self.keep_logs();
+    }
+
+    /// Starts the current half's account if inspecting.
+    fn keep_logs(&mut self) {
+        let Some(capacity) = self.inspect else {
+            return;
+        };
+        match &mut self.predictor {
+            Predictor::Cmc(c) => c.client.keep_move_log(capacity),
+            Predictor::Rollback(r) => r.keep_rollback_log(capacity),
         }
     }
 

@@ -130,6 +130,7 @@ impl ClientEndpoint {
                 Err(e) => return ClientEvent::ServerError(e.to_string()),
             },
         }
+        self.keep_logs();
         if switched {
             self.clear_trails();
             self.server_position = None;

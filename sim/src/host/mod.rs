@@ -37,6 +37,7 @@ use crate::movement::MovementParams;
 use crate::net::codec::{self, DecodeError};
 use crate::net::link::{HostLink, Traffic};
 use crate::net::protocol::{ClientMsg, NetSettings, ServerMsg, ServerRules, SettingsError};
+use crate::net::trace::{Direction, PacketLog};
 use crate::rollback::wire::MAX_INPUTS_PER_PACKET;
 use crate::rollback::RollbackAuthority;
 use crate::server::ServerCharacter;
@@ -103,6 +104,8 @@ pub struct ServerHost {
     /// The last rollback match number used on this connection: a new
     /// match's packets never pass for an old one's.
     last_match: u32,
+    /// Records kept per log while inspecting ([`ServerHost::inspect`]).
+    inspect: Option<usize>,
 }
 
 impl ServerHost {
@@ -121,6 +124,7 @@ impl ServerHost {
             net_update_seq: 0,
             greeted: false,
             last_match: 0,
+            inspect: None,
             seed,
             world,
             params,
@@ -242,7 +246,11 @@ impl ServerHost {
             }
             (Authority::Rollback(a), Model::Cmc) => {
                 self.last_match = a.match_id();
-                let cmc = CmcAuthority::new(self.seed, now, &self.world, self.params, self.rules);
+                let mut cmc =
+                    CmcAuthority::new(self.seed, now, &self.world, self.params, self.rules);
+                if let Some(capacity) = self.inspect {
+                    cmc.player.keep_move_log(capacity);
+                }
                 self.authority = Authority::Cmc(Box::new(cmc));
             }
             (Authority::Cmc(_), Model::Rollback(config)) => {
@@ -381,6 +389,30 @@ impl ServerHost {
     /// What crossed the connection so far.
     pub fn traffic(&self) -> Traffic {
         self.link.traffic()
+    }
+
+    /// Keeps, from now on, the newest `capacity` records of every packet's
+    /// fate ([`ServerHost::packets`]) and of what the CMC server did with
+    /// each move ([`ServerCharacter::move_log`], kept across model
+    /// switches): the data of the packet timeline and the correction
+    /// inspector ([`crate::inspect`]). Off by default; ~60 bytes a record.
+    pub fn inspect(&mut self, capacity: usize) {
+        self.inspect = Some(capacity);
+        self.link.trace_packets(capacity);
+        if let Authority::Cmc(a) = &mut self.authority {
+            a.player.keep_move_log(capacity);
+        }
+    }
+
+    /// Every packet's fate since [`ServerHost::inspect`] (`None` before).
+    pub fn packets(&self) -> Option<&PacketLog> {
+        self.link.packets()
+    }
+
+    /// Delivers the packet sent `index`-th in `direction` even if its loss
+    /// roll says lost ([`crate::scenario::Setting::Deliver`]).
+    pub fn rescue(&mut self, direction: Direction, index: u64) {
+        self.link.rescue(direction, index);
     }
 
     /// The uplink conditioner's counters.

@@ -113,6 +113,35 @@ struct LagSpike {
     extra_us: u64,
 }
 
+/// What a conditioner did with one packet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fate {
+    /// It arrives at `at`; `duplicate`: a copy arrives right behind it;
+    /// `overtook`: it skipped the queue (reordering).
+    Delivered {
+        /// Arrival time.
+        at: SimTime,
+        /// A copy arrives too.
+        duplicate: bool,
+        /// It overtook the packets in flight.
+        overtook: bool,
+    },
+    /// Lost on the way; `in_burst`: inside a Gilbert–Elliott burst.
+    Lost {
+        /// Lost in a burst rather than independently.
+        in_burst: bool,
+    },
+    /// Dropped by a full queue or the bandwidth cap's queue limit.
+    Overflowed,
+}
+
+impl Fate {
+    /// `true` if it arrives.
+    pub fn delivered(&self) -> bool {
+        matches!(self, Fate::Delivered { .. })
+    }
+}
+
 /// One direction of a conditioned link carrying items of type `T`.
 #[derive(Debug, Clone)]
 pub struct LinkConditioner<T> {
@@ -129,6 +158,9 @@ pub struct LinkConditioner<T> {
     /// send order).
     queue: VecDeque<(SimTime, T)>,
     stats: ConditionerStats,
+    /// Packet indices (send order, from 0) delivered even if their loss
+    /// roll says lost: a what-if fork of a recorded run.
+    rescued: Vec<u64>,
 }
 
 impl<T: Clone> LinkConditioner<T> {
@@ -143,6 +175,18 @@ impl<T: Clone> LinkConditioner<T> {
             link_free: SimTime::ZERO,
             queue: VecDeque::new(),
             stats: ConditionerStats::default(),
+            rescued: Vec::new(),
+        }
+    }
+
+    /// Delivers the packet sent `index`-th (from 0) even if its loss roll
+    /// says lost. Its delay and everything the PRNG decides for every other
+    /// packet stay as they were (the five draws per packet are made
+    /// anyway), so a run with one packet rescued differs from the original
+    /// by that packet alone.
+    pub fn rescue(&mut self, index: u64) {
+        if !self.rescued.contains(&index) {
+            self.rescued.push(index);
         }
     }
 
@@ -182,6 +226,12 @@ impl<T: Clone> LinkConditioner<T> {
     /// Offers a packet of `bytes` bytes at `now`; returns `false` if it was
     /// dropped. Exactly five PRNG draws per packet (see the module doc).
     pub fn send(&mut self, now: SimTime, bytes: usize, item: T) -> bool {
+        self.send_fate(now, bytes, item).delivered()
+    }
+
+    /// [`LinkConditioner::send`], returning the packet's [`Fate`].
+    pub fn send_fate(&mut self, now: SimTime, bytes: usize, item: T) -> Fate {
+        let index = self.stats.sent;
         self.stats.sent += 1;
         let c = self.conditions;
         let burst_roll = unit(self.rng.next_u32());
@@ -192,17 +242,17 @@ impl<T: Clone> LinkConditioner<T> {
 
         let bad = self.burst.step(&c.burst, burst_roll);
         let loss = if bad { c.burst.loss_in_bad } else { c.loss };
-        if loss_roll < loss {
+        if loss_roll < loss && !self.rescued.contains(&index) {
             self.stats.lost += 1;
             if bad {
                 self.stats.lost_in_burst += 1;
             }
-            return false;
+            return Fate::Lost { in_burst: bad };
         }
         let copies = if duplicate_roll < c.duplicate { 2 } else { 1 };
         if self.queue.len() + copies > MAX_IN_FLIGHT {
             self.stats.overflowed += 1;
-            return false;
+            return Fate::Overflowed;
         }
         // The bandwidth cap: the packet (and its copy) leave the sender one
         // after the other at the capped rate.
@@ -215,11 +265,12 @@ impl<T: Clone> LinkConditioner<T> {
             departs = start.plus_micros(tx_us);
             if departs.micros_since(now) > MAX_QUEUE_DELAY_MS * 1000 {
                 self.stats.overflowed += 1;
-                return false;
+                return Fate::Overflowed;
             }
             self.link_free = departs;
         }
-        let at = if reorder_roll < c.reorder {
+        let overtook = reorder_roll < c.reorder;
+        let at = if overtook {
             self.stats.reordered += 1;
             departs
         } else {
@@ -239,7 +290,11 @@ impl<T: Clone> LinkConditioner<T> {
             self.insert(at, item.clone());
         }
         self.insert(at, item);
-        true
+        Fate::Delivered {
+            at,
+            duplicate: copies == 2,
+            overtook,
+        }
     }
 
     fn insert(&mut self, at: SimTime, item: T) {

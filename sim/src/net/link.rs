@@ -24,6 +24,7 @@ use crate::net::conditioner::{ConditionerStats, LinkConditioner, LinkConditions}
 use crate::net::link_meter::LinkMeter;
 use crate::net::link_stats::SeqWindow;
 use crate::net::protocol::{DirectionTotals, LagSpike, LinkTotals, NetSettings, SettingsError};
+use crate::net::trace::{Direction, PacketLog, PacketRecord, Traced};
 use crate::time::SimTime;
 use serde::Serialize;
 
@@ -72,9 +73,11 @@ pub struct HostLink<U> {
     /// When the client last sent a frame.
     last_heard: SimTime,
     traffic: Traffic,
+    /// Every packet's fate, when tracing is on ([`HostLink::trace_packets`]).
+    trace: Option<Box<PacketLog>>,
 }
 
-impl<U: Clone> HostLink<U> {
+impl<U: Clone + Traced> HostLink<U> {
     /// A link with [`NetSettings::default`] (RTT 100 ms, as the page
     /// starts) until the client sends its own, whose conditioners draw from
     /// `seed`; the client counts as heard at `now`.
@@ -87,6 +90,7 @@ impl<U: Clone> HostLink<U> {
             pings_received: SeqWindow::default(),
             last_heard: now,
             traffic: Traffic::default(),
+            trace: None,
         };
         link.apply(NetSettings::default());
         link
@@ -145,9 +149,43 @@ impl<U: Clone> HostLink<U> {
         at < self.quiet_from()
     }
 
+    /// Records the fate of every packet from now on, keeping the newest
+    /// `capacity` ([`crate::net::trace`]); off by default.
+    pub fn trace_packets(&mut self, capacity: usize) {
+        self.trace = Some(Box::new(PacketLog::new(capacity)));
+    }
+
+    /// The packets recorded, if tracing is on.
+    pub fn packets(&self) -> Option<&PacketLog> {
+        self.trace.as_deref()
+    }
+
+    /// Delivers the packet sent `index`-th (from 0) in `direction` even if
+    /// its loss roll says lost (a what-if fork).
+    pub fn rescue(&mut self, direction: Direction, index: u64) {
+        match direction {
+            Direction::Up => self.uplink.rescue(index),
+            Direction::Down => self.downlink.rescue(index),
+        }
+    }
+
     /// Puts `msg`, which came in a frame of `bytes`, on the uplink at `now`.
     pub fn send_up(&mut self, now: SimTime, bytes: usize, msg: U) {
-        self.uplink.send(now, bytes, msg);
+        let index = self.uplink.stats().sent;
+        let traced = self.trace.is_some().then(|| msg.traced());
+        let fate = self.uplink.send_fate(now, bytes, msg);
+        if let (Some(log), Some((kind, detail, also))) = (&mut self.trace, traced) {
+            log.push(PacketRecord {
+                direction: Direction::Up,
+                index,
+                kind,
+                detail,
+                also,
+                bytes: bytes as u32,
+                sent: now,
+                fate,
+            });
+        }
     }
 
     /// The next uplink message due at `now`, if any.
@@ -163,9 +201,23 @@ impl<U: Clone> HostLink<U> {
     }
 
     /// Sends `msg` through the downlink conditioner at `now`.
-    pub fn send<M: Serialize>(&mut self, now: SimTime, msg: &M) {
+    pub fn send<M: Serialize + Traced>(&mut self, now: SimTime, msg: &M) {
         let frame = codec::encode(msg);
-        self.downlink.send(now, frame.len(), frame);
+        let (index, bytes) = (self.downlink.stats().sent, frame.len());
+        let fate = self.downlink.send_fate(now, bytes, frame);
+        if let Some(log) = &mut self.trace {
+            let (kind, detail, also) = msg.traced();
+            log.push(PacketRecord {
+                direction: Direction::Down,
+                index,
+                kind,
+                detail,
+                also,
+                bytes: bytes as u32,
+                sent: now,
+                fate,
+            });
+        }
     }
 
     /// Queues a control message for the next [`HostLink::drain`], past the

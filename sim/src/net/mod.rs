@@ -4,7 +4,8 @@
 //! ([`gilbert_elliott`]), named link profiles ([`preset`]), the link
 //! measured from its ends ([`link_stats`], [`link_meter`]), one
 //! connection's link at each end ([`link`]), and the newest-wins rule for
-//! replicated state ([`newest_wins`]).
+//! replicated state ([`newest_wins`]); what happened to every packet, for
+//! the packet timeline ([`trace`]).
 
 pub mod codec;
 pub mod conditioner;
@@ -16,3 +17,4 @@ pub mod newest_wins;
 pub mod packed;
 pub mod preset;
 pub mod protocol;
+pub mod trace;

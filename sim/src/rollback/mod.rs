@@ -43,6 +43,7 @@
 //! | `sync_test` | [`SyncTest`] |
 //! | `wire` | [`InputPacket`], [`RollbackServerMsg`], [`RollbackObserver`] |
 //! | `bot`, `authority`, `predictor` | bot player, the host's half, the endpoint's half |
+//! | `log` | [`log::RollbackEvent`]: the visible rollbacks, for the inspector |
 
 pub mod arena;
 pub mod authority;
@@ -51,6 +52,7 @@ pub mod client;
 pub mod config;
 pub mod game;
 pub mod input;
+pub mod log;
 pub mod predictor;
 pub mod server;
 pub mod snapshot;

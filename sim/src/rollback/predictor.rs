@@ -110,8 +110,8 @@ pub struct RollbackMetrics {
 #[derive(Debug, Clone)]
 pub struct RollbackPredictor {
     config: RollbackConfig,
-    ids: Option<Ids>,
-    client: Option<RollbackClient<Arena>>,
+    pub(super) ids: Option<Ids>,
+    pub(super) client: Option<RollbackClient<Arena>>,
     time_sync: TimeSync,
     /// Ticks owed by the clock (may be negative after a jump back).
     clock: f64,
@@ -125,6 +125,8 @@ pub struct RollbackPredictor {
     counters: PredictorCounters,
     /// The server's latest observer view.
     server: Option<RollbackObserver>,
+    /// The visible rollbacks, when kept (`log`).
+    pub(super) log: Option<Box<super::log::RollbackLog>>,
 }
 
 impl RollbackPredictor {
@@ -147,6 +149,7 @@ impl RollbackPredictor {
             packets_sent: 0,
             counters: PredictorCounters::default(),
             server: None,
+            log: None,
         })
     }
 
@@ -173,7 +176,9 @@ impl RollbackPredictor {
         let (Some(client), Some(ids)) = (&mut self.client, self.ids) else {
             return Vec::new();
         };
+        let rollbacks = client.counters().rollbacks;
         client.rebase_if_due();
+        let rolled_back = client.counters().rollbacks > rollbacks;
         let rate = f64::from(client.game().rate().hz());
         let dt = if dt.is_finite() {
             dt.clamp(0.0, MAX_FRAME_S)
@@ -204,6 +209,9 @@ impl RollbackPredictor {
             });
         }
         self.packets_sent += out.len() as u64;
+        if rolled_back {
+            self.note_rollback();
+        }
         out
     }
 

@@ -26,6 +26,7 @@ use crate::math::Vec2;
 use crate::model::Model;
 use crate::movement::{dequantize_axis, quantize_axis};
 use crate::net::protocol::{LagSpike, NetSettings, ServerRules, SettingsError};
+use crate::net::trace::Direction;
 use crate::smoothing::SmoothingMode;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
@@ -95,7 +96,7 @@ impl Setup {
             Setting::Client(c) => self.client = c,
             Setting::Smoothing(m) => self.smoothing = m,
             Setting::Model(m) => self.model = m,
-            Setting::LagSpike(_) => {}
+            Setting::LagSpike(_) | Setting::Deliver { .. } => {}
         }
         self
     }
@@ -116,11 +117,24 @@ pub enum Setting {
     LagSpike(LagSpike),
     /// Another prediction model, or new rollback settings.
     Model(Model),
+    /// What if: the link conditioner delivers the packet sent `index`-th
+    /// (from 0, in send order since the connection began) in `direction`
+    /// even if its loss roll says lost; every other packet keeps its fate
+    /// ([`crate::net::conditioner::LinkConditioner::rescue`]). A fork made
+    /// by the correction inspector ([`crate::inspect::fork`]). Only a run
+    /// with both ends in process (local mode, scenarios) can do this: a
+    /// relay session ignores it.
+    Deliver {
+        /// Which way the packet went.
+        direction: Direction,
+        /// Its place in that direction's send order, from 0.
+        index: u32,
+    },
 }
 
 impl Setting {
     /// What the setting sets: `net`, `rules`, `client`, `smoothing`,
-    /// `lag-spike` or `model`.
+    /// `lag-spike`, `model` or `deliver`.
     pub fn name(&self) -> &'static str {
         match self {
             Setting::Net(_) => "net",
@@ -129,6 +143,7 @@ impl Setting {
             Setting::Smoothing(_) => "smoothing",
             Setting::LagSpike(_) => "lag-spike",
             Setting::Model(_) => "model",
+            Setting::Deliver { .. } => "deliver",
         }
     }
 }
@@ -365,6 +380,7 @@ fn check_setting(s: &Setting) -> Result<(), String> {
         Setting::LagSpike(spike) => spike.validate().map_err(settings),
         Setting::Model(Model::Cmc) => Ok(()),
         Setting::Model(Model::Rollback(c)) => c.validate().map_err(settings),
+        Setting::Deliver { .. } => Ok(()),
     }
 }
 
@@ -387,6 +403,15 @@ impl Scenario {
     /// Recorded duration, s (sum of frame times).
     pub fn duration_secs(&self) -> f64 {
         self.frames.iter().map(|f| f64::from(f.dt_us)).sum::<f64>() / 1e6
+    }
+
+    /// The settings in force when frame `frame` runs: the setup with every
+    /// change up to and including that frame's applied.
+    pub fn settings_at(&self, frame: usize) -> Setup {
+        self.changes
+            .iter()
+            .take_while(|c| c.frame as usize <= frame)
+            .fold(self.setup, |s, c| s.with(c.setting))
     }
 
     /// Checks every value against the limits above and the controls'

@@ -61,6 +61,31 @@ impl ScenarioRun {
         run.outcome()
     }
 
+    /// Keeps the inspector's records of this run from now on: every
+    /// packet's fate and both ends' account of each move and rollback
+    /// ([`LocalSession::inspect`]), the newest `capacity` of each.
+    pub fn inspect(&mut self, capacity: usize) {
+        self.session.inspect(capacity);
+    }
+
+    /// A copy of this run without the recorded frames (they are the
+    /// scenario's, and a scrubber keeps one copy of them): restore it
+    /// with [`ScenarioRun::resume`].
+    pub(crate) fn checkpoint(&mut self) -> ScenarioRun {
+        let frames = std::mem::take(&mut self.scenario.frames);
+        let copy = self.clone();
+        self.scenario.frames = frames;
+        copy
+    }
+
+    /// A checkpoint made by [`ScenarioRun::checkpoint`] from a playback of
+    /// `scenario`, ready to play on from where it was made.
+    pub(crate) fn resume(checkpoint: &ScenarioRun, scenario: &super::Scenario) -> ScenarioRun {
+        let mut run = checkpoint.clone();
+        run.scenario.frames.clone_from(&scenario.frames);
+        run
+    }
+
     /// `true` while frames fed with [`ScenarioRun::step_live`] are recorded.
     pub fn is_recording(&self) -> bool {
         self.recording

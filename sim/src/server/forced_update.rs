@@ -77,8 +77,21 @@ impl ServerCharacter {
         }
         let dt = dt_secs(dt_ms);
         let input = self.last_input;
+        // A forced update explains itself; a push on top changes nothing.
         self.simulate(&input, dt, world);
         self.counters.forced_updates += 1;
+        let (ts, position) = (
+            self.current_time_stamp.unwrap_or_default(),
+            self.state.position,
+        );
+        self.note(
+            now,
+            ts,
+            super::MoveOutcome::Forced {
+                dt_ms: u32::from(dt_ms),
+                position,
+            },
+        );
         true
     }
 }

@@ -23,8 +23,11 @@ use crate::world::World;
 use rand_core::{RngCore, SeedableRng};
 
 mod forced_update;
+mod log;
 mod move_order;
 mod time_stamps;
+
+pub use log::{MoveOutcome, MoveRecord};
 
 pub use move_order::MAX_HELD_MOVES;
 pub use time_stamps::TIME_STAMP_RESET_WINDOW_MS;
@@ -186,6 +189,8 @@ pub struct ServerCharacter {
     /// Held-back ServerMoves and what decides when they go
     /// (`move_order`).
     order: move_order::MoveOrder,
+    /// The account of each move, when kept (`log`).
+    log: Option<Box<log::MoveLog>>,
     counters: ServerCounters,
 }
 
@@ -214,6 +219,7 @@ impl ServerCharacter {
             time_discrepancy: 0.0,
             reason_hint: None,
             order: move_order::MoveOrder::default(),
+            log: None,
             counters: ServerCounters::default(),
         }
     }
@@ -247,7 +253,7 @@ impl ServerCharacter {
         }
         if self.perform_network_move(&packet.new_move, &mut elapsed, now, world) {
             let client = packet.client_location.to_vec2();
-            let wrong = self.handle_client_error(packet.new_move.time_stamp, client);
+            let wrong = self.handle_client_error(now, packet.new_move.time_stamp, client);
             out.push(ProcessedMove {
                 position: self.state.position,
                 client_error_from: wrong.then_some(client),
@@ -271,6 +277,11 @@ impl ServerCharacter {
         world: &World,
     ) -> bool {
         let Some(dt_ms) = self.verify_client_time_stamp(m.time_stamp) else {
+            let outcome = match self.judge_time_stamp(m.time_stamp) {
+                time_stamps::TimeStampVerdict::TooFarAhead => MoveOutcome::TooFarAhead,
+                _ => MoveOutcome::Stale,
+            };
+            self.note(now, m.time_stamp, outcome);
             return false;
         };
         self.last_move_at = Some(now);
@@ -293,19 +304,29 @@ impl ServerCharacter {
         }
         self.current_time_stamp = Some(m.time_stamp);
         self.last_input = m.input;
-        self.simulate(&m.input, dt, world);
+        let pushed = self.simulate(&m.input, dt, world);
         self.counters.moves_simulated += 1;
+        let position = self.state.position;
+        self.note(
+            now,
+            m.time_stamp,
+            MoveOutcome::Simulated {
+                covered_ms: dt_ms,
+                simulated_s: dt,
+                input: m.input,
+                position,
+                pushed,
+            },
+        );
         true
     }
 
     /// `perform_movement` plus the server-only effects the client cannot
-    /// predict.
-    fn simulate(&mut self, input: &MoveInput, dt: f32, world: &World) {
+    /// predict; `true` if one of those (a push zone) moved the character.
+    fn simulate(&mut self, input: &MoveInput, dt: f32, world: &World) -> bool {
         let events = perform_movement(&mut self.state, input, dt, &self.params, world);
         self.counters.dashes += u64::from(events.dashed);
-        if self.config.server_effects {
-            world.apply_push_zones(&mut self.state, dt);
-        }
+        self.config.server_effects && world.apply_push_zones(&mut self.state, dt)
     }
 
     /// UE `ServerMoveHandleClientError` (`000_…` §4.3): fills the pending
@@ -313,7 +334,7 @@ impl ServerCharacter {
     /// is off by more than `max_position_error`, when the forced-adjustment
     /// roll says so, or after a forced position update. Returns `true` for
     /// an Adjustment.
-    fn handle_client_error(&mut self, ts: TimeStamp, client_location: Vec2) -> bool {
+    fn handle_client_error(&mut self, now: SimTime, ts: TimeStamp, client_location: Vec2) -> bool {
         let err_sq = (self.state.position - client_location).length_squared();
         let limit = self.config.max_position_error;
         let forced = self.config.forced_adjustment_percent > 0.0
@@ -329,6 +350,16 @@ impl ServerCharacter {
         } else {
             None
         };
+        let server = self.state.position;
+        self.note(
+            now,
+            ts,
+            MoveOutcome::Checked {
+                client: client_location,
+                server,
+                verdict: reason,
+            },
+        );
         self.pending = Some(PendingAdjustment {
             time_stamp: ts,
             ack_good_move: reason.is_none(),

@@ -1,0 +1,79 @@
+//! The client's own account of its moves, kept when asked (local mode and
+//! scenario runs) for the correction inspector: each move it made, its
+//! time stamp, length and input, and whether it left in a ServerMove.
+
+use super::Client;
+use crate::movement::MoveInput;
+use crate::time::TimeStamp;
+use std::collections::VecDeque;
+
+/// One move as the client made it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClientMoveRecord {
+    /// Its time stamp (client time at its end), ms.
+    pub time_stamp: TimeStamp,
+    /// Its length, ms (a combined move: both moves' time).
+    pub dt_ms: u16,
+    /// Its input.
+    pub input: MoveInput,
+    /// The forced-loss switch dropped the ServerMove it would have left in.
+    pub dropped_by_client: bool,
+}
+
+/// The records and their bound.
+#[derive(Debug, Clone)]
+pub(super) struct ClientMoveLog {
+    records: VecDeque<ClientMoveRecord>,
+    capacity: usize,
+}
+
+impl Client {
+    /// Keeps an account of the newest `capacity` moves from now on (a
+    /// second call keeps the account already kept)
+    /// ([`Client::move_log`]); off by default.
+    pub fn keep_move_log(&mut self, capacity: usize) {
+        self.log.get_or_insert_with(|| {
+            Box::new(ClientMoveLog {
+                records: VecDeque::new(),
+                capacity,
+            })
+        });
+    }
+
+    /// The account kept, oldest first (empty when not kept).
+    pub fn move_log(&self) -> impl Iterator<Item = &ClientMoveRecord> {
+        self.log.iter().flat_map(|l| l.records.iter())
+    }
+
+    /// A move was made (or a pending one grew by combining: it replaces
+    /// the last record).
+    pub(super) fn note_move(
+        &mut self,
+        time_stamp: TimeStamp,
+        dt_ms: u16,
+        input: MoveInput,
+        combined: bool,
+    ) {
+        if let Some(log) = &mut self.log {
+            if combined {
+                log.records.pop_back();
+            }
+            if log.records.len() >= log.capacity {
+                log.records.pop_front();
+            }
+            log.records.push_back(ClientMoveRecord {
+                time_stamp,
+                dt_ms,
+                input,
+                dropped_by_client: false,
+            });
+        }
+    }
+
+    /// The forced-loss switch dropped the packet of the newest move.
+    pub(super) fn note_dropped(&mut self) {
+        if let Some(r) = self.log.as_mut().and_then(|l| l.records.back_mut()) {
+            r.dropped_by_client = true;
+        }
+    }
+}
