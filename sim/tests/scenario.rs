@@ -114,17 +114,36 @@ fn a_different_seed_gives_different_packet_fates() {
 }
 
 #[test]
-fn taking_over_drops_the_rest_of_the_recording() {
+fn taking_over_drops_the_rest_of_the_recording_and_records_on() {
     let scenario = record(10);
-    let mut run = ScenarioRun::play(scenario);
+    let mut run = ScenarioRun::play(scenario.clone());
     for _ in 0..300 {
         assert!(run.step_recorded());
     }
     run.step_live(1.0 / 60.0, Vec2::new(0.0, 1.0), false, false);
-    assert_eq!(run.scenario().frames.len(), 300);
+    assert_eq!(run.scenario().frames.len(), 301);
     assert!(run.scenario().changes.iter().all(|c| c.frame < 300));
     assert_eq!(run.scenario().outcome, None);
+    assert!(run.is_recording());
     assert!(!run.step_recorded());
+    let net = NetSettings::symmetric(200, 0, 5);
+    run.change(Setting::Net(net));
+    for _ in 0..60 {
+        run.step_live(1.0 / 60.0, Vec2::new(1.0, 0.0), false, false);
+    }
+    // The run so far is its scenario: played from frame 0 it ends in the
+    // same state, through the recorded prefix, the take-over and the
+    // change after it.
+    let so_far = run.scenario().clone();
+    assert_eq!(so_far.frames[..300], scenario.frames[..300]);
+    assert_eq!(
+        so_far.changes.last().map(|c| (c.frame, c.setting)),
+        Some((301, Setting::Net(net)))
+    );
+    let mut replay = ScenarioRun::play(so_far);
+    while replay.step_recorded() {}
+    assert_eq!(replay.frame_index(), 361);
+    assert_eq!(replay.endpoint().state_hash(), run.endpoint().state_hash());
 }
 
 #[test]

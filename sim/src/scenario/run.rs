@@ -169,32 +169,37 @@ impl ScenarioRun {
 
     /// Runs one live frame of `dt` s with this input (`fire`: the
     /// rollback arena's action button), quantized first
-    /// ([`FrameInput::quantize`]) and recorded while recording. During
-    /// playback this is the user *taking over*: the rest of the recording
-    /// is dropped and the run goes on live, unrecorded.
+    /// ([`FrameInput::quantize`]) and recorded. During playback this is
+    /// the user *taking over*: the rest of the recording is dropped and the
+    /// run goes on live, recorded from here, so [`ScenarioRun::scenario`]
+    /// is always the run so far (what the inspector re-simulates). Past
+    /// [`MAX_RECORDED_FRAMES`] recording stops and the run goes on
+    /// unrecorded.
     pub fn step_live(&mut self, dt: f64, direction: Vec2, dash: bool, fire: bool) {
         let input = FrameInput::quantize(dt, direction, dash, fire);
+        if !self.recording {
+            self.take_over();
+        }
         if self.recording {
             self.scenario.frames.push(input);
             if self.scenario.frames.len() >= MAX_RECORDED_FRAMES {
                 self.stop_recording();
             }
-        } else {
-            self.take_over();
         }
         self.run_frame(input);
     }
 
-    /// Changes a setting before the next frame; recorded while recording,
-    /// otherwise (playback) it takes over like [`ScenarioRun::step_live`].
+    /// Changes a setting before the next frame, recorded; during playback
+    /// it takes over like [`ScenarioRun::step_live`].
     pub fn change(&mut self, setting: Setting) {
+        if !self.recording {
+            self.take_over();
+        }
         if self.recording {
             self.scenario.changes.push(Change {
                 frame: self.cursor as u32,
                 setting,
             });
-        } else {
-            self.take_over();
         }
         self.apply(setting);
     }
@@ -223,11 +228,14 @@ impl ScenarioRun {
         }
     }
 
+    /// Drops what was recorded after the cursor and records on from here
+    /// (while there is room).
     fn take_over(&mut self) {
         self.scenario.frames.truncate(self.cursor);
         let cursor = self.cursor as u32;
         self.scenario.changes.retain(|c| c.frame < cursor);
         self.scenario.outcome = None;
+        self.recording = self.scenario.frames.len() < MAX_RECORDED_FRAMES;
     }
 
     fn apply_due_changes(&mut self) {
