@@ -35,6 +35,7 @@ mod clock;
 mod corrections;
 mod dom;
 mod download;
+mod inspector;
 mod link_card;
 mod model_controls;
 mod net;

@@ -1,0 +1,201 @@
+//! The inspector's page half (issue 14): the packet timeline, scrubbing,
+//! the correction inspector, what-if forks, the latency budget and UE's
+//! console line. The data model is `sim::inspect`; this module shows it
+//! and takes the clicks, and `app::inspect` wires it into the loop.
+//!
+//! | module | holds |
+//! |---|---|
+//! | `lanes` | the timeline's geometry: window (zoom, pan), rows, packet segments, bands (pure) |
+//! | `gesture` | hit tests and what a press, drag, wheel or key does (pure) |
+//! | `scrub` | the playhead over the run and its fork, seeks both ways (pure over `sim`) |
+//! | `story_view` | the list rows, a story laid out, a packet in words (pure) |
+//! | `console_text` | what a console line answers (pure) |
+//! | `budget` | the latency budget card |
+//! | `lane_canvas`, `pointer` | the timeline's canvas and its events |
+//! | `panel` | the corrections list, the story, the what-ifs and the fork's result |
+//! | `console_line` | the `#console` input and its output |
+
+pub mod budget;
+pub mod console_line;
+pub mod console_text;
+#[cfg(test)]
+mod fixtures;
+pub mod gesture;
+pub mod lane_canvas;
+pub mod lanes;
+pub mod panel;
+pub mod pointer;
+pub mod scrub;
+pub mod story_view;
+
+use budget::BudgetCard;
+use console_line::ConsoleLine;
+use lane_canvas::LaneCanvas;
+use panel::{ForkView, InspectorPanel};
+use scrub::{Comparison, Scrub};
+use sim::inspect::Story;
+use sim::SimTime;
+use std::cell::RefCell;
+use std::rc::Rc;
+use story_view::StoryView;
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::JsCast;
+use web_sys::{Document, KeyboardEvent};
+
+/// The open story.
+pub struct Open {
+    /// Its branch (0: the run, 1: the fork).
+    pub branch: usize,
+    /// Its index among the branch's corrections.
+    pub index: usize,
+    /// The story.
+    pub story: Story,
+    /// The story laid out.
+    pub view: StoryView,
+}
+
+/// What the scrub was built from: a changed run needs a new inspection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BuiltFrom {
+    /// The scenario's seed.
+    pub seed: u64,
+    /// Its frames.
+    pub frames: usize,
+    /// Its changes.
+    pub changes: usize,
+}
+
+/// How long the inspector's work took, ms of page time.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Costs {
+    /// Building the inspection (two playbacks of the run).
+    pub inspect_ms: Option<f64>,
+    /// The last seek or step.
+    pub seek_ms: Option<f64>,
+    /// Building the fork's inspection.
+    pub fork_ms: Option<f64>,
+}
+
+/// The inspector's parts and state.
+pub struct Inspector {
+    /// The timeline canvas.
+    pub lanes: LaneCanvas,
+    /// The corrections list and the story.
+    pub panel: InspectorPanel,
+    /// The console line.
+    pub console: ConsoleLine,
+    /// The latency budget card.
+    pub budget: BudgetCard,
+    /// The playhead over the inspected run (paused, at an end, or a
+    /// scenario playing back).
+    pub scrub: Option<Scrub>,
+    /// What `scrub` was built from.
+    pub built: Option<BuiltFrom>,
+    /// The panels show the scrub's run (set each frame by the loop).
+    pub inspecting: bool,
+    /// The open story.
+    pub open: Option<Open>,
+    /// The fork against the run, once made.
+    pub comparison: Option<Comparison>,
+    /// The fork's result as shown.
+    pub fork_view: Option<ForkView>,
+    /// The selected packet (branch, record).
+    pub selected: Option<(usize, usize)>,
+    /// The fork's save reply.
+    pub save_box: crate::share::Mailbox<crate::share::Reply>,
+    /// The fork being saved.
+    pub saving: Option<sim::Scenario>,
+    /// UE `p.NetShowCorrections`.
+    pub show_corrections: bool,
+    /// UE `p.NetCorrectionLifetime`, s (`None`: the panels' own fading).
+    pub correction_lifetime_s: Option<f32>,
+    /// The costs shown under the timeline.
+    pub costs: Costs,
+    /// Next budget refresh, page clock.
+    pub next_budget: SimTime,
+    steps: Rc<RefCell<i64>>,
+}
+
+impl Inspector {
+    /// Finds its parts in `doc`; `,` and `.` anywhere but in a text field
+    /// step the playhead one frame.
+    pub fn new(doc: &Document) -> Inspector {
+        let steps: Rc<RefCell<i64>> = Rc::default();
+        let s = steps.clone();
+        let cb = Closure::<dyn Fn(KeyboardEvent)>::new(move |e: KeyboardEvent| {
+            let typing = e
+                .target()
+                .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+                .is_some_and(|t| matches!(t.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT"));
+            let delta = match e.key().as_str() {
+                "," => -1,
+                "." => 1,
+                _ => return,
+            };
+            if !typing && !e.ctrl_key() && !e.meta_key() && !e.alt_key() {
+                *s.borrow_mut() += delta;
+            }
+        });
+        let _ = doc.add_event_listener_with_callback("keydown", cb.as_ref().unchecked_ref());
+        cb.forget();
+        Inspector {
+            lanes: LaneCanvas::new(doc),
+            panel: InspectorPanel::new(doc),
+            console: ConsoleLine::new(doc),
+            budget: BudgetCard::new(doc),
+            scrub: None,
+            built: None,
+            inspecting: false,
+            open: None,
+            comparison: None,
+            fork_view: None,
+            selected: None,
+            save_box: crate::share::Mailbox::default(),
+            saving: None,
+            show_corrections: true,
+            correction_lifetime_s: None,
+            costs: Costs::default(),
+            next_budget: SimTime::ZERO,
+            steps,
+        }
+    }
+
+    /// Frames stepped with `,` / `.` since the last call.
+    pub fn take_key_steps(&self) -> i64 {
+        self.steps.replace(0)
+    }
+
+    /// Forgets the inspected run (a new one is coming).
+    pub fn forget(&mut self) {
+        self.scrub = None;
+        self.built = None;
+        self.open = None;
+        self.comparison = None;
+        self.fork_view = None;
+        self.selected = None;
+    }
+
+    /// The run the panels show while inspecting.
+    pub fn shown_run(&self) -> Option<&sim::ScenarioRun> {
+        self.scrub
+            .as_ref()
+            .filter(|_| self.inspecting)
+            .map(Scrub::run)
+    }
+
+    /// The same, for its metrics.
+    pub fn shown_run_mut(&mut self) -> Option<&mut sim::ScenarioRun> {
+        if self.inspecting {
+            self.scrub.as_mut().map(Scrub::run_mut)
+        } else {
+            None
+        }
+    }
+}
+
+/// Page-clock milliseconds `f` took, and its result.
+pub fn timed<T>(f: impl FnOnce() -> T) -> (T, f64) {
+    let start = crate::clock::now();
+    let out = f();
+    (out, crate::clock::now().secs_since(start) * 1000.0)
+}
