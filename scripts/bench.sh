@@ -67,6 +67,9 @@ cargo bench --quiet -p sim --bench sim -- "${crit[@]}" 2>&1 | tee "$tmp/criterio
 say "native: the rollback model, and beside ggrs 0.13's SyncTestSession"
 cargo bench --quiet -p sim --bench rollback -- "${crit[@]}" 2>&1 | tee "$tmp/criterion-rollback.log" |
   grep -E '^[a-z_]+/[^ ]*|time:' | paste - - | awk '{ $1 = $1; print "  " $0 }' || true
+say "native: the inspector (build an inspection of a 60 s run; the worst seek in it)"
+cargo bench --quiet -p sim --bench inspect -- "${crit[@]}" 2>&1 | tee "$tmp/criterion-inspect.log" |
+  grep -E '^[a-z_]+/[^ ]*|time:' | paste - - | awk '{ $1 = $1; print "  " $0 }' || true
 cp -r "$target_dir/criterion" "$tmp/criterion"
 cargo bench --quiet -p sim --bench wire -- wire | tail -n 1 >"$tmp/wire.json"
 cat "$tmp/wire.json"
@@ -119,7 +122,8 @@ ids = ["perform_movement/run", "perform_movement/turn", "perform_movement/brake"
        "conditioner/per_packet",
        "rollback_step/arena_2p_16", "rollback_rebase/8",
        "sync_test_vs_ggrs/ours", "sync_test_vs_ggrs/ggrs", "sync_test_vs_ggrs/ours_client",
-       "sync_test_machinery/ours", "sync_test_machinery/ggrs"]
+       "sync_test_machinery/ours", "sync_test_machinery/ggrs",
+       "inspect_build/cmc", "inspect_build/rollback", "inspect_seek/cmc", "inspect_seek/rollback"]
 native = {i: crit(i) for i in ids}
 o3 = {i: crit(i, os.path.join(target, "criterion")) for i in ["perform_movement/run", "perform_movement/turn",
                                    "perform_movement/brake", "replay_client/60", "server/server_move"]}
@@ -158,6 +162,7 @@ result["ratios"] = ratios
 # ---- the table --------------------------------------------------------
 def ns(v):
     if v is None: return "–"
+    if v >= 1e6: return f"{v / 1e6:.2f} ms"
     return f"{v / 1000:.2f} µs" if v >= 1000 else f"{v:.0f} ns"
 def verdict(ok):
     return "met" if ok else "**missed**"
@@ -200,6 +205,10 @@ rows = [
      f'machinery alone (1-D world): {ns(native["sync_test_machinery/ggrs"])} / {ns(native["sync_test_machinery/ours"])} = {ratios["sync_test_machinery_ggrs_over_ours"]}×; '
      f'the client path (1 tick + a rebase of 8): {ns(native["sync_test_vs_ggrs/ours_client"])}',
      verdict((ratios["sync_test_ggrs_over_ours"] or 0) >= 5)),
+    ("inspector: worst seek in a 60 s run (59 frames re-simulated from a checkpoint), CMC / rollback", "≤ 100 ms",
+     f'{ns(native["inspect_seek/cmc"])} / {ns(native["inspect_seek/rollback"])}; building the inspection once (two playbacks): '
+     f'{ns(native["inspect_build/cmc"])} / {ns(native["inspect_build/rollback"])}',
+     verdict(native["inspect_seek/rollback"] is not None and native["inspect_seek/rollback"] <= 100e6)),
     ("ServerMove on the wire, typical new move", "≤ 16 B",
      f'{wire["server_move_bytes_new_only"]} B (mean {wire["server_move_bytes_mean"]} B, max {wire["server_move_bytes_max"]} B); Ack {wire["ack_bytes"]} B, Adjustment {wire["adjustment_bytes"]} B',
      verdict(wire["server_move_bytes_new_only"] is not None and wire["server_move_bytes_new_only"] <= 16)),

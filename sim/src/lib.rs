@@ -49,6 +49,7 @@
 #![deny(missing_docs)]
 
 pub mod bot;
+pub mod bounded;
 pub mod client;
 mod client_config;
 pub mod console;

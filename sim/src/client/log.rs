@@ -3,9 +3,9 @@
 //! time stamp, length and input, and whether it left in a ServerMove.
 
 use super::Client;
+use crate::bounded::Bounded;
 use crate::movement::MoveInput;
 use crate::time::TimeStamp;
-use std::collections::VecDeque;
 
 /// One move as the client made it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -20,29 +20,18 @@ pub struct ClientMoveRecord {
     pub dropped_by_client: bool,
 }
 
-/// The records and their bound.
-#[derive(Debug, Clone)]
-pub(super) struct ClientMoveLog {
-    records: VecDeque<ClientMoveRecord>,
-    capacity: usize,
-}
-
 impl Client {
     /// Keeps an account of the newest `capacity` moves from now on (a
     /// second call keeps the account already kept)
     /// ([`Client::move_log`]); off by default.
     pub fn keep_move_log(&mut self, capacity: usize) {
-        self.log.get_or_insert_with(|| {
-            Box::new(ClientMoveLog {
-                records: VecDeque::new(),
-                capacity,
-            })
-        });
+        self.log
+            .get_or_insert_with(|| Box::new(Bounded::new(capacity)));
     }
 
     /// The account kept, oldest first (empty when not kept).
     pub fn move_log(&self) -> impl Iterator<Item = &ClientMoveRecord> {
-        self.log.iter().flat_map(|l| l.records.iter())
+        self.log.iter().flat_map(|l| l.items().iter())
     }
 
     /// A move was made (or a pending one grew by combining: it replaces
@@ -56,12 +45,9 @@ impl Client {
     ) {
         if let Some(log) = &mut self.log {
             if combined {
-                log.records.pop_back();
+                log.pop_last();
             }
-            if log.records.len() >= log.capacity {
-                log.records.pop_front();
-            }
-            log.records.push_back(ClientMoveRecord {
+            log.push(ClientMoveRecord {
                 time_stamp,
                 dt_ms,
                 input,
@@ -72,7 +58,7 @@ impl Client {
 
     /// The forced-loss switch dropped the packet of the newest move.
     pub(super) fn note_dropped(&mut self) {
-        if let Some(r) = self.log.as_mut().and_then(|l| l.records.back_mut()) {
+        if let Some(r) = self.log.as_mut().and_then(|l| l.last_mut()) {
             r.dropped_by_client = true;
         }
     }

@@ -94,7 +94,7 @@ pub struct Client {
     corrections: VecDeque<CorrectionRecord>,
     counters: ClientCounters,
     /// The account of each move, when kept (`log`).
-    log: Option<Box<log::ClientMoveLog>>,
+    log: Option<Box<crate::bounded::Bounded<ClientMoveRecord>>>,
 }
 
 impl Client {

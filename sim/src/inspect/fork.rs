@@ -80,26 +80,22 @@ pub(super) fn options(ins: &Inspection, story: &Story, setup: &Setup) -> Vec<For
     match setup.model {
         Model::Cmc => {
             let c = setup.client;
-            option(
-                format!(
-                    "old-move redundancy {}",
-                    if c.old_move_redundancy { "off" } else { "on" }
-                ),
-                Setting::Client(crate::ClientConfig {
-                    old_move_redundancy: !c.old_move_redundancy,
-                    ..c
+            let switches = [
+                ("old-move redundancy", c.old_move_redundancy, {
+                    let mut t = c;
+                    t.old_move_redundancy = !c.old_move_redundancy;
+                    t
                 }),
-            );
-            option(
-                format!(
-                    "move combining {}",
-                    if c.combine_moves { "off" } else { "on" }
-                ),
-                Setting::Client(crate::ClientConfig {
-                    combine_moves: !c.combine_moves,
-                    ..c
+                ("move combining", c.combine_moves, {
+                    let mut t = c;
+                    t.combine_moves = !c.combine_moves;
+                    t
                 }),
-            );
+            ];
+            for (name, on, toggled) in switches {
+                let to = if on { "off" } else { "on" };
+                option(format!("{name} {to}"), Setting::Client(toggled));
+            }
             let ack_interval_ms = if setup.rules.ack_interval_ms > 0 {
                 0
             } else {

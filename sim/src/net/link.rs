@@ -24,7 +24,7 @@ use crate::net::conditioner::{ConditionerStats, LinkConditioner, LinkConditions}
 use crate::net::link_meter::LinkMeter;
 use crate::net::link_stats::SeqWindow;
 use crate::net::protocol::{DirectionTotals, LagSpike, LinkTotals, NetSettings, SettingsError};
-use crate::net::trace::{Direction, PacketLog, PacketRecord, Traced};
+use crate::net::trace::{Direction, PacketLog, Traced};
 use crate::time::SimTime;
 use serde::Serialize;
 
@@ -174,17 +174,8 @@ impl<U: Clone + Traced> HostLink<U> {
         let index = self.uplink.stats().sent;
         let traced = self.trace.is_some().then(|| msg.traced());
         let fate = self.uplink.send_fate(now, bytes, msg);
-        if let (Some(log), Some((kind, detail, also))) = (&mut self.trace, traced) {
-            log.push(PacketRecord {
-                direction: Direction::Up,
-                index,
-                kind,
-                detail,
-                also,
-                bytes: bytes as u32,
-                sent: now,
-                fate,
-            });
+        if let (Some(log), Some(traced)) = (&mut self.trace, traced) {
+            log.record(Direction::Up, index, traced, bytes, now, fate);
         }
     }
 
@@ -206,17 +197,7 @@ impl<U: Clone + Traced> HostLink<U> {
         let (index, bytes) = (self.downlink.stats().sent, frame.len());
         let fate = self.downlink.send_fate(now, bytes, frame);
         if let Some(log) = &mut self.trace {
-            let (kind, detail, also) = msg.traced();
-            log.push(PacketRecord {
-                direction: Direction::Down,
-                index,
-                kind,
-                detail,
-                also,
-                bytes: bytes as u32,
-                sent: now,
-                fate,
-            });
+            log.record(Direction::Down, index, msg.traced(), bytes, now, fate);
         }
     }
 

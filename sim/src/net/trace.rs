@@ -8,6 +8,7 @@
 //! off on the relay (it would cost memory per session and the page cannot
 //! see the relay's conditioner anyway).
 
+use crate::bounded::Bounded;
 use crate::net::conditioner::Fate;
 use crate::net::protocol::{ClientMsg, MoveResponse, ServerMove, ServerMsg};
 use crate::rollback::RollbackServerMsg;
@@ -160,44 +161,56 @@ pub struct PacketRecord {
 /// oldest are dropped beyond it).
 #[derive(Debug, Clone)]
 pub struct PacketLog {
-    records: VecDeque<PacketRecord>,
-    capacity: usize,
+    records: Bounded<PacketRecord>,
 }
 
 impl PacketLog {
     /// An empty log keeping at most `capacity` records.
     pub fn new(capacity: usize) -> PacketLog {
         PacketLog {
-            records: VecDeque::new(),
-            capacity,
+            records: Bounded::new(capacity),
         }
     }
 
-    /// Appends one record.
-    pub fn push(&mut self, record: PacketRecord) {
-        if self.records.len() >= self.capacity {
-            self.records.pop_front();
-        }
-        self.records.push_back(record);
+    /// Records a packet sent `index`-th in `direction` at `sent`: what it
+    /// carried (`traced`, see [`Traced`]), its size and its fate.
+    pub fn record(
+        &mut self,
+        direction: Direction,
+        index: u64,
+        (kind, detail, also): (PacketKind, u32, [u32; 2]),
+        bytes: usize,
+        sent: SimTime,
+        fate: Fate,
+    ) {
+        self.records.push(PacketRecord {
+            direction,
+            index,
+            kind,
+            detail,
+            also,
+            bytes: u32::try_from(bytes).unwrap_or(u32::MAX),
+            sent,
+            fate,
+        });
     }
 
     /// Every record kept, oldest first.
     pub fn records(&self) -> &VecDeque<PacketRecord> {
-        &self.records
+        self.records.items()
     }
 
     /// The records sent in `from..=to`.
     pub fn between(&self, from: SimTime, to: SimTime) -> impl Iterator<Item = &PacketRecord> {
-        let start = self.records.partition_point(|r| r.sent < from);
-        self.records
-            .range(start..)
-            .take_while(move |r| r.sent <= to)
+        let records = self.records.items();
+        let start = records.partition_point(|r| r.sent < from);
+        records.range(start..).take_while(move |r| r.sent <= to)
     }
 
     /// The uplink ServerMoves that carried the move stamped `ts` (as new,
     /// pending or old move).
     pub fn carrying(&self, ts: u32) -> impl Iterator<Item = &PacketRecord> {
-        self.records.iter().filter(move |r| {
+        self.records.items().iter().filter(move |r| {
             r.kind == PacketKind::ServerMove && (r.detail == ts || r.also.contains(&ts))
         })
     }

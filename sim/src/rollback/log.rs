@@ -6,8 +6,8 @@
 use super::game::Divergence;
 use super::predictor::RollbackPredictor;
 use super::tick::Tick;
+use crate::bounded::Bounded;
 use crate::math::Vec2;
-use std::collections::VecDeque;
 
 /// One visible rollback.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -24,29 +24,18 @@ pub struct RollbackEvent {
     pub corrected: Vec2,
 }
 
-/// The events and their bound.
-#[derive(Debug, Clone)]
-pub(super) struct RollbackLog {
-    pub(super) events: VecDeque<RollbackEvent>,
-    pub(super) capacity: usize,
-}
-
 impl RollbackPredictor {
     /// Keeps an account of the newest `capacity` visible rollbacks from now
     /// on ([`RollbackPredictor::rollback_log`]; a second call keeps the
     /// account already kept). Off by default.
     pub fn keep_rollback_log(&mut self, capacity: usize) {
-        self.log.get_or_insert_with(|| {
-            Box::new(RollbackLog {
-                events: VecDeque::new(),
-                capacity,
-            })
-        });
+        self.log
+            .get_or_insert_with(|| Box::new(Bounded::new(capacity)));
     }
 
     /// The account kept, oldest first (empty when not kept).
     pub fn rollback_log(&self) -> impl Iterator<Item = &RollbackEvent> {
-        self.log.iter().flat_map(|l| l.events.iter())
+        self.log.iter().flat_map(|l| l.items().iter())
     }
 
     /// A rebase just counted a rollback: notes it.
@@ -62,10 +51,7 @@ impl RollbackPredictor {
             s.and_then(|s| s.players.get(usize::from(ids.player)))
                 .map_or(Vec2::ZERO, |p| p.position.to_cm())
         };
-        if log.events.len() >= log.capacity {
-            log.events.pop_front();
-        }
-        log.events.push_back(RollbackEvent {
+        log.push(RollbackEvent {
             from: r.from,
             to: r.to,
             divergence: r.divergence,

@@ -126,7 +126,7 @@ pub struct RollbackPredictor {
     /// The server's latest observer view.
     server: Option<RollbackObserver>,
     /// The visible rollbacks, when kept (`log`).
-    pub(super) log: Option<Box<super::log::RollbackLog>>,
+    pub(super) log: Option<Box<crate::bounded::Bounded<super::log::RollbackEvent>>>,
 }
 
 impl RollbackPredictor {

@@ -3,11 +3,11 @@
 //! over how much client time, clamped or cut, and which it refused.
 
 use super::ServerCharacter;
+use crate::bounded::Bounded;
 use crate::math::Vec2;
 use crate::movement::MoveInput;
 use crate::net::protocol::AdjustmentReason;
 use crate::time::{SimTime, TimeStamp};
-use std::collections::VecDeque;
 
 /// What the server did with one move of a ServerMove, or with a silence.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -71,36 +71,22 @@ impl ServerCharacter {
     /// second call keeps the account already kept)
     /// ([`ServerCharacter::move_log`]); off by default.
     pub fn keep_move_log(&mut self, capacity: usize) {
-        self.log.get_or_insert_with(|| {
-            Box::new(MoveLog {
-                records: VecDeque::new(),
-                capacity,
-            })
-        });
+        self.log
+            .get_or_insert_with(|| Box::new(Bounded::new(capacity)));
     }
 
     /// The account kept, oldest first (empty when not kept).
     pub fn move_log(&self) -> impl Iterator<Item = &MoveRecord> {
-        self.log.iter().flat_map(|l| l.records.iter())
+        self.log.iter().flat_map(|l| l.items().iter())
     }
 
     pub(super) fn note(&mut self, at: SimTime, time_stamp: TimeStamp, outcome: MoveOutcome) {
         if let Some(log) = &mut self.log {
-            if log.records.len() >= log.capacity {
-                log.records.pop_front();
-            }
-            log.records.push_back(MoveRecord {
+            log.push(MoveRecord {
                 at,
                 time_stamp,
                 outcome,
             });
         }
     }
-}
-
-/// The records and their bound.
-#[derive(Debug, Clone)]
-pub(super) struct MoveLog {
-    records: VecDeque<MoveRecord>,
-    capacity: usize,
 }

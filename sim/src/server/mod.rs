@@ -190,7 +190,7 @@ pub struct ServerCharacter {
     /// (`move_order`).
     order: move_order::MoveOrder,
     /// The account of each move, when kept (`log`).
-    log: Option<Box<log::MoveLog>>,
+    log: Option<Box<crate::bounded::Bounded<MoveRecord>>>,
     counters: ServerCounters,
 }
 
