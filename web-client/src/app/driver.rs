@@ -11,6 +11,10 @@ use sim::metrics::Metrics;
 use sim::scenario::{Setting, Setup};
 use sim::{ClientEndpoint, ClientEvent, Scenario, ScenarioRun, SimTime, Vec2};
 
+/// Packets (and client moves) an in-page run keeps for the live packet
+/// timeline: ~130 packets/s at 60 Hz, so about a minute (~60 bytes each).
+pub const LIVE_RECORDS: usize = 8192;
+
 /// Who runs the authority.
 pub enum Driver {
     /// The relay over a WebSocket, on the page clock.
@@ -72,6 +76,15 @@ impl Driver {
             local_seed(),
             setup,
         ))))
+    }
+
+    /// An in-page run keeps the last [`LIVE_RECORDS`] packets and moves
+    /// from now on, for the live packet timeline (the relay's packets are
+    /// out of the page's sight).
+    pub fn keep_timeline(&mut self) {
+        if let Driver::Local(run) = self {
+            run.inspect(LIVE_RECORDS);
+        }
     }
 
     /// The client end (for drawing and read-outs).

@@ -9,6 +9,9 @@
 //! | `playback` | the run's state ([`RunState`]), pause / step / speed, scenarios playing back |
 //! | `recorder` | Record / Stop, Save, share links, the scenario API's replies |
 //! | `view` | what is drawn and written each frame: panels, timeline, read-outs, CSV |
+//! | `inspect` | the packet timeline's modes, scrubbing, the correction inspector's clicks, the console line |
+//! | `inspect_view` | what the inspector draws and writes: timeline scene, read-outs, latency budget |
+//! | `fork` | what-if forks: made, compared, saved |
 //!
 //! By default the page connects to the relay that served it. `?mode=local`,
 //! a missing relay, Record and scenario links run the authoritative host
@@ -18,12 +21,16 @@
 //! replayed, which is why recording always runs locally.
 
 mod driver;
+mod fork;
+mod inspect;
+mod inspect_view;
 mod playback;
 mod recorder;
 mod view;
 
 use crate::clock::{now, query_param};
 use crate::dom::Clicks;
+use crate::inspector::Inspector;
 use crate::link_card::LinkCard;
 use crate::model_controls::ModelControls;
 use crate::net_controls::NetControls;
@@ -56,6 +63,7 @@ struct App {
     playback: Option<Playback>,
     recorder: Recorder,
     view: ViewState,
+    inspector: Inspector,
     /// The `#s=` fragment last acted on (a changed one is opened).
     last_fragment: Option<String>,
     /// Settings last moved onto the controls by playback.
@@ -98,6 +106,7 @@ impl App {
             playback: None,
             recorder: Recorder::default(),
             view: ViewState::new(doc),
+            inspector: Inspector::new(doc),
             last_fragment: fragment.clone(),
             shown: Setup::default(),
             mailbox: Mailbox::default(),
@@ -132,13 +141,16 @@ impl App {
         }
     }
 
-    /// Replaces the driver; the view starts afresh.
-    fn start(&mut self, driver: Driver, state: RunState) {
+    /// Replaces the driver; the view and the inspector start afresh, and
+    /// an in-page run keeps its packet timeline.
+    fn start(&mut self, mut driver: Driver, state: RunState) {
         self.driver.close();
+        driver.keep_timeline();
         self.driver = driver;
         self.state = state;
         self.bot = Bot::new();
         self.view.reset();
+        self.inspector.forget();
     }
 
     /// A fresh in-page run, live and unrecorded.
@@ -187,7 +199,8 @@ impl App {
                     if let Some(dt) = run_dt {
                         let was_recording = run.is_recording();
                         run.step_live(dt, dir, dash, false);
-                        if was_recording && !run.is_recording() {
+                        if self.state == RunState::Recording && was_recording && !run.is_recording()
+                        {
                             self.keep_recording();
                         }
                     }
@@ -197,6 +210,7 @@ impl App {
         }
         self.link_events(events);
         self.follow_playback();
+        self.inspect_frame(t);
         self.update_view(t, run_dt, dir);
     }
 

@@ -105,10 +105,18 @@ impl App {
     /// scenario or recording, plays it again.
     pub(super) fn play_pause(&mut self) {
         if !self.state.advances() {
-            if let Some(s) = self.recorder.recorded.clone() {
+            // Scrubbed back from the end: play on from the playhead.
+            if self.adopt_playhead() && self.state.advances() {
+                self.time.paused = false;
+            } else if let Some(s) = self.recorder.recorded.clone() {
                 self.start_playback(s);
             }
+            self.show_state();
             return;
+        }
+        if self.time.paused {
+            // A scenario plays on from the playhead.
+            self.adopt_playhead();
         }
         self.time.paused = !self.time.paused;
         self.time.steps = 0;
@@ -119,9 +127,12 @@ impl App {
         self.show_state();
     }
 
-    /// Step ›: one frame of a paused in-page run.
+    /// Step ›: one frame of a paused in-page run, or of the playhead
+    /// while one is being inspected.
     pub(super) fn step(&mut self, presses: u32) {
-        if self.time.paused && self.state.in_page() {
+        if self.steps_the_playhead() {
+            self.scrub_step(i64::from(presses));
+        } else if self.time.paused && self.state.in_page() {
             self.time.steps += presses;
         }
     }
@@ -173,6 +184,9 @@ impl App {
     /// The user pressed a key or moved a control during playback: the run
     /// goes on live from here.
     pub(super) fn take_over(&mut self) {
+        // From the playhead, if it was moved; the live timeline from here.
+        self.adopt_playhead();
+        self.driver.keep_timeline();
         let Some(p) = self.playback.take() else {
             return;
         };

@@ -91,12 +91,10 @@ impl App {
 
     /// Record starts a fresh in-page run from spawn; Stop keeps it.
     pub(super) fn toggle_recording(&mut self) {
-        if let Driver::Local(run) = &mut self.driver {
-            if run.is_recording() {
-                run.stop_recording();
-                self.keep_recording();
-                return;
-            }
+        if let (Driver::Local(run), RunState::Recording) = (&mut self.driver, self.state) {
+            run.stop_recording();
+            self.keep_recording();
+            return;
         }
         self.playback = None;
         self.panel.metric("scenario-verdict", "–");

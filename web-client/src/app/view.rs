@@ -79,7 +79,11 @@ impl App {
     /// advanced (`None` when it did not).
     pub(super) fn update_view(&mut self, t: SimTime, run_dt: Option<f64>, input: SimVec2) {
         let run_now = self.driver.now(t);
-        let m = self.driver.metrics(t);
+        // While inspecting, everything shows the run at the playhead.
+        let m = match self.inspector.shown_run_mut() {
+            Some(run) => run.metrics(),
+            None => self.driver.metrics(t),
+        };
         let v = &mut self.view;
         v.frames += 1;
         if let Some(fps) = v.fps.record(t, v.frames) {
@@ -99,8 +103,11 @@ impl App {
                 .proxy()
                 .map_or(0.0, |p| (p.drawn_position() - p.position()).length()),
         };
-        v.timeline.record(run_now, &m, offsets);
-        let ep: &ClientEndpoint = v.frozen.as_deref().unwrap_or(live);
+        if !self.inspector.inspecting {
+            v.timeline.record(run_now, &m, offsets);
+        }
+        let inspected = self.inspector.shown_run().map(|r| r.endpoint());
+        let ep: &ClientEndpoint = v.frozen.as_deref().or(inspected).unwrap_or(live);
         if let Some(c) = ep.cmc() {
             v.corrections.update(
                 c.corrections(),
@@ -164,7 +171,8 @@ impl App {
     fn write_readouts(&mut self, t: SimTime, m: &sim::Metrics) {
         let banner = self.banner();
         let v = &self.view;
-        let live = self.driver.endpoint();
+        let inspected = self.inspector.shown_run();
+        let live = inspected.map_or(self.driver.endpoint(), |r| r.endpoint());
         let ep: &ClientEndpoint = v.frozen.as_deref().unwrap_or(live);
         self.chrome.text(
             "predicted-sub",
@@ -215,8 +223,10 @@ impl App {
         let since = v
             .measured
             .map_or(0.0, |(_, at)| self.driver.now(t).secs_since(at));
-        self.link_card.write(&self.settings, m, since);
+        let settings = inspected.map_or(self.settings, |r| r.settings().net);
+        self.link_card.write(&settings, m, since);
         self.write_run_bar();
+        self.write_playhead();
     }
 
     /// The run bar's read-outs: state, progress, trajectory hash.

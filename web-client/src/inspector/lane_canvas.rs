@@ -165,6 +165,15 @@ impl LaneCanvas {
         }
     }
 
+    /// Shows the whole run again.
+    pub fn fit(&mut self) {
+        if let Some(extent) = self.fitted_extent {
+            self.window.from_us = extent.0;
+            self.window.to_us = extent.1.max(extent.0 + 1);
+            self.signature = 0;
+        }
+    }
+
     /// Shows `from_us..to_us` (an opened correction's episode).
     pub fn focus(&mut self, from_us: u64, to_us: u64, extent: (u64, u64)) {
         self.window.focus(from_us, to_us, extent);

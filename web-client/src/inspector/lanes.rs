@@ -68,11 +68,6 @@ impl Window {
         self.from_us + (f * self.span_us() as f64).round() as u64
     }
 
-    /// `true` if `t_us` is on screen.
-    pub fn shows(&self, t_us: u64) -> bool {
-        (self.from_us..=self.to_us).contains(&t_us)
-    }
-
     /// Zooms by `factor` (< 1 zooms in) keeping the time under `x` where
     /// it is, within `extent` (µs) and no narrower than [`MIN_SPAN_US`].
     pub fn zoom(&mut self, x: f64, factor: f64, extent: (u64, u64)) {
@@ -213,11 +208,7 @@ pub fn segments<'a>(
                 _ => None,
             })
             .fold((0u64, 0u64), |(s, n), t| (s + t, n + 1));
-        if n == 0 {
-            default_transit_us
-        } else {
-            sum / n
-        }
+        sum.checked_div(n).unwrap_or(default_transit_us)
     };
     let transits = [transit(Direction::Up), transit(Direction::Down)];
     let mut out = Vec::new();

@@ -44,7 +44,6 @@ fn a_window_maps_time_to_x_and_back() {
     assert_eq!(w.t_of(350.0), 250_000);
     assert_eq!(w.t_of(0.0), 0, "clamped to the window");
     assert_eq!(w.t_of(5000.0), 1_000_000);
-    assert!(w.shows(1_000_000) && !w.shows(1_000_001));
 }
 
 #[test]

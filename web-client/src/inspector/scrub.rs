@@ -18,18 +18,15 @@ use sim::{Scenario, ScenarioRun};
 pub struct Branch {
     /// The inspection (records, corrections, checkpoints).
     pub ins: Inspection,
-    /// The what-if that made this branch from the first (`None`: the run
-    /// itself).
-    pub option: Option<ForkOption>,
     /// The run after the playhead's frames.
     at: ScenarioRun,
 }
 
 impl Branch {
-    fn new(scenario: Scenario, option: Option<ForkOption>, frames: usize) -> Branch {
+    fn new(scenario: Scenario, frames: usize) -> Branch {
         let ins = Inspection::of(scenario);
         let at = ins.seek(frames);
-        Branch { ins, option, at }
+        Branch { ins, at }
     }
 
     /// The run at the playhead.
@@ -63,7 +60,7 @@ impl Scrub {
     pub fn new(scenario: Scenario, frames: usize) -> Scrub {
         let frames = frames.min(scenario.frames.len());
         Scrub {
-            branches: vec![Branch::new(scenario, None, frames)],
+            branches: vec![Branch::new(scenario, frames)],
             frames,
             shown: 0,
         }
@@ -163,8 +160,7 @@ impl Scrub {
     pub fn fork(&mut self, option: ForkOption) {
         let scenario = fork(self.original().scenario(), &option);
         self.branches.truncate(1);
-        self.branches
-            .push(Branch::new(scenario, Some(option), self.frames));
+        self.branches.push(Branch::new(scenario, self.frames));
         self.shown = 1;
     }
 
