@@ -12,7 +12,10 @@
 //                On software WebGL the page paces itself at 30 Hz
 //                (www/index.html), so ~33 ms intervals are by design;
 //   replay       `bench_replay(N, iters)` (web-client/src/lib.rs): ns per
-//                replaying tick in wasm, median of several batches.
+//                replaying tick in wasm, median of several batches;
+//   scrub        `bench_scrub(60, rollback)` (web-client/src/inspector/
+//                bench.rs): building the inspection of a 60 s run and
+//                seeking in it (worst case: 59 frames re-simulated), ms.
 //
 // Frames are observed without touching the page: an init script wraps
 // `requestAnimationFrame` for gl.js's `animation` callback and counts
@@ -173,6 +176,13 @@ try {
       samples.push(await page.evaluate(([n, it]) => window.wasmBindings.bench_replay(n, it), [n, iters]));
     }
     result.replay[n] = { median_ns: Math.round(median(samples)), iters, samples: samples.map((v) => Math.round(v)) };
+  }
+
+  // 4. The inspector in wasm: build the inspection of a 60 s run, seek in it.
+  result.scrub = {};
+  for (const [name, rollback] of [['cmc', false], ['rollback', true]]) {
+    const text = await page.evaluate((r) => window.wasmBindings.bench_scrub(60, r), rollback);
+    result.scrub[name] = Object.fromEntries(text.split(' ').map((kv) => kv.split('=')).map(([k, v]) => [k, Number(v)]));
   }
   await page.close();
 } finally {

@@ -209,6 +209,11 @@ rows = [
      f'{ns(native["inspect_seek/cmc"])} / {ns(native["inspect_seek/rollback"])}; building the inspection once (two playbacks): '
      f'{ns(native["inspect_build/cmc"])} / {ns(native["inspect_build/rollback"])}',
      verdict(native["inspect_seek/rollback"] is not None and native["inspect_seek/rollback"] <= 100e6)),
+    ("inspector in wasm (headless Chromium): worst seek in a 60 s run, CMC / rollback", "≤ 100 ms",
+     " / ".join(f'{wasm.get("scrub", {}).get(m, {}).get("worst_seek_max_ms")} ms' for m in ["cmc", "rollback"])
+     + "; building the inspection once: "
+     + " / ".join(f'{wasm.get("scrub", {}).get(m, {}).get("build_ms")} ms' for m in ["cmc", "rollback"]),
+     verdict(all((wasm.get("scrub", {}).get(m, {}).get("worst_seek_max_ms") or 1e9) <= 100 for m in ["cmc", "rollback"]))),
     ("ServerMove on the wire, typical new move", "≤ 16 B",
      f'{wire["server_move_bytes_new_only"]} B (mean {wire["server_move_bytes_mean"]} B, max {wire["server_move_bytes_max"]} B); Ack {wire["ack_bytes"]} B, Adjustment {wire["adjustment_bytes"]} B',
      verdict(wire["server_move_bytes_new_only"] is not None and wire["server_move_bytes_new_only"] <= 16)),

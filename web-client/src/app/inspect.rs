@@ -103,13 +103,34 @@ impl App {
         if self.inspector.built == Some(from) {
             return;
         }
+        // The same run, grown (a live step, a control changed while
+        // paused): the playhead stays unless it was at the end, and the
+        // open story stays open.
+        let grown = self
+            .inspector
+            .built
+            .is_some_and(|b| b.seed == from.seed && b.frames <= from.frames);
+        let kept = self
+            .inspector
+            .scrub
+            .as_ref()
+            .filter(|s| grown && s.frames() < s.len())
+            .map(Scrub::frames);
+        let reopen = self
+            .inspector
+            .open
+            .as_ref()
+            .filter(|o| grown && o.branch == 0)
+            .map(|o| o.index);
         let scenario = scenario.clone();
+        let frames = kept.unwrap_or(frames);
         let (scrub, ms) = timed(|| Scrub::new(scenario, frames));
         let i = &mut self.inspector;
         i.forget();
         i.scrub = Some(scrub);
         i.built = Some(from);
         i.costs.inspect_ms = Some(ms);
+        i.open = reopen.and_then(|index| story(&i.scrub, 0, index));
     }
 
     /// The timeline's extent, µs.
@@ -215,28 +236,25 @@ impl App {
         true
     }
 
+    /// Opens correction `index` of `branch`: the playhead goes to the
+    /// state right after it was applied, the timeline to its episode.
     fn open_story(&mut self, branch: usize, index: usize) {
+        let Some(open) = story(&self.inspector.scrub, branch, index) else {
+            return;
+        };
         let Some(s) = &mut self.inspector.scrub else {
             return;
         };
-        let Some(story) = s.branch(branch).and_then(|b| b.ins.explain(index)) else {
-            return;
-        };
-        let view = StoryView::of(&story);
-        // The state right after the correction was applied.
-        let ((), ms) = timed(|| s.seek(story.frame + 1));
+        let ((), ms) = timed(|| s.seek(open.story.frame + 1));
         self.inspector.costs.seek_ms = Some(ms);
         let extent = (0, s.end_us());
-        self.inspector
-            .lanes
-            .focus(story.from.0, story.at.0 + AFTER_CORRECTION_US, extent);
+        self.inspector.lanes.focus(
+            open.story.from.0,
+            open.story.at.0 + AFTER_CORRECTION_US,
+            extent,
+        );
         self.inspector.selected = None;
-        self.inspector.open = Some(Open {
-            branch,
-            index,
-            story,
-            view,
-        });
+        self.inspector.open = Some(open);
     }
 
     fn inspector_click(&mut self, c: Click) {
@@ -332,4 +350,16 @@ impl App {
             }
         }
     }
+}
+
+/// Correction `index` of `branch`, explained.
+fn story(scrub: &Option<Scrub>, branch: usize, index: usize) -> Option<Open> {
+    let story = scrub.as_ref()?.branch(branch)?.ins.explain(index)?;
+    let view = StoryView::of(&story);
+    Some(Open {
+        branch,
+        index,
+        story,
+        view,
+    })
 }

@@ -6,7 +6,7 @@
 
 use super::inspect::LaneMode;
 use super::App;
-use crate::inspector::lane_canvas::{BandKind, Lane, MarkSpec, Scene};
+use crate::inspector::lane_paint::{BandKind, Lane, MarkSpec, Scene};
 use crate::inspector::lanes::{self, burst_bands, spike_bands};
 use crate::inspector::story_view::{packet_text, row};
 use sim::inspect::{Corrected, LatencyBudget};
@@ -76,7 +76,10 @@ impl App {
                             },
                         })
                         .collect();
-                    let open_here = open.as_ref().is_some_and(|o| o.branch == b);
+                    // The causes in the story's branch, and the same
+                    // packets in the other (a fork sends what the run
+                    // sent until they part).
+                    let open_here = open.is_some();
                     scene.lanes.push(Lane {
                         title: titles[b.min(1)],
                         records: log.records(),
@@ -194,9 +197,11 @@ impl App {
                 .run()
                 .map_or((0, 0.0), |r| (r.frame_index(), r.elapsed_secs())),
         };
-        self.inspector
-            .panel
-            .metric("playhead-frame", &frames.to_string());
+        // The frame just played (the story's numbering), "start" before it.
+        let frame = frames
+            .checked_sub(1)
+            .map_or_else(|| "start".to_owned(), |f| f.to_string());
+        self.inspector.panel.metric("playhead-frame", &frame);
         self.inspector
             .panel
             .metric("playhead-time", &format!("{secs:.3}"));

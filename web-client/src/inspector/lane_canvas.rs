@@ -1,122 +1,36 @@
-//! The packet timeline's canvas (`<canvas id="lanes">`, the 2D API): a
-//! ruler, then per branch a client row and a server row with every packet
-//! as a line between them ([`super::lanes`]), correction marks on the
-//! client row, loss-burst and lag-spike bands behind, and the playhead.
-//! Pointer, wheel and keys go through [`super::gesture`]; zoom and pan
-//! stay here, everything else is returned to the inspector as an
-//! [`Action`].
+//! The packet timeline's canvas (`<canvas id="lanes">`, the 2D API): where
+//! things go (a ruler, then per branch a client row and a server row),
+//! the window shown (following a live run, fitted to a new one, zoomed and
+//! panned), when to redraw, and the pointer. Painting is
+//! [`super::lane_paint`]; pointer, wheel and keys go through
+//! [`super::gesture`]; zoom and pan stay here, everything else is returned
+//! to the inspector as an [`Action`].
 //!
 //! The window's span and plot edges are mirrored on the canvas as
 //! `data-from-us`, `data-to-us`, `data-left`, `data-right` (read by the
 //! browser tests to aim at a time).
 
 use super::gesture::{self, Action, Gesture, Mark, Target};
-use super::lanes::{self, Band, End, Rows, Segment, Style, Window};
+use super::lane_paint::{self as paint, Scene, BG, TEXT};
+use super::lanes::{self, Rows, Segment, Window};
 use super::pointer::{Events, Input};
-use super::story_view::PacketRef;
 use crate::dom::write_attr;
-use sim::net::trace::PacketRecord;
-use std::collections::VecDeque;
 use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, Document, HtmlCanvasElement};
 
 /// Left gutter for the row labels, CSS px.
 const LEFT: f64 = 128.0;
 /// Right margin, CSS px.
-const RIGHT: f64 = 14.0;
+pub const RIGHT: f64 = 14.0;
 /// The ruler's height, CSS px.
-const RULER: f64 = 22.0;
+pub const RULER: f64 = 22.0;
 /// A branch's height: client row, packets, server row, CSS px.
-const LANE: f64 = 62.0;
+const LANE: f64 = 70.0;
 /// Space between branches, CSS px.
 const LANE_GAP: f64 = 12.0;
 /// Least time between two redraws of a live timeline, µs of page time
 /// (as the plots: the canvas is CPU-drawn).
 const LIVE_REDRAW_US: u64 = 50_000;
-/// Packets sent this long before the window may still land in it, µs.
-const LOOK_BACK_US: u64 = 3_000_000;
-
-const BG: &str = "#161b22";
-const ROW: &str = "#2a313b";
-const TEXT: &str = "#aeb7c1";
-const FAINT: &str = "#8b949e";
-const LOST: &str = "#f85149";
-const BURST: &str = "rgba(248, 81, 73, 0.14)";
-const SPIKE: &str = "rgba(163, 113, 247, 0.18)";
-const PLAYHEAD: &str = "#e6edf3";
-const CAUSE: &str = "#ffe64d";
-
-/// A packet style's stroke colour.
-fn colour(style: Style, overtook: bool) -> &'static str {
-    if overtook {
-        return "#fb923c";
-    }
-    match style {
-        Style::Move => "rgba(34, 211, 238, 0.75)",
-        Style::Ack => "rgba(74, 222, 128, 0.85)",
-        Style::Adjustment => "#ffe64d",
-        Style::State => "rgba(191, 133, 255, 0.9)",
-        Style::Probe => "rgba(139, 148, 158, 0.55)",
-        Style::Update => "rgba(139, 148, 158, 0.28)",
-    }
-}
-
-/// What kind of band.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum BandKind {
-    /// A loss burst.
-    Burst,
-    /// A lag spike.
-    Spike,
-}
-
-/// A correction to mark.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct MarkSpec {
-    /// When it was applied, µs.
-    pub t_us: u64,
-    /// Its index in its branch's corrections.
-    pub index: usize,
-    /// Redundant (an echo of the one before): drawn hollow.
-    pub hollow: bool,
-}
-
-/// One branch to draw.
-pub struct Lane<'a> {
-    /// "A · the run", "B · what if: …".
-    pub title: &'a str,
-    /// Its packets, oldest first.
-    pub records: &'a VecDeque<PacketRecord>,
-    /// Its corrections.
-    pub marks: Vec<MarkSpec>,
-    /// Packets to highlight (an open story's causes).
-    pub highlight: &'a [PacketRef],
-    /// Where it parts from the first branch, µs.
-    pub divergence_us: Option<u64>,
-}
-
-/// Everything one draw needs.
-pub struct Scene<'a> {
-    /// The branches, the run first.
-    pub lanes: Vec<Lane<'a>>,
-    /// The run's extent, µs (live: the last 10 s).
-    pub extent: (u64, u64),
-    /// Live: the window follows the run's end.
-    pub live: bool,
-    /// The playhead, µs (`None` live).
-    pub playhead_us: Option<u64>,
-    /// Bands behind every branch.
-    pub bands: Vec<(Band, BandKind)>,
-    /// Instead of lanes: why there are none (relay mode).
-    pub message: Option<&'a str>,
-    /// The selected packet (branch, record).
-    pub selected: Option<(usize, usize)>,
-    /// The open correction (branch, index).
-    pub open: Option<(usize, usize)>,
-    /// The configured one-way latency, µs (a lost packet's reach when no
-    /// packet of its direction arrived).
-    pub default_transit_us: u64,
-}
 
 /// The canvas and its state.
 pub struct LaneCanvas {
@@ -312,19 +226,8 @@ impl LaneCanvas {
             return;
         }
         let w_ = self.window;
-        self.draw_ruler(ctx, &w_, h);
-        for (band, kind) in &scene.bands {
-            if band.to_us < w_.from_us || band.from_us > w_.to_us {
-                continue;
-            }
-            let x0 = w_.x_of(band.from_us).max(w_.left);
-            let x1 = w_.x_of(band.to_us).min(w_.right).max(x0 + 2.0);
-            ctx.set_fill_style_str(match kind {
-                BandKind::Burst => BURST,
-                BandKind::Spike => SPIKE,
-            });
-            ctx.fill_rect(x0, RULER, x1 - x0, h - RULER);
-        }
+        paint::ruler(ctx, &w_, h);
+        paint::bands(ctx, &w_, &scene.bands, h);
         self.drawn.clear();
         self.marks.clear();
         for (i, lane) in scene.lanes.iter().enumerate() {
@@ -333,216 +236,14 @@ impl LaneCanvas {
                 client_y: top + 8.0,
                 server_y: top + LANE - 8.0,
             };
-            self.draw_lane(ctx, scene, i, lane, rows);
+            let (segments, marks) = paint::lane(ctx, &w_, scene, i, lane, rows, self.hover);
+            self.drawn.push(segments);
+            self.marks.extend(marks);
         }
         self.playhead_x = scene.playhead_us.map(|t| w_.x_of(t));
         if let Some(x) = self.playhead_x.filter(|x| (w_.left..=w_.right).contains(x)) {
-            ctx.set_stroke_style_str(PLAYHEAD);
-            ctx.set_line_width(1.5);
-            ctx.begin_path();
-            ctx.move_to(x, RULER - 6.0);
-            ctx.line_to(x, h);
-            ctx.stroke();
-            ctx.set_fill_style_str(PLAYHEAD);
-            ctx.begin_path();
-            ctx.move_to(x - 5.0, 0.0);
-            ctx.line_to(x + 5.0, 0.0);
-            ctx.line_to(x, 7.0);
-            ctx.close_path();
-            ctx.fill();
+            paint::playhead(ctx, x, h);
         }
-    }
-
-    fn draw_ruler(&self, ctx: &CanvasRenderingContext2d, w: &Window, h: f64) {
-        let (step, times) = lanes::ticks(w, 70.0);
-        ctx.set_text_baseline("middle");
-        ctx.set_text_align("left");
-        ctx.set_line_width(1.0);
-        for t in times {
-            let x = w.x_of(t).round() + 0.5;
-            ctx.set_stroke_style_str(ROW);
-            ctx.begin_path();
-            ctx.move_to(x, RULER - 5.0);
-            ctx.line_to(x, h);
-            ctx.stroke();
-            ctx.set_fill_style_str(FAINT);
-            let _ = ctx.fill_text(&lanes::tick_label(t, step), x + 3.0, RULER / 2.0);
-        }
-        ctx.set_stroke_style_str(ROW);
-        ctx.begin_path();
-        ctx.move_to(0.0, RULER + 0.5);
-        ctx.line_to(w.right + RIGHT, RULER + 0.5);
-        ctx.stroke();
-    }
-
-    fn draw_lane(
-        &mut self,
-        ctx: &CanvasRenderingContext2d,
-        scene: &Scene,
-        branch: usize,
-        lane: &Lane,
-        rows: Rows,
-    ) {
-        let w = self.window;
-        // Labels and rows.
-        ctx.set_text_align("left");
-        ctx.set_text_baseline("middle");
-        ctx.set_fill_style_str(TEXT);
-        let _ = ctx.fill_text(lane.title, 8.0, (rows.client_y + rows.server_y) / 2.0);
-        ctx.set_fill_style_str(FAINT);
-        let _ = ctx.fill_text("client", 8.0, rows.client_y);
-        let _ = ctx.fill_text("server", 8.0, rows.server_y);
-        ctx.set_stroke_style_str(ROW);
-        ctx.set_line_width(1.0);
-        ctx.begin_path();
-        for y in [rows.client_y, rows.server_y] {
-            ctx.move_to(w.left, y.round() + 0.5);
-            ctx.line_to(w.right, y.round() + 0.5);
-        }
-        ctx.stroke();
-        // Packets sent from a little before the window to its end.
-        let first = lane
-            .records
-            .partition_point(|p| p.sent.0 + LOOK_BACK_US < w.from_us);
-        let last = lane.records.partition_point(|p| p.sent.0 <= w.to_us);
-        let records = lane
-            .records
-            .range(first..last)
-            .enumerate()
-            .map(|(i, p)| (first + i, p));
-        let segments = lanes::segments(records, &w, rows, scene.default_transit_us);
-        ctx.save();
-        ctx.begin_path();
-        ctx.rect(
-            w.left,
-            RULER,
-            w.right - w.left,
-            rows.server_y + 10.0 - RULER,
-        );
-        ctx.clip();
-        // Faint kinds first, so moves and responses stay on top.
-        for style in [
-            Style::Update,
-            Style::Probe,
-            Style::Move,
-            Style::Ack,
-            Style::State,
-            Style::Adjustment,
-        ] {
-            for overtook in [false, true] {
-                for copy in [false, true] {
-                    let batch = segments
-                        .iter()
-                        .filter(|s| s.style == style && s.overtook == overtook && s.copy == copy);
-                    ctx.set_stroke_style_str(colour(style, overtook));
-                    ctx.set_line_width(if style == Style::Adjustment { 1.6 } else { 1.0 });
-                    let _ = ctx.set_line_dash(&dash(if copy { &[3.0, 2.0] } else { &[] }));
-                    ctx.begin_path();
-                    for s in batch {
-                        ctx.move_to(s.from.0, s.from.1);
-                        ctx.line_to(s.to.0, s.to.1);
-                    }
-                    ctx.stroke();
-                }
-            }
-        }
-        let _ = ctx.set_line_dash(&dash(&[]));
-        // Lost packets end in a red cross.
-        ctx.set_stroke_style_str(LOST);
-        ctx.set_line_width(1.5);
-        ctx.begin_path();
-        for s in segments.iter().filter(|s| s.end != End::Arrived) {
-            let (x, y) = s.to;
-            ctx.move_to(x - 3.0, y - 3.0);
-            ctx.line_to(x + 3.0, y + 3.0);
-            ctx.move_to(x - 3.0, y + 3.0);
-            ctx.line_to(x + 3.0, y - 3.0);
-        }
-        ctx.stroke();
-        // The open story's causes and the selected packet, on top.
-        let highlighted = |s: &&Segment| {
-            let p = &lane.records[s.record];
-            lane.highlight
-                .iter()
-                .any(|h| h.direction == p.direction && h.index == p.index)
-        };
-        for s in segments.iter().filter(highlighted) {
-            ctx.set_stroke_style_str(CAUSE);
-            ctx.set_line_width(3.0);
-            ctx.begin_path();
-            ctx.move_to(s.from.0, s.from.1);
-            ctx.line_to(s.to.0, s.to.1);
-            ctx.stroke();
-            ctx.begin_path();
-            let _ = ctx.arc(s.from.0, s.from.1, 5.0, 0.0, std::f64::consts::TAU);
-            ctx.stroke();
-        }
-        let chosen = [scene.selected, self.hover];
-        for s in segments
-            .iter()
-            .filter(|s| chosen.contains(&Some((branch, s.record))))
-        {
-            ctx.set_stroke_style_str(PLAYHEAD);
-            ctx.set_line_width(2.5);
-            ctx.begin_path();
-            ctx.move_to(s.from.0, s.from.1);
-            ctx.line_to(s.to.0, s.to.1);
-            ctx.stroke();
-        }
-        ctx.restore();
-        // Where the fork parts from the run.
-        if let Some(x) = lane.divergence_us.map(|t| w.x_of(t)) {
-            if (w.left..=w.right).contains(&x) {
-                ctx.set_stroke_style_str(CAUSE);
-                ctx.set_line_width(1.0);
-                let _ = ctx.set_line_dash(&dash(&[4.0, 3.0]));
-                ctx.begin_path();
-                ctx.move_to(x, rows.client_y - 8.0);
-                ctx.line_to(x, rows.server_y + 8.0);
-                ctx.stroke();
-                let _ = ctx.set_line_dash(&dash(&[]));
-                ctx.set_fill_style_str(CAUSE);
-                ctx.set_text_align("left");
-                let _ = ctx.fill_text("parts here", x + 4.0, rows.server_y + 1.0);
-            }
-        }
-        // Corrections: diamonds on the client row.
-        for m in &lane.marks {
-            let x = w.x_of(m.t_us);
-            if !(w.left - 8.0..=w.right + 8.0).contains(&x) {
-                continue;
-            }
-            let y = rows.client_y;
-            let open = scene.open == Some((branch, m.index));
-            let r = if open { 7.0 } else { 5.5 };
-            ctx.begin_path();
-            ctx.move_to(x, y - r);
-            ctx.line_to(x + r, y);
-            ctx.line_to(x, y + r);
-            ctx.line_to(x - r, y);
-            ctx.close_path();
-            ctx.set_fill_style_str(BG);
-            ctx.fill();
-            ctx.set_stroke_style_str(CAUSE);
-            ctx.set_line_width(1.5);
-            if !m.hollow {
-                ctx.set_fill_style_str(CAUSE);
-                ctx.fill();
-            }
-            ctx.stroke();
-            if open {
-                ctx.set_stroke_style_str(PLAYHEAD);
-                ctx.begin_path();
-                let _ = ctx.arc(x, y, r + 4.0, 0.0, std::f64::consts::TAU);
-                ctx.stroke();
-            }
-            self.marks.push(Mark {
-                at: (x, y),
-                branch,
-                index: m.index,
-            });
-        }
-        self.drawn.push(segments);
     }
 
     /// A cheap fingerprint of what a draw would show.
@@ -565,12 +266,4 @@ impl LaneCanvas {
         h.u64(u64::from(scene.message.is_some()));
         h.finish()
     }
-}
-
-fn dash(segments: &[f64]) -> wasm_bindgen::JsValue {
-    let a = js_sys::Array::new();
-    for s in segments {
-        a.push(&wasm_bindgen::JsValue::from_f64(*s));
-    }
-    a.into()
 }

@@ -11,10 +11,13 @@
 //! | `story_view` | the list rows, a story laid out, a packet in words (pure) |
 //! | `console_text` | what a console line answers (pure) |
 //! | `budget` | the latency budget card |
-//! | `lane_canvas`, `pointer` | the timeline's canvas and its events |
+//! | `bench` | `bench_scrub`: the inspector's costs in wasm |
+//! | `lane_canvas`, `pointer` | the timeline's canvas, its window and its events |
+//! | `lane_paint` | the scene a draw is given and the strokes |
 //! | `panel` | the corrections list, the story, the what-ifs and the fork's result |
 //! | `console_line` | the `#console` input and its output |
 
+pub mod bench;
 pub mod budget;
 pub mod console_line;
 pub mod console_text;
@@ -22,6 +25,7 @@ pub mod console_text;
 mod fixtures;
 pub mod gesture;
 pub mod lane_canvas;
+pub mod lane_paint;
 pub mod lanes;
 pub mod panel;
 pub mod pointer;

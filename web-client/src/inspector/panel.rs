@@ -162,6 +162,7 @@ impl InspectorPanel {
             let _ = b.set_attribute("type", "button");
             let _ = b.set_attribute("data-act", "open");
             let _ = b.set_attribute("data-i", &i.to_string());
+            let _ = b.set_attribute("title", &format!("{} · {} · {}", r.at, r.what, r.detail));
             let _ = b.set_attribute(
                 "aria-pressed",
                 if open == Some(i) { "true" } else { "false" },

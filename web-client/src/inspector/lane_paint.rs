@@ -1,0 +1,339 @@
+//! Painting the packet timeline on its 2D canvas: the scene a draw is
+//! given ([`Scene`], one [`Lane`] per branch) and the strokes — ruler,
+//! bands, packet lines, red crosses for lost packets, highlighted causes,
+//! correction diamonds, the playhead. Geometry comes from
+//! [`super::lanes`]; where things go on the canvas from
+//! [`super::lane_canvas`].
+
+use super::gesture::Mark;
+use super::lane_canvas::{RIGHT, RULER};
+use super::lanes::{self, Band, End, Rows, Segment, Style, Window};
+use super::story_view::PacketRef;
+use sim::net::trace::PacketRecord;
+use std::collections::VecDeque;
+use web_sys::CanvasRenderingContext2d;
+
+/// Packets sent this long before the window may still land in it, µs.
+const LOOK_BACK_US: u64 = 3_000_000;
+
+pub const BG: &str = "#161b22";
+const ROW: &str = "#2a313b";
+pub const TEXT: &str = "#aeb7c1";
+const FAINT: &str = "#8b949e";
+const LOST: &str = "#f85149";
+const BURST: &str = "rgba(248, 81, 73, 0.14)";
+const SPIKE: &str = "rgba(163, 113, 247, 0.18)";
+const PLAYHEAD: &str = "#e6edf3";
+const CAUSE: &str = "#ffe64d";
+
+/// A packet style's stroke colour.
+fn colour(style: Style, overtook: bool) -> &'static str {
+    if overtook {
+        return "#fb923c";
+    }
+    match style {
+        Style::Move => "rgba(34, 211, 238, 0.75)",
+        Style::Ack => "rgba(74, 222, 128, 0.85)",
+        Style::Adjustment => "#ffe64d",
+        Style::State => "rgba(191, 133, 255, 0.9)",
+        Style::Probe => "rgba(139, 148, 158, 0.55)",
+        Style::Update => "rgba(139, 148, 158, 0.28)",
+    }
+}
+
+/// What kind of band.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BandKind {
+    /// A loss burst.
+    Burst,
+    /// A lag spike.
+    Spike,
+}
+
+/// A correction to mark.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MarkSpec {
+    /// When it was applied, µs.
+    pub t_us: u64,
+    /// Its index in its branch's corrections.
+    pub index: usize,
+    /// Redundant (an echo of the one before): drawn hollow.
+    pub hollow: bool,
+}
+
+/// One branch to draw.
+pub struct Lane<'a> {
+    /// "A · the run", "B · what if: …".
+    pub title: &'a str,
+    /// Its packets, oldest first.
+    pub records: &'a VecDeque<PacketRecord>,
+    /// Its corrections.
+    pub marks: Vec<MarkSpec>,
+    /// Packets to highlight (an open story's causes).
+    pub highlight: &'a [PacketRef],
+    /// Where it parts from the first branch, µs.
+    pub divergence_us: Option<u64>,
+}
+
+/// Everything one draw needs.
+pub struct Scene<'a> {
+    /// The branches, the run first.
+    pub lanes: Vec<Lane<'a>>,
+    /// The run's extent, µs (live: the last 10 s).
+    pub extent: (u64, u64),
+    /// Live: the window follows the run's end.
+    pub live: bool,
+    /// The playhead, µs (`None` live).
+    pub playhead_us: Option<u64>,
+    /// Bands behind every branch.
+    pub bands: Vec<(Band, BandKind)>,
+    /// Instead of lanes: why there are none (relay mode).
+    pub message: Option<&'a str>,
+    /// The selected packet (branch, record).
+    pub selected: Option<(usize, usize)>,
+    /// The open correction (branch, index).
+    pub open: Option<(usize, usize)>,
+    /// The configured one-way latency, µs (a lost packet's reach when no
+    /// packet of its direction arrived).
+    pub default_transit_us: u64,
+}
+
+/// The ruler: round times along the top, a faint line down from each.
+pub fn ruler(ctx: &CanvasRenderingContext2d, w: &Window, h: f64) {
+    let (step, times) = lanes::ticks(w, 70.0);
+    ctx.set_text_baseline("middle");
+    ctx.set_text_align("left");
+    ctx.set_line_width(1.0);
+    for t in times {
+        let x = w.x_of(t).round() + 0.5;
+        ctx.set_stroke_style_str(ROW);
+        ctx.begin_path();
+        ctx.move_to(x, RULER - 5.0);
+        ctx.line_to(x, h);
+        ctx.stroke();
+        ctx.set_fill_style_str(FAINT);
+        let _ = ctx.fill_text(&lanes::tick_label(t, step), x + 3.0, RULER / 2.0);
+    }
+    ctx.set_stroke_style_str(ROW);
+    ctx.begin_path();
+    ctx.move_to(0.0, RULER + 0.5);
+    ctx.line_to(w.right + RIGHT, RULER + 0.5);
+    ctx.stroke();
+}
+
+/// One branch: its labels and rows, its packets (faint kinds first), the
+/// lost ones' red crosses, the open story's causes and the selected or
+/// hovered packet on top, where a fork parts, and its corrections. Returns
+/// the segments and marks drawn (for hit tests).
+pub fn lane(
+    ctx: &CanvasRenderingContext2d,
+    w: &Window,
+    scene: &Scene,
+    branch: usize,
+    lane: &Lane,
+    rows: Rows,
+    hover: Option<(usize, usize)>,
+) -> (Vec<Segment>, Vec<Mark>) {
+    let w = *w;
+    let mut marks = Vec::new();
+    // Labels and rows.
+    ctx.set_text_align("left");
+    ctx.set_text_baseline("middle");
+    ctx.set_fill_style_str(TEXT);
+    let _ = ctx.fill_text(lane.title, 8.0, (rows.client_y + rows.server_y) / 2.0);
+    ctx.set_fill_style_str(FAINT);
+    let _ = ctx.fill_text("client", 8.0, rows.client_y);
+    let _ = ctx.fill_text("server", 8.0, rows.server_y);
+    ctx.set_stroke_style_str(ROW);
+    ctx.set_line_width(1.0);
+    ctx.begin_path();
+    for y in [rows.client_y, rows.server_y] {
+        ctx.move_to(w.left, y.round() + 0.5);
+        ctx.line_to(w.right, y.round() + 0.5);
+    }
+    ctx.stroke();
+    // Packets sent from a little before the window to its end.
+    let first = lane
+        .records
+        .partition_point(|p| p.sent.0 + LOOK_BACK_US < w.from_us);
+    let last = lane.records.partition_point(|p| p.sent.0 <= w.to_us);
+    let records = lane
+        .records
+        .range(first..last)
+        .enumerate()
+        .map(|(i, p)| (first + i, p));
+    let segments = lanes::segments(records, &w, rows, scene.default_transit_us);
+    ctx.save();
+    ctx.begin_path();
+    ctx.rect(
+        w.left,
+        RULER,
+        w.right - w.left,
+        rows.server_y + 10.0 - RULER,
+    );
+    ctx.clip();
+    // Faint kinds first, so moves and responses stay on top.
+    for style in [
+        Style::Update,
+        Style::Probe,
+        Style::Move,
+        Style::Ack,
+        Style::State,
+        Style::Adjustment,
+    ] {
+        for overtook in [false, true] {
+            for copy in [false, true] {
+                let batch = segments
+                    .iter()
+                    .filter(|s| s.style == style && s.overtook == overtook && s.copy == copy);
+                ctx.set_stroke_style_str(colour(style, overtook));
+                ctx.set_line_width(if style == Style::Adjustment { 1.6 } else { 1.0 });
+                let _ = ctx.set_line_dash(&dash(if copy { &[3.0, 2.0] } else { &[] }));
+                ctx.begin_path();
+                for s in batch {
+                    ctx.move_to(s.from.0, s.from.1);
+                    ctx.line_to(s.to.0, s.to.1);
+                }
+                ctx.stroke();
+            }
+        }
+    }
+    let _ = ctx.set_line_dash(&dash(&[]));
+    // Lost packets end in a red cross.
+    ctx.set_stroke_style_str(LOST);
+    ctx.set_line_width(1.5);
+    ctx.begin_path();
+    for s in segments.iter().filter(|s| s.end != End::Arrived) {
+        let (x, y) = s.to;
+        ctx.move_to(x - 3.0, y - 3.0);
+        ctx.line_to(x + 3.0, y + 3.0);
+        ctx.move_to(x - 3.0, y + 3.0);
+        ctx.line_to(x + 3.0, y - 3.0);
+    }
+    ctx.stroke();
+    // The open story's causes and the selected packet, on top.
+    let highlighted = |s: &&Segment| {
+        let p = &lane.records[s.record];
+        lane.highlight
+            .iter()
+            .any(|h| h.direction == p.direction && h.index == p.index)
+    };
+    for s in segments.iter().filter(highlighted) {
+        ctx.set_stroke_style_str(CAUSE);
+        ctx.set_line_width(3.0);
+        ctx.begin_path();
+        ctx.move_to(s.from.0, s.from.1);
+        ctx.line_to(s.to.0, s.to.1);
+        ctx.stroke();
+        ctx.begin_path();
+        let _ = ctx.arc(s.from.0, s.from.1, 5.0, 0.0, std::f64::consts::TAU);
+        ctx.stroke();
+    }
+    let chosen = [scene.selected, hover];
+    for s in segments
+        .iter()
+        .filter(|s| chosen.contains(&Some((branch, s.record))))
+    {
+        ctx.set_stroke_style_str(PLAYHEAD);
+        ctx.set_line_width(2.5);
+        ctx.begin_path();
+        ctx.move_to(s.from.0, s.from.1);
+        ctx.line_to(s.to.0, s.to.1);
+        ctx.stroke();
+    }
+    ctx.restore();
+    // Where the fork parts from the run.
+    if let Some(x) = lane.divergence_us.map(|t| w.x_of(t)) {
+        if (w.left..=w.right).contains(&x) {
+            ctx.set_stroke_style_str(CAUSE);
+            ctx.set_line_width(1.0);
+            let _ = ctx.set_line_dash(&dash(&[4.0, 3.0]));
+            ctx.begin_path();
+            ctx.move_to(x, rows.client_y - 8.0);
+            ctx.line_to(x, rows.server_y + 8.0);
+            ctx.stroke();
+            let _ = ctx.set_line_dash(&dash(&[]));
+            ctx.set_fill_style_str(CAUSE);
+            ctx.set_text_align("left");
+            let _ = ctx.fill_text("parts here", x + 4.0, rows.server_y + 1.0);
+        }
+    }
+    // Corrections: diamonds on the client row.
+    for m in &lane.marks {
+        let x = w.x_of(m.t_us);
+        if !(w.left - 8.0..=w.right + 8.0).contains(&x) {
+            continue;
+        }
+        let y = rows.client_y;
+        let open = scene.open == Some((branch, m.index));
+        let r = if open { 7.0 } else { 5.5 };
+        ctx.begin_path();
+        ctx.move_to(x, y - r);
+        ctx.line_to(x + r, y);
+        ctx.line_to(x, y + r);
+        ctx.line_to(x - r, y);
+        ctx.close_path();
+        ctx.set_fill_style_str(BG);
+        ctx.fill();
+        ctx.set_stroke_style_str(CAUSE);
+        ctx.set_line_width(1.5);
+        if !m.hollow {
+            ctx.set_fill_style_str(CAUSE);
+            ctx.fill();
+        }
+        ctx.stroke();
+        if open {
+            ctx.set_stroke_style_str(PLAYHEAD);
+            ctx.begin_path();
+            let _ = ctx.arc(x, y, r + 4.0, 0.0, std::f64::consts::TAU);
+            ctx.stroke();
+        }
+        marks.push(Mark {
+            at: (x, y),
+            branch,
+            index: m.index,
+        });
+    }
+    (segments, marks)
+}
+
+/// The bands behind every branch, from the ruler down to `h`.
+pub fn bands(ctx: &CanvasRenderingContext2d, w: &Window, bands: &[(Band, BandKind)], h: f64) {
+    for (band, kind) in bands {
+        if band.to_us < w.from_us || band.from_us > w.to_us {
+            continue;
+        }
+        let x0 = w.x_of(band.from_us).max(w.left);
+        let x1 = w.x_of(band.to_us).min(w.right).max(x0 + 2.0);
+        ctx.set_fill_style_str(match kind {
+            BandKind::Burst => BURST,
+            BandKind::Spike => SPIKE,
+        });
+        ctx.fill_rect(x0, RULER, x1 - x0, h - RULER);
+    }
+}
+
+/// The playhead at `x`: a line down from the ruler and a marker on it.
+pub fn playhead(ctx: &CanvasRenderingContext2d, x: f64, h: f64) {
+    ctx.set_stroke_style_str(PLAYHEAD);
+    ctx.set_line_width(1.5);
+    ctx.begin_path();
+    ctx.move_to(x, RULER - 6.0);
+    ctx.line_to(x, h);
+    ctx.stroke();
+    ctx.set_fill_style_str(PLAYHEAD);
+    ctx.begin_path();
+    ctx.move_to(x - 5.0, 0.0);
+    ctx.line_to(x + 5.0, 0.0);
+    ctx.line_to(x, 7.0);
+    ctx.close_path();
+    ctx.fill();
+}
+
+fn dash(segments: &[f64]) -> wasm_bindgen::JsValue {
+    let a = js_sys::Array::new();
+    for s in segments {
+        a.push(&wasm_bindgen::JsValue::from_f64(*s));
+    }
+    a.into()
+}
