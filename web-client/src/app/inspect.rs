@@ -101,6 +101,12 @@ impl App {
             changes: scenario.changes.len(),
         };
         if self.inspector.built == Some(from) {
+            // A scenario's run is the playhead (Step › plays a frame).
+            if let Some(s) = &mut self.inspector.scrub {
+                if self.state.is_playback() && mode == LaneMode::Inspect && s.frames() != frames {
+                    s.seek(frames);
+                }
+            }
             return;
         }
         // The same run, grown (a live step, a control changed while
@@ -155,16 +161,16 @@ impl App {
     fn lane_action(&mut self, a: Action) {
         match a {
             Action::Seek(t_us) => {
-                if self.lane_mode() == LaneMode::Playback {
-                    // A playing scenario jumps and plays on.
-                    self.adopt_playhead_at_time(t_us);
-                    return;
+                // A playing scenario jumps and plays on; anything else
+                // pauses to inspect.
+                if self.lane_mode() != LaneMode::Playback {
+                    self.pause_to_inspect();
                 }
-                self.pause_to_inspect();
                 if let Some(s) = &mut self.inspector.scrub {
                     let ((), ms) = timed(|| s.seek_time(t_us));
                     self.inspector.costs.seek_ms = Some(ms);
                 }
+                self.follow_playhead();
             }
             Action::Step(d) => self.scrub_step(d),
             Action::Open { branch, index } => {
@@ -188,52 +194,47 @@ impl App {
             let ((), ms) = timed(|| s.step(delta));
             self.inspector.costs.seek_ms = Some(ms);
         }
+        self.follow_playhead();
     }
 
     /// `true` if Step › should move the playhead rather than run a live
-    /// frame: inspecting a scenario, or scrubbed back from a live run's
-    /// end.
+    /// frame: a live run paused and scrubbed back from its end. (A
+    /// scenario's run is its playhead: Step › plays its next frame.)
     pub(super) fn steps_the_playhead(&self) -> bool {
-        self.inspector.scrub.as_ref().is_some_and(|s| {
-            self.inspector.inspecting && (self.state.is_playback() || s.frames() < s.len())
-        })
+        !self.state.is_playback()
+            && self.inspector.inspecting
+            && self
+                .inspector
+                .scrub
+                .as_ref()
+                .is_some_and(|s| s.frames() < s.len())
     }
 
-    /// A playing scenario seeks: the run at `t_us` takes over the driver.
-    fn adopt_playhead_at_time(&mut self, t_us: u64) {
-        let Some(s) = &mut self.inspector.scrub else {
+    /// A scenario's run follows the playhead: it becomes the run at the
+    /// playhead's frame (branch A), paused there unless it was playing. A
+    /// live run's playhead is a view: its run stays at its end.
+    fn follow_playhead(&mut self) {
+        let (Some(s), true) = (&self.inspector.scrub, self.state.is_playback()) else {
             return;
         };
-        let ((), ms) = timed(|| s.seek_time(t_us));
-        self.inspector.costs.seek_ms = Some(ms);
-        self.go_on_from_playhead();
-    }
-
-    /// Goes on from the playhead: a scenario being inspected (paused or at
-    /// its end) and scrubbed elsewhere continues from the playhead's frame
-    /// of the run (branch A). `false` when there is nothing to adopt.
-    pub(super) fn adopt_playhead(&mut self) -> bool {
-        self.inspector.inspecting && self.go_on_from_playhead()
-    }
-
-    fn go_on_from_playhead(&mut self) -> bool {
-        let (Some(s), true) = (&self.inspector.scrub, self.state.is_playback()) else {
-            return false;
-        };
         let Some(a) = s.branch(0) else {
-            return false;
+            return;
         };
+        let was = self.driver.run().map_or(0, |r| r.frame_index());
+        if was == a.at().frame_index() {
+            return;
+        }
         let at = a.at().clone();
-        if self.driver.run().map(|r| r.frame_index()) == Some(at.frame_index()) {
-            return false;
+        if at.frame_index() < was {
+            // The view's history (plots, Replayed panel) starts again.
+            self.view.reset();
         }
-        let finished = at.is_finished();
-        self.driver = Driver::Local(Box::new(at));
-        self.view.reset();
-        if !finished {
+        if !self.state.advances() && !at.is_finished() {
             self.state = RunState::Playing;
+            self.time.paused = true;
         }
-        true
+        self.driver = Driver::Local(Box::new(at));
+        self.show_state();
     }
 
     /// Opens correction `index` of `branch`: the playhead goes to the
@@ -255,6 +256,7 @@ impl App {
         );
         self.inspector.selected = None;
         self.inspector.open = Some(open);
+        self.follow_playhead();
     }
 
     fn inspector_click(&mut self, c: Click) {

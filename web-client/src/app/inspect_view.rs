@@ -85,6 +85,15 @@ impl App {
                         records: log.records(),
                         marks,
                         highlight: if open_here { &cause_refs } else { highlight },
+                        rollbacks: branch
+                            .ins
+                            .corrections()
+                            .iter()
+                            .filter_map(|c| match &c.what {
+                                Corrected::Rollback(e) => Some((e.from, e.to)),
+                                Corrected::Move(_) => None,
+                            })
+                            .collect(),
                         divergence_us: (b == 1)
                             .then(|| comparison.as_ref()?.first_difference)
                             .flatten()
@@ -135,6 +144,7 @@ impl App {
                             marks: Vec::new(),
                             highlight,
                             divergence_us: None,
+                            rollbacks: Vec::new(),
                         });
                     }
                 }

@@ -105,18 +105,10 @@ impl App {
     /// scenario or recording, plays it again.
     pub(super) fn play_pause(&mut self) {
         if !self.state.advances() {
-            // Scrubbed back from the end: play on from the playhead.
-            if self.adopt_playhead() && self.state.advances() {
-                self.time.paused = false;
-            } else if let Some(s) = self.recorder.recorded.clone() {
+            if let Some(s) = self.recorder.recorded.clone() {
                 self.start_playback(s);
             }
-            self.show_state();
             return;
-        }
-        if self.time.paused {
-            // A scenario plays on from the playhead.
-            self.adopt_playhead();
         }
         self.time.paused = !self.time.paused;
         self.time.steps = 0;
@@ -184,8 +176,7 @@ impl App {
     /// The user pressed a key or moved a control during playback: the run
     /// goes on live from here.
     pub(super) fn take_over(&mut self) {
-        // From the playhead, if it was moved; the live timeline from here.
-        self.adopt_playhead();
+        // The live timeline from here.
         self.driver.keep_timeline();
         let Some(p) = self.playback.take() else {
             return;

@@ -7,14 +7,25 @@
 
 use super::gesture::Mark;
 use super::lane_canvas::{RIGHT, RULER};
-use super::lanes::{self, Band, End, Rows, Segment, Style, Window};
+use super::lanes::{self, tick_states, Band, End, Rows, Segment, Style, TickState, Window};
 use super::story_view::PacketRef;
 use sim::net::trace::PacketRecord;
+use sim::rollback::tick::Tick;
 use std::collections::VecDeque;
 use web_sys::CanvasRenderingContext2d;
 
 /// Packets sent this long before the window may still land in it, µs.
 const LOOK_BACK_US: u64 = 3_000_000;
+/// States this long before the window may still confirm its ticks, µs.
+const TICK_LOOK_BACK_US: u64 = 10_000_000;
+const TICK_PREDICTED: &str = "#22d3ee";
+const TICK_REPREDICTED: &str = "#fb923c";
+const TICK_CONFIRMED: &str = "rgba(74, 222, 128, 0.8)";
+
+/// The first record sent less than `look_back_us` before the window.
+fn first_visible(records: &VecDeque<PacketRecord>, w: &Window, look_back_us: u64) -> usize {
+    records.partition_point(|p| p.sent.0 + look_back_us < w.from_us)
+}
 
 pub const BG: &str = "#161b22";
 const ROW: &str = "#2a313b";
@@ -73,6 +84,9 @@ pub struct Lane<'a> {
     pub highlight: &'a [PacketRef],
     /// Where it parts from the first branch, µs.
     pub divergence_us: Option<u64>,
+    /// The rollback model's visible rollbacks (from, to): with them the
+    /// input ticks are coloured predicted / re-predicted / confirmed.
+    pub rollbacks: Vec<(Tick, Tick)>,
 }
 
 /// Everything one draw needs.
@@ -153,9 +167,7 @@ pub fn lane(
     }
     ctx.stroke();
     // Packets sent from a little before the window to its end.
-    let first = lane
-        .records
-        .partition_point(|p| p.sent.0 + LOOK_BACK_US < w.from_us);
+    let first = first_visible(lane.records, &w, LOOK_BACK_US);
     let last = lane.records.partition_point(|p| p.sent.0 <= w.to_us);
     let records = lane
         .records
@@ -256,6 +268,26 @@ pub fn lane(
             ctx.set_fill_style_str(CAUSE);
             ctx.set_text_align("left");
             let _ = ctx.fill_text("parts here", x + 4.0, rows.server_y + 1.0);
+        }
+    }
+    // Rollback input ticks, above the client row.
+    {
+        let playhead = scene.playhead_us.unwrap_or(u64::MAX);
+        let records = lane
+            .records
+            .range(first_visible(lane.records, &w, TICK_LOOK_BACK_US)..);
+        for (state, colour) in [
+            (TickState::Confirmed, TICK_CONFIRMED),
+            (TickState::Repredicted, TICK_REPREDICTED),
+            (TickState::Predicted, TICK_PREDICTED),
+        ] {
+            ctx.set_fill_style_str(colour);
+            for (t, _) in tick_states(records.clone(), &lane.rollbacks, playhead)
+                .into_iter()
+                .filter(|(t, s)| *s == state && *t <= w.to_us)
+            {
+                ctx.fill_rect(w.x_of(t) - 0.5, rows.client_y - 9.0, 1.5, 5.0);
+            }
         }
     }
     // Corrections: diamonds on the client row.

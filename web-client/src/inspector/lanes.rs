@@ -13,6 +13,7 @@
 
 use sim::net::conditioner::Fate;
 use sim::net::trace::{Direction, PacketKind, PacketRecord};
+use sim::rollback::tick::Tick;
 use sim::scenario::{Change, Setting};
 
 /// Narrowest span the timeline zooms to, µs (a few frames).
@@ -304,6 +305,54 @@ pub fn spike_bands(changes: &[Change], frame_start_us: impl Fn(usize) -> u64) ->
                 })
             }
             _ => None,
+        })
+        .collect()
+}
+
+/// Where the rollback model's client stood on a tick, coloured as UE's
+/// Network Prediction Insights colours its tick tracks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TickState {
+    /// No State at or after it had arrived by the playhead.
+    Predicted,
+    /// A visible rollback re-simulated it.
+    Repredicted,
+    /// A State at or after it arrived, and no visible rollback touched it.
+    Confirmed,
+}
+
+/// Each input packet's newest tick, at its send time, as the client stood
+/// on it at `playhead_us`: predicted past the newest State delivered by
+/// then, re-predicted inside a visible rollback's `(from, to]`, else
+/// confirmed. Ticks compare by wrapping difference.
+pub fn tick_states<'a>(
+    records: impl IntoIterator<Item = &'a PacketRecord> + Clone,
+    rollbacks: &[(Tick, Tick)],
+    playhead_us: u64,
+) -> Vec<(u64, TickState)> {
+    let confirmed = records
+        .clone()
+        .into_iter()
+        .filter(|p| p.kind == PacketKind::State)
+        .filter(|p| matches!(p.fate, Fate::Delivered { at, .. } if at.0 <= playhead_us))
+        .map(|p| Tick(p.detail))
+        .reduce(|a, b| if b.diff(a) > 0 { b } else { a });
+    records
+        .into_iter()
+        .filter(|p| p.kind == PacketKind::Inputs && p.sent.0 <= playhead_us)
+        .map(|p| {
+            let tick = Tick(p.detail);
+            let state = if confirmed.is_none_or(|c| tick.diff(c) > 0) {
+                TickState::Predicted
+            } else if rollbacks
+                .iter()
+                .any(|(from, to)| tick.diff(*from) > 0 && to.diff(tick) >= 0)
+            {
+                TickState::Repredicted
+            } else {
+                TickState::Confirmed
+            };
+            (p.sent.0, state)
         })
         .collect()
 }

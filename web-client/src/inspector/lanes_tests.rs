@@ -1,5 +1,6 @@
 use super::*;
 use sim::net::protocol::LagSpike;
+use sim::rollback::tick::Tick;
 use sim::SimTime;
 
 fn packet(direction: Direction, index: u64, sent_ms: u64, fate: Fate) -> PacketRecord {
@@ -214,4 +215,71 @@ fn ruler_ticks_are_round_and_far_enough_apart() {
     let (step, times) = ticks(&wide, 60.0);
     assert_eq!(step, 5_000_000);
     assert_eq!(tick_label(times[3], step), "15 s");
+}
+
+#[test]
+fn rollback_ticks_are_predicted_re_predicted_or_confirmed() {
+    // Ticks 10..=20 sent every 16 ms from 0; a State of tick 14 arrives at
+    // 200 ms; a visible rollback re-simulated 13..=14 (from 12).
+    let mut records: Vec<PacketRecord> = (10..=20u32)
+        .map(|tick| PacketRecord {
+            kind: PacketKind::Inputs,
+            detail: tick,
+            ..packet(
+                Direction::Up,
+                u64::from(tick),
+                u64::from(tick - 10) * 16,
+                delivered(999),
+            )
+        })
+        .collect();
+    records.push(PacketRecord {
+        kind: PacketKind::State,
+        detail: 14,
+        ..packet(Direction::Down, 0, 150, delivered(200))
+    });
+    let rollbacks = [(Tick(12), Tick(14))];
+    let at = |playhead_ms: u64| -> Vec<TickState> {
+        tick_states(records.iter(), &rollbacks, playhead_ms * 1000)
+            .into_iter()
+            .map(|(_, s)| s)
+            .collect()
+    };
+    use TickState::{Confirmed as C, Predicted as P, Repredicted as R};
+    assert_eq!(at(199), vec![P; 11], "no State yet");
+    assert_eq!(at(1000), [vec![C, C, C, R, R], vec![P; 6]].concat());
+    // Only ticks sent by the playhead.
+    assert_eq!(at(40).len(), 3);
+}
+
+#[test]
+fn ticks_compare_across_the_wrap() {
+    let wrap = u32::MAX - 1;
+    let records: Vec<PacketRecord> = [wrap, wrap + 1, 0, 1]
+        .iter()
+        .enumerate()
+        .map(|(i, &tick)| PacketRecord {
+            kind: PacketKind::Inputs,
+            detail: tick,
+            ..packet(Direction::Up, i as u64, i as u64 * 16, delivered(999))
+        })
+        .chain(std::iter::once(PacketRecord {
+            kind: PacketKind::State,
+            detail: 0,
+            ..packet(Direction::Down, 0, 10, delivered(20))
+        }))
+        .collect();
+    let states: Vec<TickState> = tick_states(records.iter(), &[], 1_000_000)
+        .into_iter()
+        .map(|(_, s)| s)
+        .collect();
+    assert_eq!(
+        states,
+        vec![
+            TickState::Confirmed,
+            TickState::Confirmed,
+            TickState::Confirmed,
+            TickState::Predicted
+        ]
+    );
 }
