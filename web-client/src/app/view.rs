@@ -106,8 +106,13 @@ impl App {
         if !self.inspector.inspecting {
             v.timeline.record(run_now, &m, offsets);
         }
-        let inspected = self.inspector.shown_run().map(|r| r.endpoint());
-        let ep: &ClientEndpoint = v.frozen.as_deref().or(inspected).unwrap_or(live);
+        // Field by field: the corrections' ages are updated below.
+        let shown = (self.inspector.scrub.as_ref())
+            .filter(|_| self.inspector.inspecting)
+            .map(|s| s.run());
+        let ep: &ClientEndpoint = (v.frozen.as_deref())
+            .or(shown.map(|r| r.endpoint()))
+            .unwrap_or(live);
         if let Some(c) = ep.cmc() {
             v.corrections.update(
                 c.corrections(),
@@ -138,13 +143,22 @@ impl App {
         let mesh_offsets = v.timeline.around_last_snap(SNAP_JUMP_CM);
         let layout = self.chrome.layout((screen_width(), screen_height()));
         render::clear();
+        let shown_now = shown.map_or(run_now, |r| r.now());
+        let ages = &mut self.inspector.correction_ages;
+        ages.update(ep.server_corrections(), shown_now);
+        let show = self.inspector.show_corrections;
         render::draw(
             &Frame {
                 endpoint: ep,
                 input,
                 push_zones: self.rules.server_effects,
+                server_corrections: ages.drawn(
+                    show,
+                    self.inspector.correction_lifetime_s,
+                    shown_now,
+                ),
                 follow,
-                correction: v.corrections.shown().map(|(g, _, _)| g),
+                correction: v.corrections.shown().map(|(g, _, _)| g).filter(|_| show),
                 mesh_offsets: mesh_offsets.as_deref(),
             },
             &layout,
@@ -197,8 +211,12 @@ impl App {
             &captions::authoritative_foot(&ep.server_totals()),
         );
         let shown = v.corrections.shown();
-        self.chrome
-            .text("replayed-sub", &captions::replayed_sub(shown));
+        let sub = if self.inspector.show_corrections {
+            captions::replayed_sub(shown)
+        } else {
+            "corrections hidden (p.NetShowCorrections 0)".to_owned()
+        };
+        self.chrome.text("replayed-sub", &sub);
         self.chrome.text(
             "replayed-foot",
             &captions::replayed_foot(shown.map(|(g, _, _)| g)),

@@ -10,6 +10,7 @@
 //! | `scrub` | the playhead over the run and its fork, seeks both ways (pure over `sim`) |
 //! | `story_view` | the list rows, a story laid out, a packet in words (pure) |
 //! | `console_text` | what a console line answers (pure) |
+//! | `lifetime` | which corrections `p.NetShowCorrections` / `p.NetCorrectionLifetime` leave drawn (pure) |
 //! | `budget` | the latency budget card |
 //! | `bench` | `bench_scrub`: the inspector's costs in wasm |
 //! | `lane_canvas`, `pointer` | the timeline's canvas, its window and its events |
@@ -27,6 +28,7 @@ pub mod gesture;
 pub mod lane_canvas;
 pub mod lane_paint;
 pub mod lanes;
+pub mod lifetime;
 pub mod panel;
 pub mod pointer;
 pub mod scrub;
@@ -113,6 +115,8 @@ pub struct Inspector {
     pub show_corrections: bool,
     /// UE `p.NetCorrectionLifetime`, s (`None`: the panels' own fading).
     pub correction_lifetime_s: Option<f32>,
+    /// When the shown endpoint's corrections were first seen.
+    pub correction_ages: lifetime::CorrectionAges,
     /// The costs shown under the timeline.
     pub costs: Costs,
     /// Next budget refresh, page clock.
@@ -158,6 +162,7 @@ impl Inspector {
             saving: None,
             show_corrections: true,
             correction_lifetime_s: None,
+            correction_ages: lifetime::CorrectionAges::default(),
             costs: Costs::default(),
             next_budget: SimTime::ZERO,
             steps,

@@ -40,6 +40,9 @@ pub struct Frame<'a> {
     pub input: SimVec2,
     /// Server-only push zones are on (drawn in every panel).
     pub push_zones: bool,
+    /// How many of the server's newest corrections the Authoritative
+    /// panel draws (UE `p.NetShowCorrections` / `p.NetCorrectionLifetime`).
+    pub server_corrections: usize,
     /// The Predicted panel's follow camera: centre (cm) and zoom over the
     /// whole-arena view; `None` shows the whole arena.
     pub follow: Option<(SimVec2, f32)>,

@@ -168,7 +168,8 @@ pub fn authoritative(f: &Frame, area: RectF) {
     // bury the path: the newest few have their ring.
     let corrections = ep.server_corrections();
     let n = corrections.len();
-    for (i, (server, client)) in corrections.iter().enumerate() {
+    let hidden = n.saturating_sub(f.server_corrections);
+    for (i, (server, client)) in corrections.iter().enumerate().skip(hidden) {
         let newness = (i + 1) as f32 / n as f32;
         let alpha = 0.12 + 0.78 * newness * newness;
         v.line(
