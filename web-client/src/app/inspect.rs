@@ -256,6 +256,7 @@ impl App {
         );
         self.inspector.selected = None;
         self.inspector.open = Some(open);
+        self.inspector.reveal = true;
         self.follow_playhead();
     }
 

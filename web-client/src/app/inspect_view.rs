@@ -178,6 +178,9 @@ impl App {
             i.open.as_ref().map(|o| (o.branch, &o.view)),
             i.fork_view.as_ref(),
         );
+        if std::mem::take(&mut i.reveal) {
+            i.panel.reveal_story();
+        }
         let packet = i.lanes.hover.or(i.selected).and_then(|(b, r)| {
             let log = match &i.scrub {
                 Some(s) if mode != LaneMode::Live => s.branch(b)?.ins.run().host().packets(),

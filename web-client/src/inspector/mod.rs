@@ -101,6 +101,8 @@ pub struct Inspector {
     pub inspecting: bool,
     /// The open story.
     pub open: Option<Open>,
+    /// Scroll the story into view once it is written (it just opened).
+    pub reveal: bool,
     /// The fork against the run, once made.
     pub comparison: Option<Comparison>,
     /// The fork's result as shown.
@@ -155,6 +157,7 @@ impl Inspector {
             built: None,
             inspecting: false,
             open: None,
+            reveal: false,
             comparison: None,
             fork_view: None,
             selected: None,

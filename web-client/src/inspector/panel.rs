@@ -144,6 +144,16 @@ impl InspectorPanel {
         }
     }
 
+    /// Scrolls the story into view if it is off screen (it opens below
+    /// the timeline, under the fold of a small screen).
+    pub fn reveal_story(&self) {
+        if let Some(story) = &self.story {
+            let options = web_sys::ScrollIntoViewOptions::new();
+            options.set_block(web_sys::ScrollLogicalPosition::Nearest);
+            story.scroll_into_view_with_scroll_into_view_options(&options);
+        }
+    }
+
     /// The list: one button per row, `open` marked, `gone` (corrections
     /// the fork does not have) tagged.
     pub fn write_list(&mut self, rows: &[Row], open: Option<usize>, gone: &[usize]) {
