@@ -1,7 +1,8 @@
-//! The inspector in the loop (issue 14): which run the timeline shows and
+//! The inspector in the loop (issue 14): which run the timeline shows,
 //! when the panels show the playhead's run instead of the live one, the
-//! console line's commands, the timeline's and the card's clicks, forks
-//! and their saves, and the latency budget.
+//! playhead's moves, the stories opened, the timeline's and the card's
+//! clicks and the console line's commands. Forks are `fork`; what is drawn
+//! and written, `inspect_view`.
 //!
 //! | the run is | the timeline shows | the panels show |
 //! |---|---|---|
@@ -12,8 +13,9 @@
 //!
 //! Pausing inspects the run so far ([`sim::inspect::Inspection::of`]: two
 //! playbacks of it); every seek then re-simulates from the nearest
-//! checkpoint. Resuming a live run goes on from its end; resuming a
-//! scenario, or taking it over, goes on from the playhead.
+//! checkpoint. A live run's playhead is a view: resuming goes on from the
+//! run's end. A scenario's run is its playhead: a seek moves the run, and
+//! resuming or taking over goes on from there.
 
 use super::{App, Driver};
 use crate::inspector::console_text::{answer, Tone};
