@@ -188,6 +188,18 @@ impl LaneCanvas {
         }
         self.window.left = LEFT;
         self.window.right = (w - RIGHT).max(LEFT + 10.0);
+        // Scrolled out of view: nothing to draw (checked again later, the
+        // signature kept stale so the next visible frame draws).
+        let view_h = win
+            .inner_height()
+            .ok()
+            .and_then(|v| v.as_f64())
+            .unwrap_or(0.0);
+        let rect = canvas.get_bounding_client_rect();
+        if rect.bottom() <= 0.0 || rect.top() >= view_h {
+            self.signature = 0;
+            return;
+        }
         let signature = self.signature_of(scene, w);
         if scene.live {
             if page_now_us < self.next_live_draw && signature == self.signature {
