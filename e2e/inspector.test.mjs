@@ -150,6 +150,16 @@ test('a correction names its rule and its lost packet; delivering it removes the
   assert.match(result, /The correction inspected \(Adjustment @8783 ms\) does not happen in B\./);
   assert.match(await page.locator('#correction-list button').nth(1).textContent(), /gone in B/);
   await page.locator('#inspector').screenshot({ path: join(ARTIFACTS, 'inspector-fork.png') });
+
+  // Save B: stored like any scenario, with one change more than A.
+  await page.locator('.fork-tools button', { hasText: 'Save B' }).click();
+  await waitFor(async () => /\/s\/[\w-]{12}/.test(await page.locator('.fork-saved').textContent().catch(() => '')), 10_000, 'the fork saved');
+  const forkId = (await page.locator('.fork-saved a').first().textContent()).split('/s/')[1];
+  const saved = await (await fetch(`${env.relay.url}api/scenarios/${forkId}`)).json();
+  const original = JSON.parse(json);
+  assert.equal(saved.changes.length, original.changes.length + 1);
+  assert.deepEqual(saved.changes.at(-1).setting, { Deliver: { direction: 'Up', index: 585 } });
+  assert.match(saved.name, /what if: deliver ServerMove #585/);
   await page.close();
 });
 
