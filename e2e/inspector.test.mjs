@@ -4,7 +4,8 @@
 // correction from its ◆ on the timeline — the story names its rule and its
 // lost ServerMove — and fork it with that packet delivered: the
 // correction is gone in B; UE's console moves the sliders, refuses bad
-// lines, and its changes are recorded like a slider's.
+// lines, and its changes are recorded like a slider's; on the relay the
+// timeline says why it is empty and one click runs the page locally.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -198,5 +199,18 @@ test('the console moves the sliders, refuses bad lines, and is recorded like a s
   await page.click('#restart');
   await waitFor(async () => (await page.inputValue('#loss')) === '0', 2_000, 'the replay starts at 0 % loss');
   await waitFor(async () => (await page.inputValue('#loss')) === '20', 5_000, 'the replay takes the console change');
+  await page.close();
+});
+
+test('on the relay the timeline says why it is empty, and one click runs the page locally', async () => {
+  const page = await env.browser.context.newPage();
+  await page.goto(env.relay.url);
+  await waitForConn(page, 'connected');
+  await waitFor(async () => (await metricText(page, 'lanes-mode')).startsWith('relay'), 3_000, 'relay mode');
+  assert.equal(await page.locator('#go-local').isVisible(), true);
+  await page.click('#go-local');
+  await waitForConn(page, 'local');
+  await waitFor(async () => (await metricText(page, 'lanes-mode')).startsWith('live'), 3_000, 'the live timeline');
+  assert.equal(await page.locator('#go-local').isVisible(), false);
   await page.close();
 });

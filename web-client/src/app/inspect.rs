@@ -272,6 +272,10 @@ impl App {
             Click::Back => self.scrub_step(-1),
             Click::Forward => self.scrub_step(1),
             Click::Fit => self.inspector.lanes.fit(),
+            Click::Local => {
+                self.start_local_live();
+                self.show_state();
+            }
             Click::Fork(i) => self.fork(i),
             Click::Unfork => {
                 if let Some(s) = &mut self.inspector.scrub {

@@ -19,9 +19,9 @@ impl App {
     pub(super) fn draw_lanes(&mut self, mode: LaneMode, t: SimTime) {
         let extent = self.lane_extent(mode);
         let transit = u64::from(self.settings.uplink.latency_ms) * 1000;
-        let relay = "The relay runs the link conditioner out of the page's sight: no packet \
-                     timeline. Open ?mode=local, record a run, or open a scenario to see every \
-                     packet.";
+        let relay = "On the relay the link conditioner runs out of the page's sight: no packet \
+                     timeline. Run in the page (below), record a run or open a scenario to see \
+                     every packet.";
         let (scrub, open, comparison) = (
             &self.inspector.scrub,
             &self.inspector.open,
@@ -164,6 +164,7 @@ impl App {
             LaneMode::Inspect => "paused · whole run · drag the playhead, ← → or , . step a frame",
         };
         i.panel.metric("lanes-mode", note);
+        i.panel.offer_local(mode == LaneMode::Relay);
         let cost = |v: Option<f64>| v.map_or("–".to_owned(), |ms| format!("{ms:.1}"));
         i.panel.metric("inspect-ms", &cost(i.costs.inspect_ms));
         i.panel.metric("seek-ms", &cost(i.costs.seek_ms));

@@ -39,6 +39,8 @@ pub enum Click {
     Forward,
     /// Show the whole run.
     Fit,
+    /// Leave the relay for the host in the page.
+    Local,
 }
 
 impl Click {
@@ -55,6 +57,7 @@ impl Click {
             "back" => Click::Back,
             "forward" => Click::Forward,
             "fit" => Click::Fit,
+            "local" => Click::Local,
             _ => return None,
         })
     }
@@ -131,6 +134,13 @@ impl InspectorPanel {
     pub fn show_body(&self, on: bool) {
         if let Some(b) = &self.body {
             set_flag(b, "hidden", !on);
+        }
+    }
+
+    /// Shows the "run in the page" button (on the relay).
+    pub fn offer_local(&self, on: bool) {
+        if let Some(b) = self.doc.get_element_by_id("go-local") {
+            set_flag(&b, "hidden", !on);
         }
     }
 
