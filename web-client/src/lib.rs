@@ -30,6 +30,7 @@
 #![deny(missing_docs)]
 
 mod app;
+mod bench;
 mod captions;
 mod clock;
 mod corrections;
@@ -135,24 +136,7 @@ pub fn fate_fingerprint(seed: u32, packets: u32) -> String {
 pub fn bench_replay(moves: u32, iters: u32) -> f64 {
     use sim::{Bot, Client, MoveResponse, MovementParams, ServerCharacter, ServerConfig};
     use sim::{SimTime, SmoothingMode, Vec2, World};
-    fn clock_ms() -> f64 {
-        #[cfg(target_arch = "wasm32")]
-        {
-            web_sys::window()
-                .and_then(|w| w.performance())
-                .map_or(0.0, |p| p.now())
-        }
-        #[cfg(not(target_arch = "wasm32"))]
-        {
-            use std::sync::OnceLock;
-            static EPOCH: OnceLock<std::time::Instant> = OnceLock::new();
-            EPOCH
-                .get_or_init(std::time::Instant::now)
-                .elapsed()
-                .as_secs_f64()
-                * 1000.0
-        }
-    }
+    use bench::clock_ms;
     const FRAME: f64 = 1.0 / 60.0;
     let n = (moves as usize).clamp(1, sim::saved_move::MAX_SAVED_MOVE_COUNT - 1);
     let iters = iters.max(1);
