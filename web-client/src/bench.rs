@@ -7,7 +7,7 @@ use rand_core::SeedableRng;
 use rand_pcg::Pcg32;
 use sim::rollback::arena::PLAYERS;
 use sim::rollback::sync_test::random_input;
-use sim::rollback::{Arena, Game, InputCmd, RollbackClient, RollbackServer, Tick, TickRate};
+use sim::rollback::{Arena, InputCmd, RollbackClient, RollbackServer, Tick, TickRate};
 use wasm_bindgen::prelude::wasm_bindgen;
 
 /// A clock for timing loops, ms: `performance.now()` in the browser, a

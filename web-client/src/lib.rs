@@ -29,15 +29,19 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod ab;
+mod ab_chrome;
 mod app;
 mod bench;
 mod captions;
 mod clock;
 mod corrections;
+mod display_smoothing;
 mod dom;
 mod download;
 mod link_card;
 mod model_controls;
+mod model_view;
 mod net;
 mod net_controls;
 mod panel_chrome;
@@ -46,6 +50,11 @@ mod plots;
 mod readouts;
 mod reconnect;
 mod render;
+mod resim;
+mod rollback_captions;
+mod rollback_controls;
+mod rollback_log;
+mod rollback_readouts;
 mod scenario_panel;
 mod share;
 mod sliders;
@@ -134,9 +143,9 @@ pub fn fate_fingerprint(seed: u32, packets: u32) -> String {
 /// if the set-up fails.
 #[wasm_bindgen]
 pub fn bench_replay(moves: u32, iters: u32) -> f64 {
+    use bench::clock_ms;
     use sim::{Bot, Client, MoveResponse, MovementParams, ServerCharacter, ServerConfig};
     use sim::{SimTime, SmoothingMode, Vec2, World};
-    use bench::clock_ms;
     const FRAME: f64 = 1.0 / 60.0;
     let n = (moves as usize).clamp(1, sim::saved_move::MAX_SAVED_MOVE_COUNT - 1);
     let iters = iters.max(1);
