@@ -41,7 +41,7 @@ pub fn replayed_sub(shown: Option<(&Entry, usize, usize)>, rebases: u64) -> Stri
             let r = &e.record;
             let ticks = r.to.diff(r.from).max(0);
             format!(
-                "rollback {i} of {n} (rebase #{}) · ticks {}–{} · {ticks} re-simulated · {}",
+                "misprediction {i} of {n} (rebase #{}) · ticks {}–{} · {ticks} re-simulated · {}",
                 e.number,
                 r.from.0,
                 r.to.0,
@@ -119,7 +119,7 @@ mod tests {
         };
         assert_eq!(
             replayed_sub(Some((&e, 3, 24)), 900),
-            "rollback 3 of 24 (rebase #812) · ticks 1200–1211 · 11 re-simulated · the bot's input was mispredicted (hold-last)"
+            "misprediction 3 of 24 (rebase #812) · ticks 1200–1211 · 11 re-simulated · the bot's input was mispredicted (hold-last)"
         );
         assert_eq!(
             replayed_foot(Some(&e), 35),
