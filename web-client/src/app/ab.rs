@@ -331,6 +331,55 @@ mod tests {
     }
 
     #[test]
+    fn a_twin_of_a_scenario_playing_back_mirrors_its_frames_and_changes() {
+        // Record 10 s of the firing bot with a loss change half-way.
+        let mut rec = ScenarioRun::record("rec", 11, lossy_rollback());
+        let mut bot = sim::rollback::BotPlayer::new(0);
+        for i in 0..600 {
+            if i == 300 {
+                rec.change(Setting::Net(NetSettings::symmetric(100, 0, 2)));
+            }
+            let (dir, buttons) = bot.input(rec.endpoint().position(), 1.0 / 60.0);
+            let pressed = |b: u16| buttons & b != 0;
+            rec.step_live(
+                1.0 / 60.0,
+                dir,
+                pressed(InputCmd::DASH),
+                pressed(InputCmd::FIRE),
+            );
+        }
+        rec.stop_recording();
+        let scenario = rec.scenario().clone();
+        // Play it back in uneven batches of frames, B mirroring each batch.
+        let same = Difference {
+            knob: Knob::Redundancy,
+            b: 4.0,
+        };
+        let mut a = ScenarioRun::play(scenario.clone());
+        let mut b = Twin::fork(&a, same, RollbackConfig::default());
+        let mut other = Twin::fork(
+            &a,
+            Difference::of(Knob::Redundancy),
+            RollbackConfig::default(),
+        );
+        while !a.is_finished() {
+            let from = a.frame_index();
+            for _ in 0..(1 + from % 3) {
+                a.step_recorded();
+            }
+            b.mirror(&scenario, from, a.frame_index());
+            other.mirror(&scenario, from, a.frame_index());
+        }
+        assert_eq!(Some(a.outcome()), scenario.outcome);
+        assert_eq!(b.run.outcome(), a.outcome(), "no difference: the same run");
+        assert_eq!(b.run.settings(), a.settings(), "the loss change reached B");
+        assert_ne!(
+            other.run.outcome().trajectory_hash,
+            a.outcome().trajectory_hash
+        );
+    }
+
+    #[test]
     fn a_setting_a_takes_reaches_b_with_the_difference_kept() {
         let a = ScenarioRun::play(Scenario::new("A", 7, lossy_rollback()));
         let mut b = Twin::fork(
