@@ -142,6 +142,8 @@ pub struct AbView {
     pub difference: Difference,
     /// B, while the view is on and the run is in the page.
     pub twin: Option<Twin>,
+    /// The model the knob list was last offered for.
+    offered: Option<sim::Model>,
 }
 
 impl AbView {
@@ -155,6 +157,7 @@ impl AbView {
             on: false,
             difference,
             twin: None,
+            offered: None,
         }
     }
 
@@ -195,7 +198,10 @@ impl App {
     pub(super) fn handle_ab(&mut self) {
         let model = self.model;
         let ab = &mut self.ab;
-        ab.chrome.offer_for(&model);
+        if ab.offered != Some(model) {
+            ab.offered = Some(model);
+            ab.chrome.offer_for(&model);
+        }
         let mut restart = false;
         if ab.chrome.toggled() {
             ab.on = !ab.on;
