@@ -16,11 +16,14 @@
 //! [`Twin::fork`] on the run at that frame.
 
 use super::column::ColumnState;
+use super::view::SNAP_JUMP_CM;
 use super::{App, Driver};
 use crate::ab::{paired_rows, settings_to_send, Difference, Knob, Numbers};
 use crate::ab_chrome::AbChrome;
+use crate::bench::clock_ms;
 use crate::playback::RunState;
 use crate::render;
+use crate::timeline::Timeline;
 use sim::metrics::Metrics;
 use sim::rollback::RollbackConfig;
 use sim::scenario::{FrameInput, Scenario, Setting, Setup};
@@ -43,6 +46,8 @@ pub struct Twin {
     pub forked_at: usize,
     /// B's view state.
     pub view: ColumnState,
+    /// B's frames, for its Replayed panel's mesh-offset inset.
+    timeline: Timeline,
 }
 
 impl Twin {
@@ -67,6 +72,7 @@ impl Twin {
                 .count(),
             forked_at: cursor,
             view: ColumnState::default(),
+            timeline: Timeline::default(),
         };
         twin.converge();
         twin
@@ -100,14 +106,18 @@ impl Twin {
         }
     }
 
-    /// One live frame with A's input.
+    /// One live frame with A's input, timed.
     pub fn step(&mut self, dt: f64, direction: Vec2, dash: bool, fire: bool) {
+        let started = clock_ms();
         self.run.step_live(dt, direction, dash, fire);
+        self.view.timed(self.run.endpoint(), clock_ms() - started);
     }
 
     /// A played its recorded frames `from..to` of `scenario`: B runs the
-    /// same ones, taking the recorded changes due before each.
+    /// same ones, taking the recorded changes due before each (timed as
+    /// one frame, like A's).
     pub fn mirror(&mut self, scenario: &Scenario, from: usize, to: usize) {
+        let started = clock_ms();
         for i in from..to {
             while let Some(c) = scenario.changes.get(self.next_change) {
                 if c.frame as usize > i {
@@ -120,6 +130,7 @@ impl Twin {
                 self.step_input(*f);
             }
         }
+        self.view.timed(self.run.endpoint(), clock_ms() - started);
     }
 
     fn step_input(&mut self, f: FrameInput) {
@@ -144,6 +155,8 @@ pub struct AbView {
     pub twin: Option<Twin>,
     /// The model the knob list was last offered for.
     offered: Option<sim::Model>,
+    /// B runs before A this frame (they take turns).
+    b_first: bool,
 }
 
 impl AbView {
@@ -158,7 +171,14 @@ impl AbView {
             difference,
             twin: None,
             offered: None,
+            b_first: false,
         }
+    }
+
+    /// Whether B runs before A this frame; the next frame the other way.
+    pub fn take_turn(&mut self) -> bool {
+        self.b_first = !self.b_first;
+        self.b_first
     }
 
     /// Forks B from the run `driver` now holds (at its current frame), if
@@ -184,10 +204,17 @@ impl AbView {
             return;
         };
         let layout = self.chrome.layout(size);
+        let m = t.run.metrics();
         let ep = t.run.endpoint();
         t.view.update(ep, threshold_cm, dt);
+        t.timeline.record(t.run.now(), &m, t.view.offsets(ep));
         let follow = t.view.follow(ep, zoom, dt);
-        render::draw(&t.view.frame(ep, input, push_zones, follow, None), &layout);
+        let mesh_offsets = t.timeline.around_last_snap(SNAP_JUMP_CM);
+        render::draw(
+            &t.view
+                .frame(ep, input, push_zones, follow, mesh_offsets.as_deref()),
+            &layout,
+        );
     }
 }
 

@@ -11,7 +11,9 @@ use crate::render::rollback::RollbackDraw;
 use crate::render::Frame;
 use crate::resim::ResimClock;
 use crate::rollback_log::RollbackLog;
+use crate::timeline::Offsets;
 use crate::{captions, rollback_captions};
+use sim::rollback::authority::{BOT_PLAYER, CLIENT_PLAYER};
 use sim::{ClientEndpoint, Vec2};
 
 /// A column's panel words: footers, the Replayed panel's line, whether
@@ -65,6 +67,26 @@ impl ColumnState {
     /// Forgets the run (a new one starts).
     pub fn reset(&mut self) {
         *self = ColumnState::default();
+    }
+
+    /// How far each character is drawn from where it is, cm: the CMC
+    /// model's mesh offsets (yours, the simulated proxy's), the rollback
+    /// model's display offsets (yours, the bot's).
+    pub fn offsets(&self, ep: &ClientEndpoint) -> Offsets {
+        match ep.rollback() {
+            Some(_) => Offsets {
+                mesh_cm: self.smoothing.offset(CLIENT_PLAYER).length(),
+                proxy_cm: self.smoothing.offset(BOT_PLAYER).length(),
+            },
+            None => Offsets {
+                mesh_cm: ep
+                    .cmc()
+                    .map_or(0.0, |c| (c.drawn_position() - c.state().position).length()),
+                proxy_cm: ep
+                    .proxy()
+                    .map_or(0.0, |p| (p.drawn_position() - p.position()).length()),
+            },
+        }
     }
 
     /// The run ran one frame in `elapsed_ms` of wall time.
@@ -128,12 +150,7 @@ impl ColumnState {
         zoom.map(|z| {
             let drawn = match (ep.cmc(), ep.rollback()) {
                 (Some(c), _) => c.drawn_position(),
-                _ => {
-                    ep.position()
-                        + self
-                            .smoothing
-                            .offset(sim::rollback::authority::CLIENT_PLAYER)
-                }
+                _ => ep.position() + self.smoothing.offset(CLIENT_PLAYER),
             };
             (self.camera.follow(drawn, dt), z)
         })

@@ -11,16 +11,15 @@ use crate::model_controls::Achieved;
 use crate::readouts::Extra;
 use crate::render;
 use crate::render::view::warm_fonts;
-use crate::timeline::{Offsets, PerSecond, Timeline};
+use crate::timeline::{PerSecond, Timeline};
 use crate::{captions, download};
 use macroquad::prelude::*;
-use sim::rollback::authority::{BOT_PLAYER, CLIENT_PLAYER};
 use sim::{ClientEndpoint, NetSettings, SimTime, Vec2 as SimVec2};
 
 /// How often the text read-outs are rewritten, ms.
 const READOUTS_EVERY_MS: u64 = 100;
 /// A mesh offset growing by more than this in one frame is a snap, cm.
-const SNAP_JUMP_CM: f32 = 1.0;
+pub const SNAP_JUMP_CM: f32 = 1.0;
 
 /// The view's own state.
 pub struct ViewState {
@@ -89,25 +88,11 @@ impl App {
             _ => v.measured = Some((self.settings, run_now)),
         }
         let live = self.driver.endpoint();
-        let offsets = match live.rollback() {
-            Some(_) => Offsets {
-                mesh_cm: v.column.smoothing.offset(CLIENT_PLAYER).length(),
-                proxy_cm: v.column.smoothing.offset(BOT_PLAYER).length(),
-            },
-            None => Offsets {
-                mesh_cm: live
-                    .cmc()
-                    .map_or(0.0, |c| (c.drawn_position() - c.state().position).length()),
-                proxy_cm: live
-                    .proxy()
-                    .map_or(0.0, |p| (p.drawn_position() - p.position()).length()),
-            },
-        };
-        v.timeline.record(run_now, &m, offsets);
         let ep: &ClientEndpoint = v.frozen.as_deref().unwrap_or(live);
         let dt = run_dt.unwrap_or(0.0) as f32;
         let threshold_cm = f32::from(self.rules.max_position_error_tenth_cm) / 10.0;
         v.column.update(ep, threshold_cm, dt);
+        v.timeline.record(run_now, &m, v.column.offsets(live));
         let (older, newer) = self.chrome.take_steps();
         v.column.step(ep.rollback().is_some(), older, newer);
 
