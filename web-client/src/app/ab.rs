@@ -12,8 +12,11 @@
 //!
 //! A fork can start at any frame: the page forks at frame 0 (both columns
 //! from spawn), a scenario being played back is mirrored frame by frame
-//! ([`Twin::mirror`]), and issue #14's what-if fork from a chosen frame is
-//! [`Twin::fork`] on the run at that frame.
+//! ([`Twin::mirror`]), and a recording forks B at its current frame.
+//! Issue #14's what-if fork from a chosen frame is the same call: put the
+//! run at that frame in the driver (the scenario played to it), set
+//! [`AbView::difference`] and the view on, and [`AbView::refork`] —
+//! [`Twin::fork`] on the run as it stands.
 
 use super::column::ColumnState;
 use super::view::SNAP_JUMP_CM;
