@@ -270,7 +270,7 @@ test('a saved rollback scenario replays identically in a fresh profile and in th
 
   await t.test('the CLI gives the same hashes from the relay store', () => {
     const id = link.split('/s/')[1];
-    const out = JSON.parse(execFileSync(SCENARIO_BIN, ['run', id, '--db', env.relay.db, '--json'], { encoding: 'utf8' }));
+    const out = JSON.parse(execFileSync(SCENARIO_BIN, ['run', '--db', env.relay.db, '--json', '--', id], { encoding: 'utf8' }));
     t.diagnostic(JSON.stringify(out));
     assert.equal(out.state_hash, recorded.stateHash);
     assert.equal(out.trajectory_hash, recorded.trajectoryHash);
