@@ -3,8 +3,9 @@
 //! slots and the bodies the renderer draws into) and the table of paired
 //! numbers (`data-metric="ab-a-…"`, `ab-b-…`, `ab-ratio-…`).
 
-use crate::ab::{Difference, Knob, Paired};
+use crate::ab::{Difference, Knob};
 use crate::dom::{query, select, set_flag, write_attr, write_text, Clicks};
+use crate::paired::Paired;
 use crate::panel_chrome::measure;
 use crate::render::Layout;
 use sim::Model;

@@ -44,6 +44,7 @@ mod model_controls;
 mod model_view;
 mod net;
 mod net_controls;
+mod paired;
 mod panel_chrome;
 mod playback;
 mod plots;

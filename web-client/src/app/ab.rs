@@ -21,9 +21,10 @@
 use super::column::ColumnState;
 use super::view::SNAP_JUMP_CM;
 use super::{App, Driver};
-use crate::ab::{paired_rows, settings_to_send, Difference, Knob, Numbers};
+use crate::ab::{settings_to_send, Difference, Knob};
 use crate::ab_chrome::AbChrome;
 use crate::bench::clock_ms;
+use crate::paired::{paired_rows, Numbers};
 use crate::playback::RunState;
 use crate::render;
 use crate::timeline::Timeline;
