@@ -12,7 +12,11 @@
 //                On software WebGL the page paces itself at 30 Hz
 //                (www/index.html), so ~33 ms intervals are by design;
 //   replay       `bench_replay(N, iters)` (web-client/src/lib.rs): ns per
-//                replaying tick in wasm, median of several batches.
+//                replaying tick in wasm, median of several batches;
+//   rollback     `bench_rollback(iters)` (web-client/src/bench.rs): ns per
+//                rollback — a State 8 ticks old received and applied, 8
+//                ticks re-simulated — in wasm, median of several batches
+//                (native: `rollback_rebase/8` in sim/benches/rollback.rs).
 //
 // Frames are observed without touching the page: an init script wraps
 // `requestAnimationFrame` for gl.js's `animation` callback and counts
@@ -173,6 +177,17 @@ try {
       samples.push(await page.evaluate(([n, it]) => window.wasmBindings.bench_replay(n, it), [n, iters]));
     }
     result.replay[n] = { median_ns: Math.round(median(samples)), iters, samples: samples.map((v) => Math.round(v)) };
+  }
+
+  // 4. A rollback of 8 ticks in wasm: batches of ~40 ms, median ns each.
+  {
+    const probe = await page.evaluate(() => window.wasmBindings.bench_rollback(200));
+    const iters = Math.max(50, Math.min(20_000, Math.round(40e6 / Math.max(probe, 1))));
+    const samples = [];
+    for (let s = 0; s < REPLAY_SAMPLES; s++) {
+      samples.push(await page.evaluate((it) => window.wasmBindings.bench_rollback(it), iters));
+    }
+    result.rollback = { rebase_8: { median_ns: Math.round(median(samples)), iters, samples: samples.map((v) => Math.round(v)) } };
   }
   await page.close();
 } finally {

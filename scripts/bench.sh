@@ -14,7 +14,7 @@
 # In order: release builds (page, relay, load generator) and the wasm size;
 # criterion on `sim` natively (sim/benches/sim.rs), the rollback model
 # beside ggrs's SyncTestSession (sim/benches/rollback.rs) and the wire
-# figures (sim/benches/wire.rs); the replay in wasm, first frame and frame times in
+# figures (sim/benches/wire.rs); the replay and a rollback in wasm, first frame and frame times in
 # headless Chromium (e2e/bench-wasm.mjs); the hot paths again with `sim` at
 # opt-level 3 (the shipped profile is opt-level "s"); the relay load test
 # (relay-server/examples/loadgen/). Absolute times drift on a shared
@@ -74,7 +74,7 @@ cp -r "$target_dir/criterion" "$tmp/criterion"
 cargo bench --quiet -p sim --bench wire -- wire | tail -n 1 >"$tmp/wire.json"
 cat "$tmp/wire.json"
 
-say "wasm: replay, first frame and frame times in headless Chromium"
+say "wasm: replay, rollback, first frame and frame times in headless Chromium"
 RELAY_BIN="${RELAY_BIN:-$target_dir/release/relay-server}" node e2e/bench-wasm.mjs --out "$tmp/wasm.json" "${wasm[@]}" >/dev/null
 cat "$tmp/wasm.json"
 
@@ -149,6 +149,8 @@ ratios = {}
 for n in ["10", "60", "95"]:
     w, c = wasm.get("replay", {}).get(n, {}).get("median_ns"), native.get(f"replay_client/{n}")
     ratios[f"replay_{n}_wasm_over_native"] = round(w / c, 2) if w and c else None
+wr, nr = wasm.get("rollback", {}).get("rebase_8", {}).get("median_ns"), native.get("rollback_rebase/8")
+ratios["rollback_rebase_8_wasm_over_native"] = round(wr / nr, 2) if wr and nr else None
 for k, v in o3.items():
     ratios[f"{k}_s_over_o3"] = round(native[k] / v, 2) if v and native.get(k) else None
 ratios["uplink_120hz_combining_off_over_on"] = round(wire["uplink_bps_120hz_combining_off"] / wire["uplink_bps_120hz_combining_on"], 2) if wire.get("uplink_bps_120hz_combining_on") else None
@@ -200,6 +202,9 @@ rows = [
     ("rollback: one arena step, 2 players + 16 projectiles", "–", ns(native["rollback_step/arena_2p_16"]), ""),
     ("rollback: a State 8 ticks old received and applied (hash check, desync check, restore, 8 ticks re-simulated), native", "–",
      ns(native["rollback_rebase/8"]), ""),
+    ("the same rollback in wasm (headless Chromium), wasm/native", "≤ 3×",
+     f'{ns(wr)} = {ratios["rollback_rebase_8_wasm_over_native"]}× native' if ratios["rollback_rebase_8_wasm_over_native"] else "–",
+     verdict((ratios["rollback_rebase_8_wasm_over_native"] or 99) <= 3)),
     ("rollback sync test, check distance 8, per tick: ggrs 0.13 `SyncTestSession` / ours (same step and hash)", "≥ 5×",
      f'{ns(native["sync_test_vs_ggrs/ggrs"])} / {ns(native["sync_test_vs_ggrs/ours"])} = {ratios["sync_test_ggrs_over_ours"]}×; '
      f'machinery alone (1-D world): {ns(native["sync_test_machinery/ggrs"])} / {ns(native["sync_test_machinery/ours"])} = {ratios["sync_test_machinery_ggrs_over_ours"]}×; '
@@ -242,6 +247,7 @@ lines = [f"Measured {result['date']} on {m['cores']} cores ({m['cpu']}), {m['rus
 lines += [f"| {a} | {b} | {c} | {d} |" for a, b, c, d in rows]
 lines += ["", "Same-run ratios: "
           + "; ".join([f"wasm/native replay 10 / 60 / 95 = {ratios['replay_10_wasm_over_native']} / {ratios['replay_60_wasm_over_native']} / {ratios['replay_95_wasm_over_native']}"]
+                      + [f"wasm/native rollback of 8 ticks = {ratios['rollback_rebase_8_wasm_over_native']}"]
                       + [f"sync test ggrs/ours = {ratios['sync_test_ggrs_over_ours']} (machinery alone {ratios['sync_test_machinery_ggrs_over_ours']})"]
                       + [f"uplink combining off/on = {ratios['uplink_60hz_combining_off_over_on']} at 60 Hz, {ratios['uplink_120hz_combining_off_over_on']} at 120 Hz"]
                       + [f"`{k}` opt-level \"s\"/3 = {ratios[k + '_s_over_o3']}" for k in o3]) + ".",

@@ -255,7 +255,8 @@ pub const PAGE_SWITCHES: &[Switch] = &[
     DASH_BUG,
 ];
 
-/// The rollback model's controls (not on the page yet).
+/// The rollback model's sliders (its section of the page; the tick rate is
+/// a select of [`crate::rollback::TickRate::ALL`]).
 pub const ROLLBACK_RANGES: &[Range] = &[
     ROLLBACK_REDUNDANCY,
     ROLLBACK_HOLD_LAST,

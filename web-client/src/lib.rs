@@ -29,22 +29,33 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod ab;
+mod ab_chrome;
 mod app;
+mod bench;
 mod captions;
 mod clock;
 mod corrections;
+mod display_smoothing;
 mod dom;
 mod download;
 mod link_card;
 mod model_controls;
+mod model_view;
 mod net;
 mod net_controls;
+mod paired;
 mod panel_chrome;
 mod playback;
 mod plots;
 mod readouts;
 mod reconnect;
 mod render;
+mod resim;
+mod rollback_captions;
+mod rollback_controls;
+mod rollback_log;
+mod rollback_readouts;
 mod scenario_panel;
 mod share;
 mod sliders;
@@ -133,26 +144,9 @@ pub fn fate_fingerprint(seed: u32, packets: u32) -> String {
 /// if the set-up fails.
 #[wasm_bindgen]
 pub fn bench_replay(moves: u32, iters: u32) -> f64 {
+    use bench::clock_ms;
     use sim::{Bot, Client, MoveResponse, MovementParams, ServerCharacter, ServerConfig};
     use sim::{SimTime, SmoothingMode, Vec2, World};
-    fn clock_ms() -> f64 {
-        #[cfg(target_arch = "wasm32")]
-        {
-            web_sys::window()
-                .and_then(|w| w.performance())
-                .map_or(0.0, |p| p.now())
-        }
-        #[cfg(not(target_arch = "wasm32"))]
-        {
-            use std::sync::OnceLock;
-            static EPOCH: OnceLock<std::time::Instant> = OnceLock::new();
-            EPOCH
-                .get_or_init(std::time::Instant::now)
-                .elapsed()
-                .as_secs_f64()
-                * 1000.0
-        }
-    }
     const FRAME: f64 = 1.0 / 60.0;
     let n = (moves as usize).clamp(1, sim::saved_move::MAX_SAVED_MOVE_COUNT - 1);
     let iters = iters.max(1);

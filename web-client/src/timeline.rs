@@ -44,6 +44,10 @@ pub struct Sample {
     pub burst: bool,
     /// A lag spike was on.
     pub spike: bool,
+    /// The rollback model ran (the strips show its analogues).
+    pub rollback: bool,
+    /// Rollback: the client's input buffer at the server, ticks.
+    pub input_buffer: Option<f32>,
 }
 
 /// What the page measures besides the [`Metrics`], per frame.
@@ -110,6 +114,8 @@ impl Timeline {
             adjustment: new_adjustments > 0,
             burst: l.up.in_burst || l.down.in_burst,
             spike: l.up.in_spike || l.down.in_spike,
+            rollback: m.rollback.is_some(),
+            input_buffer: m.rollback.and_then(|r| r.input_buffer).map(|b| b as f32),
         });
         while let Some(s) = self.samples.front() {
             if now.micros_since(s.t) <= KEPT_US {
@@ -167,14 +173,15 @@ impl Timeline {
     pub fn csv(&self) -> String {
         let mut out = String::from(
             "t_s,position_error_cm,mesh_offset_cm,proxy_offset_cm,saved_moves,rtt_ms,\
-             adjustments_per_s,dropped_up,dropped_down,adjustment,loss_burst,lag_spike\n",
+             adjustments_per_s,dropped_up,dropped_down,adjustment,loss_burst,lag_spike,\
+             model,input_buffer_ticks\n",
         );
         let opt =
             |v: Option<f32>, digits: usize| v.map_or(String::new(), |v| format!("{v:.digits$}"));
         for s in &self.samples {
             let _ = writeln!(
                 out,
-                "{:.4},{},{:.2},{:.2},{},{},{},{},{},{},{},{}",
+                "{:.4},{},{:.2},{:.2},{},{},{},{},{},{},{},{},{},{}",
                 s.t.secs_since(SimTime::ZERO),
                 opt(s.error_cm, 2),
                 s.mesh_offset_cm,
@@ -187,6 +194,8 @@ impl Timeline {
                 u8::from(s.adjustment),
                 u8::from(s.burst),
                 u8::from(s.spike),
+                if s.rollback { "rollback" } else { "cmc" },
+                opt(s.input_buffer, 2),
             );
         }
         out
@@ -284,7 +293,22 @@ mod tests {
         let lines: Vec<&str> = csv.lines().collect();
         assert_eq!(lines.len(), 2);
         assert!(lines[0].starts_with("t_s,position_error_cm,mesh_offset_cm"));
-        assert_eq!(lines[1], "1.5000,3.25,12.50,0.00,4,,1,0,0,1,0,0");
+        assert_eq!(lines[1], "1.5000,3.25,12.50,0.00,4,,1,0,0,1,0,0,cmc,");
+        // In the rollback model the queue column holds the ticks ahead and
+        // the buffer its own column.
+        let m = Metrics {
+            rollback: Some(sim::rollback::RollbackMetrics {
+                input_buffer: Some(2.25),
+                ..Default::default()
+            }),
+            ..metrics(1, 9)
+        };
+        t.record(SimTime::from_millis(1600), &m, o);
+        assert!(
+            t.csv().ends_with(",9,,1,0,0,0,0,0,rollback,2.25\n"),
+            "{}",
+            t.csv()
+        );
     }
 
     #[test]
