@@ -10,7 +10,7 @@
 //! | `relay_frames_in_total` | counter | `kind` ([`CLIENT_KINDS`]) | binary frames received |
 //! | `relay_frames_out_total` | counter | `kind` ([`SERVER_KINDS`]) | frames sent |
 //! | `relay_frames_rejected_total` | counter | – | frames answered with an `Error` (undecodable, text, out-of-range settings, failed resume) |
-//! | `relay_frames_dropped_total` | counter | `kind` (`move`, `ping`, `control`, `inputs`) | frames over their rate budget (`limits`) |
+//! | `relay_frames_dropped_total` | counter | `kind` (`move`, `ping`, `control`, `inputs`, `room`) | frames over their rate budget (`limits`) |
 //! | `relay_upgrades_refused_total` | counter | `reason` (`address_cap`, `draining`, `bad_room`) | `/ws` upgrades refused (429, 503, 400) |
 //! | `relay_host_poll_seconds` | histogram | – | one `ServerHost::poll` (the room tick), s |
 //! | `relay_scenario_saves_total` | counter | `result` (`created`, `rejected`, `failed`) | `POST /api/scenarios` answered 201, 4xx, 5xx |
@@ -41,7 +41,7 @@ use std::time::{Duration, Instant};
 
 /// `kind` label of frames in, by the message's tag (`sim`'s `ClientMsg`
 /// variant order); `other` for frames that are not a known message.
-pub(crate) const CLIENT_KINDS: [&str; 10] = [
+pub(crate) const CLIENT_KINDS: [&str; 11] = [
     "hello",
     "server_move",
     "set_net_settings",
@@ -51,11 +51,12 @@ pub(crate) const CLIENT_KINDS: [&str; 10] = [
     "resume",
     "set_model",
     "inputs",
+    "room",
     "other",
 ];
 
 /// `kind` label of frames out, by `sim`'s `ServerMsg` variant order.
-pub(crate) const SERVER_KINDS: [&str; 10] = [
+pub(crate) const SERVER_KINDS: [&str; 11] = [
     "welcome",
     "move_response",
     "proxy",
@@ -65,6 +66,7 @@ pub(crate) const SERVER_KINDS: [&str; 10] = [
     "session_token",
     "rollback",
     "rollback_observer",
+    "room",
     "other",
 ];
 
@@ -109,7 +111,7 @@ pub(crate) struct Metrics {
     frames_in: Vec<IntCounter>,
     frames_out: Vec<IntCounter>,
     rejected: IntCounter,
-    /// By [`Kind`]: move, ping, control, inputs.
+    /// By [`Kind`]: move, ping, control, inputs, room.
     dropped: Vec<IntCounter>,
     /// By [`Refusal`].
     refused: Vec<IntCounter>,
@@ -177,7 +179,7 @@ impl Metrics {
                 )
                 .expect("valid counter"),
             ),
-            dropped: counters(&r, "relay_frames_dropped_total", "Frames dropped over their rate budget, by budget.", "kind", &["move", "ping", "control", "inputs"]),
+            dropped: counters(&r, "relay_frames_dropped_total", "Frames dropped over their rate budget, by budget.", "kind", &["move", "ping", "control", "inputs", "room"]),
             refused: counters(&r, "relay_upgrades_refused_total", "WebSocket upgrades refused, by reason.", "reason", &["address_cap", "draining", "bad_room"]),
             poll: registered(
                 &r,
@@ -223,6 +225,7 @@ impl Metrics {
             Kind::Ping => 1,
             Kind::Control => 2,
             Kind::Inputs => 3,
+            Kind::Room => 4,
         };
         self.dropped[i].inc();
     }
@@ -339,6 +342,7 @@ mod tests {
             ClientMsg::Resume { .. } => "resume",
             ClientMsg::SetModel(_) => "set_model",
             ClientMsg::Inputs(_) => "inputs",
+            ClientMsg::Room(_) => "room",
         }
     }
 
@@ -353,6 +357,7 @@ mod tests {
             ServerMsg::SessionToken { .. } => "session_token",
             ServerMsg::Rollback(_) => "rollback",
             ServerMsg::RollbackObserver(_) => "rollback_observer",
+            ServerMsg::Room(_) => "room",
         }
     }
 
@@ -387,6 +392,7 @@ mod tests {
                 newest: sim::rollback::Tick(3),
                 inputs: vec![sim::rollback::wire::PackedInput::default()],
             }),
+            ClientMsg::Room(sim::room::RoomClientMsg::Join),
         ];
         for m in &msgs {
             let i = kind_index(&codec::encode(m), CLIENT_KINDS.len());
