@@ -82,6 +82,9 @@ pub struct Limits {
     /// (`--max-room-players`, `1..=`[`sim::room::config::MAX_ROOM_PLAYERS`]);
     /// one more is refused.
     pub max_room_players: usize,
+    /// How long a shared room with no player (bots do not count) lives
+    /// on before it is dropped (issue #13: 30 s).
+    pub empty_room_lifetime: Duration,
 }
 
 /// Pings per second the page sends.
@@ -124,6 +127,7 @@ impl Default for Limits {
             send_timeout: Duration::from_secs(5),
             socket_send_buffer: 64 * 1024,
             max_room_players: sim::room::config::DEFAULT_MAX_PLAYERS,
+            empty_room_lifetime: Duration::from_secs(30),
         }
     }
 }

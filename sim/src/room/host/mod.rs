@@ -304,6 +304,12 @@ impl RoomHost {
             .min()
     }
 
+    /// When the next 60 Hz server tick is due: a [`RoomHost::poll`] at or
+    /// after it runs it (a driver times its ticks by this).
+    pub fn next_tick(&self) -> SimTime {
+        self.tick_time(self.tick)
+    }
+
     fn tick_time(&self, tick: u64) -> SimTime {
         self.created.plus_micros(tick * 1_000_000 / TICK_HZ)
     }
