@@ -9,6 +9,7 @@
 //! | `playback` | the run's state ([`RunState`]), pause / step / speed, scenarios playing back |
 //! | `recorder` | Record / Stop, Save, share links, the scenario API's replies |
 //! | `view` | what is drawn and written each frame: panels, timeline, read-outs, CSV |
+//! | `room`, `room_view` | a shared room (`?room=NAME`, Join): its connection and frame; what it draws and writes |
 //!
 //! By default the page connects to the relay that served it. `?mode=local`,
 //! a missing relay, Record and scenario links run the authoritative host
@@ -20,6 +21,8 @@
 mod driver;
 mod playback;
 mod recorder;
+mod room;
+mod room_view;
 mod view;
 
 use crate::clock::{now, query_param};
@@ -31,6 +34,7 @@ use crate::panel_chrome::PanelChrome;
 use crate::playback::{RunState, TimeControl};
 use crate::plots::Plots;
 use crate::readouts::Readouts;
+use crate::room_controls::RoomControls;
 use crate::scenario_panel::ScenarioPanel;
 use crate::share::{self, Mailbox, Reply};
 use driver::{Driver, LinkEvent};
@@ -51,6 +55,10 @@ struct App {
     plots: Plots,
     panel: ScenarioPanel,
     driver: Driver,
+    /// The shared room the page is in, if any: it runs instead of the
+    /// driver while it lasts.
+    room: Option<Box<room::RoomRun>>,
+    room_controls: RoomControls,
     state: RunState,
     time: TimeControl,
     playback: Option<Playback>,
@@ -93,6 +101,8 @@ impl App {
             net_controls,
             model_controls,
             driver: Driver::local(Setup::default()),
+            room: None,
+            room_controls: RoomControls::new(doc),
             state: RunState::Local,
             time: TimeControl::default(),
             playback: None,
@@ -118,6 +128,14 @@ impl App {
             share::load(id, app.mailbox.clone());
         }
         app.show_state();
+        if let (false, Some(name)) = (local, query_param("room")) {
+            match crate::room_rules::room_name(&name) {
+                Ok(name) => app.enter_room(&name),
+                Err(why) => app
+                    .room_controls
+                    .note(&format!("?room={name}: {why}"), true),
+            }
+        }
         app
     }
 
@@ -147,6 +165,9 @@ impl App {
     }
 
     fn frame(&mut self) {
+        if self.room_tick() {
+            return;
+        }
         let page_dt = f64::from(get_frame_time());
         let fragment = share::fragment();
         if fragment != self.last_fragment {
@@ -284,7 +305,10 @@ impl App {
             changes.push(Setting::LagSpike(spike));
         }
         for &change in &changes {
-            self.driver.apply(change);
+            match &mut self.room {
+                Some(room) => room.apply(change),
+                None => self.driver.apply(change),
+            }
         }
         let mut touched = !changes.is_empty();
         if self.bot_clicks.take() % 2 == 1 {
@@ -329,7 +353,10 @@ impl App {
             self.readouts.set_bot_driving(false);
         }
         if self.bot_driving {
-            let position = self.driver.endpoint().position();
+            let position = match &self.room {
+                Some(room) => room.endpoint.client().state().position,
+                None => self.driver.endpoint().position(),
+            };
             let (d, dash) = self.bot.input(position, dt as f32);
             (d, dash, user)
         } else {

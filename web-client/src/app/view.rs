@@ -98,6 +98,7 @@ impl App {
             proxy_cm: live
                 .proxy()
                 .map_or(0.0, |p| (p.drawn_position() - p.position()).length()),
+            ..Offsets::default()
         };
         v.timeline.record(run_now, &m, offsets);
         let ep: &ClientEndpoint = v.frozen.as_deref().unwrap_or(live);

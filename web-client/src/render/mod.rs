@@ -10,10 +10,12 @@
 //! | `arena` | floor, walls, push zone, trails, characters, scale bar |
 //! | `panels` | Predicted, Authoritative and Replayed contents |
 //! | `camera` | the Predicted panel's follow camera |
+//! | `room` | the three panels in a shared room: the others, shots, the four views of one |
 
 pub mod arena;
 pub mod camera;
 pub mod panels;
+pub mod room;
 pub mod view;
 
 use crate::corrections::Group;
