@@ -9,7 +9,7 @@
 //! | `playback` | the run's state ([`RunState`]), pause / step / speed, scenarios playing back |
 //! | `recorder` | Record / Stop, Save, share links, the scenario API's replies |
 //! | `view` | what is drawn and written each frame: panels, timeline, read-outs, CSV |
-//! | `room`, `room_view` | a shared room (`?room=NAME`, Join): its connection and frame; what it draws and writes |
+//! | `room_link`, `room`, `room_view` | a shared room (`?room=NAME`, Join): its connection; its frame; what it draws and writes |
 //!
 //! By default the page connects to the relay that served it. `?mode=local`,
 //! a missing relay, Record and scenario links run the authoritative host
@@ -22,6 +22,7 @@ mod driver;
 mod playback;
 mod recorder;
 mod room;
+mod room_link;
 mod room_view;
 mod view;
 
@@ -57,7 +58,7 @@ struct App {
     driver: Driver,
     /// The shared room the page is in, if any: it runs instead of the
     /// driver while it lasts.
-    room: Option<Box<room::RoomRun>>,
+    room: Option<Box<room_link::RoomRun>>,
     room_controls: RoomControls,
     state: RunState,
     time: TimeControl,
