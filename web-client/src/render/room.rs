@@ -243,10 +243,22 @@ fn replayed(f: &RoomFrame, area: RectF) {
     let verdict = Outcome::of(shot);
     ray(&v, shot, 2.0, with_alpha(YELLOW, 0.9));
     let r = v.len(CHARACTER_RADIUS_CM).max(4.0);
-    // Each view's label sits in its own corner of its mark, so marks that
-    // coincide (a confirmed hit: 1 on 3) keep readable labels.
+    // Each view's label goes away from the middle of the marks sideways
+    // (its own default side when it is in the middle) and above (1, 2) or
+    // below (3, 4): marks that coincide — a confirmed hit, 1 on 3; at a
+    // symmetric link, 4 on 2 — keep readable labels.
+    let middle = points.iter().fold(SimVec2::ZERO, |acc, &p| acc + p) * (1.0 / points.len() as f32);
     let label = |at: SimVec2, s: &str, corner: (f32, f32), color: Color| {
         let (x, y) = v.pt(at);
+        let side = at.x - middle.x;
+        let corner = (
+            if v.len(side.abs()) > r * 0.5 {
+                side
+            } else {
+                corner.0
+            },
+            corner.1,
+        );
         if v.clip.contains((x, y)) {
             let w = measure_text(s, None, 12, 1.0).width;
             let lx = if corner.0 < 0.0 {
