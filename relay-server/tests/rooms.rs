@@ -416,12 +416,14 @@ async fn rooms_are_listed_counted_and_dropped_when_empty() {
     let text = get("/metrics").await.text();
     assert_eq!(metric(&text, "relay_rooms"), Some(2.0), "{text}");
     assert_eq!(metric(&text, "relay_sessions"), Some(3.0));
-    // 300 ms of two rooms ticking at 60 Hz (flushed once a second: wait).
+    // Two rooms ticking at 60 Hz, each flushing its tick times once a
+    // second: at least one room's first second is in (a poll that wakes
+    // late runs the ticks due in one go and is timed once).
     tokio::time::sleep(Duration::from_millis(1100)).await;
     let _ = tokio::join!(a.play(100), b.play(100), c.play(100));
     let text = get("/metrics").await.text();
     let ticks = metric(&text, "relay_room_tick_seconds_count").unwrap();
-    assert!(ticks >= 2.0 * 60.0, "{ticks} room ticks");
+    assert!(ticks >= 50.0, "{ticks} room ticks");
     assert!(
         // Net updates at 20 Hz to three players, flushed once a second.
         metric(&text, "relay_frames_out_total{kind=\"room\"}").unwrap() >= 40.0,
