@@ -13,8 +13,11 @@
 #
 # In order: release builds (page, relay, load generator) and the wasm size;
 # criterion on `sim` natively (sim/benches/sim.rs), the rollback model
-# beside ggrs's SyncTestSession (sim/benches/rollback.rs) and the wire
-# figures (sim/benches/wire.rs); the replay and a rollback in wasm, first frame and frame times in
+# beside ggrs's SyncTestSession (sim/benches/rollback.rs), the inspector
+# (sim/benches/inspect.rs), one room at 60 Hz with 2, 8 and 16 players
+# (sim/benches/room.rs: tick p50 / p99, bytes/s per player each way, the
+# largest room under 2 ms) and the wire figures (sim/benches/wire.rs); the
+# replay and a rollback in wasm, first frame and frame times in
 # headless Chromium (e2e/bench-wasm.mjs); the hot paths again with `sim` at
 # opt-level 3 (the shipped profile is opt-level "s"); the relay load test
 # (relay-server/examples/loadgen/). Absolute times drift on a shared
@@ -70,6 +73,14 @@ cargo bench --quiet -p sim --bench rollback -- "${crit[@]}" 2>&1 | tee "$tmp/cri
 say "native: the inspector (build an inspection of a 60 s run; the worst seek in it)"
 cargo bench --quiet -p sim --bench inspect -- "${crit[@]}" 2>&1 | tee "$tmp/criterion-inspect.log" |
   grep -E '^[a-z_]+/[^ ]*|time:' | paste - - | awk '{ $1 = $1; print "  " $0 }' || true
+say "native: one room at 60 Hz with 2, 8, 16 players (bots), and the largest room under 2 ms"
+# --quick: criterion only (the report's 10 s runs and the search take minutes).
+room_filter=()
+[[ $quick -eq 1 ]] && room_filter=(room_tick)
+cargo bench --quiet -p sim --bench room -- "${crit[@]}" "${room_filter[@]}" 2>&1 | tee "$tmp/criterion-room.log" |
+  grep -E '^[a-z_]+/[^ ]*|time:' | paste - - | awk '{ $1 = $1; print "  " $0 }' || true
+grep -E '^\{"room"' "$tmp/criterion-room.log" | tail -n 1 >"$tmp/room.json" || true
+cat "$tmp/room.json"
 cp -r "$target_dir/criterion" "$tmp/criterion"
 cargo bench --quiet -p sim --bench wire -- wire | tail -n 1 >"$tmp/wire.json"
 cat "$tmp/wire.json"
@@ -123,11 +134,16 @@ ids = ["perform_movement/run", "perform_movement/turn", "perform_movement/brake"
        "rollback_step/arena_2p_16", "rollback_rebase/8",
        "sync_test_vs_ggrs/ours", "sync_test_vs_ggrs/ggrs", "sync_test_vs_ggrs/ours_client",
        "sync_test_machinery/ours", "sync_test_machinery/ggrs",
-       "inspect_build/cmc", "inspect_build/rollback", "inspect_seek/cmc", "inspect_seek/rollback"]
+       "inspect_build/cmc", "inspect_build/rollback", "inspect_seek/cmc", "inspect_seek/rollback",
+       "room_tick/2", "room_tick/8", "room_tick/16"]
 native = {i: crit(i) for i in ids}
 o3 = {i: crit(i, os.path.join(target, "criterion")) for i in ["perform_movement/run", "perform_movement/turn",
                                    "perform_movement/brake", "replay_client/60", "server/server_move"]}
 wire, wasm, size, relay = load("wire.json"), load("wasm.json"), load("size.json"), load("loadgen.json")
+try:
+    room = load("room.json")
+except (OSError, ValueError):
+    room = {}
 
 def sh(cmd):
     try:
@@ -143,7 +159,7 @@ result = {
                 "rustc": sh("rustc --version"), "chromium": wasm.get("chromium"),
                 "git": sh("git describe --always --dirty")},
     "native_ns": native, "native_o3_ns": o3, "wire": wire, "wasm": wasm,
-    "wasm_size": size, "relay": relay, "relay_cluster": cluster,
+    "wasm_size": size, "relay": relay, "relay_cluster": cluster, "room": room,
 }
 ratios = {}
 for n in ["10", "60", "95"]:
@@ -214,6 +230,13 @@ rows = [
      f'{ns(native["inspect_seek/cmc"])} / {ns(native["inspect_seek/rollback"])}; building the inspection once (two playbacks): '
      f'{ns(native["inspect_build/cmc"])} / {ns(native["inspect_build/rollback"])}',
      verdict(native["inspect_seek/rollback"] is not None and native["inspect_seek/rollback"] <= 100e6)),
+    ("one room at 60 Hz, 2 / 8 / 16 players (bots on the default link, firing every 0.5 s): server tick, criterion median", "–",
+     " / ".join(ns(native[f"room_tick/{n}"]) for n in [2, 8, 16]), ""),
+    ("the same rooms over 10 s: tick p50 / p99 · bytes/s per player up / down", "–",
+     " · ".join(f'{r["players"]}: {r["tick_p50_us"]:.0f} / {r["tick_p99_us"]:.0f} µs, {r["up_bytes_per_s"]:.0f} / {r["down_bytes_per_s"]:.0f} B/s'
+                for r in room.get("room", [])) or "–", ""),
+    ("largest room whose p99 tick stays under 2 ms (median of three 10 s runs; the cap is 93)", "–",
+     str(room.get("largest_room_p99_under_2ms", "–")), ""),
     ("ServerMove on the wire, typical new move", "≤ 16 B",
      f'{wire["server_move_bytes_new_only"]} B (mean {wire["server_move_bytes_mean"]} B, max {wire["server_move_bytes_max"]} B); Ack {wire["ack_bytes"]} B, Adjustment {wire["adjustment_bytes"]} B',
      verdict(wire["server_move_bytes_new_only"] is not None and wire["server_move_bytes_new_only"] <= 16)),

@@ -22,7 +22,8 @@
 //! (`cargo test -p web-client`): the run's state, pause / step / speed and
 //! playback pacing (`playback`), reconnecting (`reconnect`), the
 //! correction log (`corrections`), the timeline and its CSV (`timeline`),
-//! the panels' words (`captions`), the follow camera (`render::camera`).
+//! the panels' words (`captions`), the follow camera (`render::camera`),
+//! a shared room's names, aim, shot log and ammo jumps (`room_rules`).
 //! The crate stays `cdylib` only (an `rlib` would turn LTO off): unit
 //! tests need no `rlib`.
 
@@ -56,6 +57,8 @@ mod rollback_captions;
 mod rollback_controls;
 mod rollback_log;
 mod rollback_readouts;
+mod room_controls;
+mod room_rules;
 mod scenario_panel;
 mod share;
 mod sliders;

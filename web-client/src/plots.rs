@@ -10,6 +10,10 @@
 //! Gilbert–Elliott loss burst and violet bands a lag spike; a yellow line
 //! crosses every strip where an adjustment arrived. So a loss burst is seen
 //! turning into dropped packets, a queue spike, an error and an adjustment.
+//!
+//! In a shared room (no observer view, so no position error) the first
+//! strip is the ammo counter as shown, and every jump a server update made
+//! in it is marked: red up, violet down.
 
 use crate::timeline::{Sample, Timeline};
 use sim::SimTime;
@@ -39,6 +43,9 @@ const SPIKE: &str = "rgba(163, 113, 247, 0.20)";
 const ADJ: &str = "rgba(255, 230, 77, 0.75)";
 /// Downlink drops (uplink drops use the strip's red).
 const DOWN: &str = "#db61a2";
+/// An ammo jump up (the naive counter's 9 → 10) and down.
+const JUMP_UP: &str = "#ff7b72";
+const JUMP_DOWN: &str = "#bf85ff";
 
 /// Reads a yes/no from a sample (in a burst, in a spike).
 type Flag = fn(&Sample) -> bool;
@@ -131,6 +138,7 @@ impl Plots {
         ctx.fill_rect(0.0, 0.0, w, h);
 
         let rollback = samples.last().is_some_and(|s| s.rollback);
+        let room = samples.iter().any(|s| s.ammo.is_some());
         let rtt = Strip {
             title: "measured RTT",
             unit: "ms",
@@ -189,15 +197,28 @@ impl Plots {
             ]
         } else {
             [
-                Strip {
-                    title: "position error",
-                    unit: "cm",
-                    colour: "#22d3ee",
-                    value: |s| s.error_cm,
-                    min_range: threshold_cm * 1.5,
-                    max_range: threshold_cm * 6.0,
-                    bars: false,
-                    reference: Some(threshold_cm),
+                if room {
+                    Strip {
+                        title: "ammo",
+                        unit: "rounds",
+                        colour: "#fb923c",
+                        value: |s| s.ammo.map(f32::from),
+                        min_range: 30.0,
+                        max_range: f32::INFINITY,
+                        bars: false,
+                        reference: None,
+                    }
+                } else {
+                    Strip {
+                        title: "position error",
+                        unit: "cm",
+                        colour: "#22d3ee",
+                        value: |s| s.error_cm,
+                        min_range: threshold_cm * 1.5,
+                        max_range: threshold_cm * 6.0,
+                        bars: false,
+                        reference: Some(threshold_cm),
+                    }
                 },
                 Strip {
                     title: "SavedMove queue",
@@ -252,6 +273,22 @@ impl Plots {
         for (i, strip) in strips.iter().enumerate() {
             let y0 = top + i as f64 * (strip_h + gap);
             draw_strip(ctx, &samples, strip, y0, strip_h, plot_w, &x_of);
+        }
+
+        // Ammo jumps: a mark across the ammo strip.
+        for (colour, up) in [(JUMP_UP, true), (JUMP_DOWN, false)] {
+            ctx.set_stroke_style_str(colour);
+            ctx.set_line_width(2.0);
+            ctx.begin_path();
+            for s in samples
+                .iter()
+                .filter(|s| s.ammo_jump != 0 && (s.ammo_jump > 0) == up)
+            {
+                let x = x_of(s.t).round();
+                ctx.move_to(x, top);
+                ctx.line_to(x, top + strip_h);
+            }
+            ctx.stroke();
         }
 
         // Adjustments: a line across every strip.

@@ -48,6 +48,11 @@ pub struct Sample {
     pub rollback: bool,
     /// Rollback: the client's input buffer at the server, ticks.
     pub input_buffer: Option<f32>,
+    /// In a room: the rounds the ammo counter shows.
+    pub ammo: Option<u16>,
+    /// In a room: a server update moved the counter since the previous
+    /// sample, by this many rounds (a visible jump; 0 for none).
+    pub ammo_jump: i32,
 }
 
 /// What the page measures besides the [`Metrics`], per frame.
@@ -57,6 +62,11 @@ pub struct Offsets {
     pub mesh_cm: f32,
     /// The simulated proxy's mesh offset, cm.
     pub proxy_cm: f32,
+    /// In a room: the rounds the ammo counter shows.
+    pub ammo: Option<u16>,
+    /// In a room: the jump a server update made in the counter this frame,
+    /// rounds (0 for none).
+    pub ammo_jump: i32,
 }
 
 /// See the module docs.
@@ -116,6 +126,8 @@ impl Timeline {
             spike: l.up.in_spike || l.down.in_spike,
             rollback: m.rollback.is_some(),
             input_buffer: m.rollback.and_then(|r| r.input_buffer).map(|b| b as f32),
+            ammo: offsets.ammo,
+            ammo_jump: offsets.ammo_jump,
         });
         while let Some(s) = self.samples.front() {
             if now.micros_since(s.t) <= KEPT_US {
@@ -174,14 +186,14 @@ impl Timeline {
         let mut out = String::from(
             "t_s,position_error_cm,mesh_offset_cm,proxy_offset_cm,saved_moves,rtt_ms,\
              adjustments_per_s,dropped_up,dropped_down,adjustment,loss_burst,lag_spike,\
-             model,input_buffer_ticks\n",
+             model,input_buffer_ticks,ammo,ammo_jump\n",
         );
         let opt =
             |v: Option<f32>, digits: usize| v.map_or(String::new(), |v| format!("{v:.digits$}"));
         for s in &self.samples {
             let _ = writeln!(
                 out,
-                "{:.4},{},{:.2},{:.2},{},{},{},{},{},{},{},{},{},{}",
+                "{:.4},{},{:.2},{:.2},{},{},{},{},{},{},{},{},{},{},{},{}",
                 s.t.secs_since(SimTime::ZERO),
                 opt(s.error_cm, 2),
                 s.mesh_offset_cm,
@@ -196,6 +208,8 @@ impl Timeline {
                 u8::from(s.spike),
                 if s.rollback { "rollback" } else { "cmc" },
                 opt(s.input_buffer, 2),
+                s.ammo.map_or(String::new(), |a| a.to_string()),
+                s.ammo_jump,
             );
         }
         out
@@ -286,14 +300,14 @@ mod tests {
         let mut t = Timeline::default();
         let o = Offsets {
             mesh_cm: 12.5,
-            proxy_cm: 0.0,
+            ..Offsets::default()
         };
         t.record(SimTime::from_millis(1500), &metrics(1, 4), o);
         let csv = t.csv();
         let lines: Vec<&str> = csv.lines().collect();
         assert_eq!(lines.len(), 2);
         assert!(lines[0].starts_with("t_s,position_error_cm,mesh_offset_cm"));
-        assert_eq!(lines[1], "1.5000,3.25,12.50,0.00,4,,1,0,0,1,0,0,cmc,");
+        assert_eq!(lines[1], "1.5000,3.25,12.50,0.00,4,,1,0,0,1,0,0,cmc,,,0");
         // In the rollback model the queue column holds the ticks ahead and
         // the buffer its own column.
         let m = Metrics {
@@ -305,10 +319,18 @@ mod tests {
         };
         t.record(SimTime::from_millis(1600), &m, o);
         assert!(
-            t.csv().ends_with(",9,,1,0,0,0,0,0,rollback,2.25\n"),
+            t.csv().ends_with(",9,,1,0,0,0,0,0,rollback,2.25,,0\n"),
             "{}",
             t.csv()
         );
+        // In a room: the ammo shown and a jump.
+        let o = Offsets {
+            ammo: Some(9),
+            ammo_jump: 1,
+            ..Offsets::default()
+        };
+        t.record(SimTime::from_millis(1700), &metrics(1, 4), o);
+        assert!(t.csv().ends_with(",cmc,,9,1\n"), "{}", t.csv());
     }
 
     #[test]
@@ -320,7 +342,7 @@ mod tests {
         for (i, cm) in offsets.iter().enumerate() {
             let o = Offsets {
                 mesh_cm: *cm,
-                proxy_cm: 0.0,
+                ..Offsets::default()
             };
             t.record(SimTime::from_millis(i as u64 * 50), &metrics(0, 0), o);
         }

@@ -77,6 +77,7 @@ impl ColumnState {
             Some(_) => Offsets {
                 mesh_cm: self.smoothing.offset(CLIENT_PLAYER).length(),
                 proxy_cm: self.smoothing.offset(BOT_PLAYER).length(),
+                ..Offsets::default()
             },
             None => Offsets {
                 mesh_cm: ep
@@ -85,6 +86,7 @@ impl ColumnState {
                 proxy_cm: ep
                     .proxy()
                     .map_or(0.0, |p| (p.drawn_position() - p.position()).length()),
+                ..Offsets::default()
             },
         }
     }

@@ -11,6 +11,7 @@
 //! | `view` | what is drawn and written each frame: panels, timeline, read-outs, CSV |
 //! | `column` | one column of panels' own state: Replayed log, display smoothing, camera, re-simulation clock |
 //! | `ab` | the A/B view: column B, forked from the run with one setting different, fed the same input |
+//! | `room_link`, `room`, `room_view` | a shared room (`?room=NAME`, Join): its connection; its frame; what it draws and writes |
 //!
 //! By default the page connects to the relay that served it. `?mode=local`,
 //! a missing relay, Record and scenario links run the authoritative host
@@ -24,6 +25,9 @@ mod column;
 mod driver;
 mod playback;
 mod recorder;
+mod room;
+mod room_link;
+mod room_view;
 mod view;
 
 use crate::bench::clock_ms;
@@ -39,6 +43,7 @@ use crate::plots::Plots;
 use crate::readouts::Readouts;
 use crate::rollback_controls::RollbackControls;
 use crate::rollback_readouts::RollbackReadouts;
+use crate::room_controls::RoomControls;
 use crate::scenario_panel::ScenarioPanel;
 use crate::share::{self, Mailbox, Reply};
 use ab::AbView;
@@ -75,6 +80,10 @@ struct App {
     plots: Plots,
     panel: ScenarioPanel,
     driver: Driver,
+    /// The shared room the page is in, if any: it runs instead of the
+    /// driver while it lasts.
+    room: Option<Box<room_link::RoomRun>>,
+    room_controls: RoomControls,
     state: RunState,
     time: TimeControl,
     playback: Option<Playback>,
@@ -135,6 +144,8 @@ impl App {
             net_controls,
             model_controls,
             driver: Driver::local(Setup::default()),
+            room: None,
+            room_controls: RoomControls::new(doc),
             state: RunState::Local,
             time: TimeControl::default(),
             playback: None,
@@ -160,6 +171,14 @@ impl App {
             share::load(id, app.mailbox.clone());
         }
         app.show_state();
+        if let (false, Some(name)) = (local, query_param("room")) {
+            match crate::room_rules::room_name(&name) {
+                Ok(name) => app.enter_room(&name),
+                Err(why) => app
+                    .room_controls
+                    .note(&format!("?room={name}: {why}"), true),
+            }
+        }
         app
     }
 
@@ -190,6 +209,9 @@ impl App {
     }
 
     fn frame(&mut self) {
+        if self.room_tick() {
+            return;
+        }
         let page_dt = f64::from(get_frame_time());
         let fragment = share::fragment();
         if fragment != self.last_fragment {
@@ -367,9 +389,14 @@ impl App {
             changes.push(Setting::LagSpike(spike));
         }
         for &change in &changes {
-            self.driver.apply(change);
-            if let Some(twin) = &mut self.ab.twin {
-                twin.follow(change);
+            match &mut self.room {
+                Some(room) => room.apply(change),
+                None => {
+                    self.driver.apply(change);
+                    if let Some(twin) = &mut self.ab.twin {
+                        twin.follow(change);
+                    }
+                }
             }
         }
         let mut touched = !changes.is_empty();
@@ -423,7 +450,10 @@ impl App {
             self.readouts.set_bot_driving(false);
         }
         if self.bot_driving {
-            let position = self.driver.endpoint().position();
+            let position = match &self.room {
+                Some(room) => room.endpoint.client().state().position,
+                None => self.driver.endpoint().position(),
+            };
             let (dir, buttons) = self.bot.input(position, dt as f32);
             let held = |b: u16| buttons & b != 0;
             Input {

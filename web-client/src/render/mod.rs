@@ -11,11 +11,13 @@
 //! | `panels` | Predicted, Authoritative and Replayed contents (CMC) |
 //! | `rollback` | the same three in the rollback model |
 //! | `camera` | the Predicted panel's follow camera |
+//! | `room` | the three panels in a shared room: the others, shots, the four views of one |
 
 pub mod arena;
 pub mod camera;
 pub mod panels;
 pub mod rollback;
+pub mod room;
 pub mod view;
 
 use crate::corrections::Group;
