@@ -15,7 +15,11 @@
 //                replaying tick in wasm, median of several batches;
 //   scrub        `bench_scrub(60, rollback)` (web-client/src/inspector/
 //                bench.rs): building the inspection of a 60 s run and
-//                seeking in it (worst case: 59 frames re-simulated), ms.
+//                seeking in it (worst case: 59 frames re-simulated), ms;
+//   rollback     `bench_rollback(iters)` (web-client/src/bench.rs): ns per
+//                rollback — a State 8 ticks old received and applied, 8
+//                ticks re-simulated — in wasm, median of several batches
+//                (native: `rollback_rebase/8` in sim/benches/rollback.rs).
 //
 // Frames are observed without touching the page: an init script wraps
 // `requestAnimationFrame` for gl.js's `animation` callback and counts
@@ -183,6 +187,17 @@ try {
   for (const [name, rollback] of [['cmc', false], ['rollback', true]]) {
     const text = await page.evaluate((r) => window.wasmBindings.bench_scrub(60, r), rollback);
     result.scrub[name] = Object.fromEntries(text.split(' ').map((kv) => kv.split('=')).map(([k, v]) => [k, Number(v)]));
+  }
+
+  // 5. A rollback of 8 ticks in wasm: batches of ~40 ms, median ns each.
+  {
+    const probe = await page.evaluate(() => window.wasmBindings.bench_rollback(200));
+    const iters = Math.max(50, Math.min(20_000, Math.round(40e6 / Math.max(probe, 1))));
+    const samples = [];
+    for (let s = 0; s < REPLAY_SAMPLES; s++) {
+      samples.push(await page.evaluate((it) => window.wasmBindings.bench_rollback(it), iters));
+    }
+    result.rollback = { rebase_8: { median_ns: Math.round(median(samples)), iters, samples: samples.map((v) => Math.round(v)) } };
   }
   await page.close();
 } finally {

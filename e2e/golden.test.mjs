@@ -1,7 +1,9 @@
 // The golden scenario suite in wasm: every file in `scenarios/` replays in
 // the page's wasm (`scenario_outcome`) to exactly the outcome recorded
 // natively — trajectory hash, state hash, adjustments, replayed moves,
-// acks, moves sent. `sim/tests/golden.rs` checks the same files natively.
+// acks, moves sent; four are rollback runs. `sim/tests/golden.rs` checks
+// the same files natively. The rollback arena's fingerprint — a minute of
+// random inputs, fire included, stepped and hashed — is the native one.
 // JSON files go through the relay first (POST, which also replays them
 // natively and refuses a wrong outcome with 422; then GET the compact
 // bytes), so a file saved from the page joins both checks as it is.
@@ -52,5 +54,15 @@ test('every golden scenario replays in wasm to its native outcome', async (t) =>
     t.diagnostic(`${file}: ${got}`);
     assert.equal(got, recordedOutcome(text), file);
   }
+  await page.close();
+});
+
+test('the rollback arena steps and hashes bit for bit as natively', async () => {
+  const page = await env.browser.context.newPage();
+  await page.goto(`${env.relay.url}?mode=local`);
+  await page.waitForFunction(() => window.wasmBindings && window.wasmBindings.arena_fingerprint, null, { timeout: 20_000 });
+  // sim/tests/rollback_sync.rs pins 0x7d67_cea5_2987_4cdf natively.
+  assert.equal(await page.evaluate(() => window.wasmBindings.arena_fingerprint(7, 3600)), '7d67cea529874cdf');
+  assert.notEqual(await page.evaluate(() => window.wasmBindings.arena_fingerprint(8, 3600)), '7d67cea529874cdf');
   await page.close();
 });

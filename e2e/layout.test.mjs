@@ -123,7 +123,8 @@ test('Tab leaves the canvas, keys reach the game only while it has focus, and fo
     assert.equal(await active(), 'glcanvas', 'Shift+Tab came back');
     await page.keyboard.press('Escape');
     assert.equal(await active(), 'BODY', 'Esc left the canvas');
-    assert.match(await page.locator('#kbd-target').textContent(), /keys → page/);
+    // The header follows focusout on the next task (the loader's setTimeout).
+    await waitFor(async () => /keys → page/.test(await page.locator('#kbd-target').textContent()), 1_000, 'keys → page');
   });
 
   await t.test('keys move the character only while the canvas has focus', async () => {

@@ -140,12 +140,15 @@ test('local mode runs the host inside the page: loss brings adjustments the clie
   assert.equal(await metric(page, 'adjustments'), 0, 'no loss, no correction');
   await setControl(page, 'rtt', 150);
   await setControl(page, 'loss', 20);
-  await waitFor(async () => (await metric(page, 'adjustments')) >= 3, 15_000, 'three adjustments under 20 % loss');
+  await waitFor(async () => (await metric(page, 'adjustments')) >= 3, 25_000, 'three adjustments under 20 % loss');
   await waitFor(async () => (await metric(page, 'replayed-moves')) > 0, 2_000, 'replayed moves');
   // The host in the page counts what it sent; the client what arrived.
-  const [sent, received] = [await metric(page, 'server-adjustments'), await metric(page, 'adjustments')];
-  t.diagnostic(`server sent ${sent} adjustments, client received ${received}`);
-  assert.ok(sent >= received, `sent ${sent} ≥ received ${received}`);
+  // The server's count comes with its observer view (20 Hz, through the
+  // lossy downlink), so it can lag an Adjustment that already arrived:
+  // compare once a view newer than the last Adjustment is in.
+  const received = await metric(page, 'adjustments');
+  await waitFor(async () => (await metric(page, 'server-adjustments')) >= received, 3_000, 'the server\'s count to catch up');
+  t.diagnostic(`server sent ${await metric(page, 'server-adjustments')} adjustments, client received ${received} (then)`);
   assert.match(await page.locator('[data-panel-text="replayed-sub"]').textContent(), /^correction \d+ of \d+ \(#\d+ received\)/);
   await page.close();
 });

@@ -132,7 +132,7 @@ test('record, save, and the link replays identically for someone else', async (t
 
   await t.test('the CLI gives the same hash from the relay store', () => {
     const id = link.split('/s/')[1];
-    const out = JSON.parse(execFileSync(SCENARIO_BIN, ['run', id, '--db', env.relay.db, '--json'], { encoding: 'utf8' }));
+    const out = JSON.parse(execFileSync(SCENARIO_BIN, ['run', '--db', env.relay.db, '--json', '--', id], { encoding: 'utf8' }));
     assert.equal(out.state_hash, recorded.stateHash);
     assert.equal(out.trajectory_hash, recorded.trajectoryHash);
     assert.equal(out.matches_recording, true);

@@ -85,9 +85,14 @@ test('the timeline downloads as CSV, one row per frame', async (t) => {
   assert.match(download.suggestedFilename(), /^netcode-timeline-\d+s\.csv$/);
   const lines = readFileSync(await download.path(), 'utf8').trim().split('\n');
   t.diagnostic(`${lines.length - 1} rows; last: ${lines.at(-1)}`);
-  assert.equal(lines[0], 't_s,position_error_cm,mesh_offset_cm,proxy_offset_cm,saved_moves,rtt_ms,adjustments_per_s,dropped_up,dropped_down,adjustment,loss_burst,lag_spike');
+  assert.equal(lines[0], 't_s,position_error_cm,mesh_offset_cm,proxy_offset_cm,saved_moves,rtt_ms,adjustments_per_s,dropped_up,dropped_down,adjustment,loss_burst,lag_spike,model,input_buffer_ticks,ammo,ammo_jump');
   assert.ok(lines.length > 30, `${lines.length - 1} rows for 2 s`);
-  for (const row of lines.slice(1)) assert.equal(row.split(',').length, 12, row);
+  // A private session has no ammo counter: its cell is empty, no jump.
+  for (const row of lines.slice(1)) {
+    assert.equal(row.split(',').length, 16, row);
+    assert.ok(row.endsWith(',,0'), row);
+  }
+  assert.ok(lines.slice(1).every((l) => l.split(',')[12] === 'cmc'), 'the CMC model ran');
   const times = lines.slice(1).map((l) => Number(l.split(',')[0]));
   assert.ok(times.every((v, i) => i === 0 || v > times[i - 1]), 'time goes forward');
   await page.close();

@@ -13,8 +13,11 @@
 #
 # In order: release builds (page, relay, load generator) and the wasm size;
 # criterion on `sim` natively (sim/benches/sim.rs), the rollback model
-# beside ggrs's SyncTestSession (sim/benches/rollback.rs) and the wire
-# figures (sim/benches/wire.rs); the replay in wasm, first frame and frame times in
+# beside ggrs's SyncTestSession (sim/benches/rollback.rs), the inspector
+# (sim/benches/inspect.rs), one room at 60 Hz with 2, 8 and 16 players
+# (sim/benches/room.rs: tick p50 / p99, bytes/s per player each way, the
+# largest room under 2 ms) and the wire figures (sim/benches/wire.rs); the
+# replay and a rollback in wasm, first frame and frame times in
 # headless Chromium (e2e/bench-wasm.mjs); the hot paths again with `sim` at
 # opt-level 3 (the shipped profile is opt-level "s"); the relay load test
 # (relay-server/examples/loadgen/). Absolute times drift on a shared
@@ -70,11 +73,19 @@ cargo bench --quiet -p sim --bench rollback -- "${crit[@]}" 2>&1 | tee "$tmp/cri
 say "native: the inspector (build an inspection of a 60 s run; the worst seek in it)"
 cargo bench --quiet -p sim --bench inspect -- "${crit[@]}" 2>&1 | tee "$tmp/criterion-inspect.log" |
   grep -E '^[a-z_]+/[^ ]*|time:' | paste - - | awk '{ $1 = $1; print "  " $0 }' || true
+say "native: one room at 60 Hz with 2, 8, 16 players (bots), and the largest room under 2 ms"
+# --quick: criterion only (the report's 10 s runs and the search take minutes).
+room_filter=()
+[[ $quick -eq 1 ]] && room_filter=(room_tick)
+cargo bench --quiet -p sim --bench room -- "${crit[@]}" "${room_filter[@]}" 2>&1 | tee "$tmp/criterion-room.log" |
+  grep -E '^[a-z_]+/[^ ]*|time:' | paste - - | awk '{ $1 = $1; print "  " $0 }' || true
+grep -E '^\{"room"' "$tmp/criterion-room.log" | tail -n 1 >"$tmp/room.json" || true
+cat "$tmp/room.json"
 cp -r "$target_dir/criterion" "$tmp/criterion"
 cargo bench --quiet -p sim --bench wire -- wire | tail -n 1 >"$tmp/wire.json"
 cat "$tmp/wire.json"
 
-say "wasm: replay, first frame and frame times in headless Chromium"
+say "wasm: replay, rollback, first frame and frame times in headless Chromium"
 RELAY_BIN="${RELAY_BIN:-$target_dir/release/relay-server}" node e2e/bench-wasm.mjs --out "$tmp/wasm.json" "${wasm[@]}" >/dev/null
 cat "$tmp/wasm.json"
 
@@ -123,11 +134,16 @@ ids = ["perform_movement/run", "perform_movement/turn", "perform_movement/brake"
        "rollback_step/arena_2p_16", "rollback_rebase/8",
        "sync_test_vs_ggrs/ours", "sync_test_vs_ggrs/ggrs", "sync_test_vs_ggrs/ours_client",
        "sync_test_machinery/ours", "sync_test_machinery/ggrs",
-       "inspect_build/cmc", "inspect_build/rollback", "inspect_seek/cmc", "inspect_seek/rollback"]
+       "inspect_build/cmc", "inspect_build/rollback", "inspect_seek/cmc", "inspect_seek/rollback",
+       "room_tick/2", "room_tick/8", "room_tick/16"]
 native = {i: crit(i) for i in ids}
 o3 = {i: crit(i, os.path.join(target, "criterion")) for i in ["perform_movement/run", "perform_movement/turn",
                                    "perform_movement/brake", "replay_client/60", "server/server_move"]}
 wire, wasm, size, relay = load("wire.json"), load("wasm.json"), load("size.json"), load("loadgen.json")
+try:
+    room = load("room.json")
+except (OSError, ValueError):
+    room = {}
 
 def sh(cmd):
     try:
@@ -143,12 +159,14 @@ result = {
                 "rustc": sh("rustc --version"), "chromium": wasm.get("chromium"),
                 "git": sh("git describe --always --dirty")},
     "native_ns": native, "native_o3_ns": o3, "wire": wire, "wasm": wasm,
-    "wasm_size": size, "relay": relay, "relay_cluster": cluster,
+    "wasm_size": size, "relay": relay, "relay_cluster": cluster, "room": room,
 }
 ratios = {}
 for n in ["10", "60", "95"]:
     w, c = wasm.get("replay", {}).get(n, {}).get("median_ns"), native.get(f"replay_client/{n}")
     ratios[f"replay_{n}_wasm_over_native"] = round(w / c, 2) if w and c else None
+wr, nr = wasm.get("rollback", {}).get("rebase_8", {}).get("median_ns"), native.get("rollback_rebase/8")
+ratios["rollback_rebase_8_wasm_over_native"] = round(wr / nr, 2) if wr and nr else None
 for k, v in o3.items():
     ratios[f"{k}_s_over_o3"] = round(native[k] / v, 2) if v and native.get(k) else None
 ratios["uplink_120hz_combining_off_over_on"] = round(wire["uplink_bps_120hz_combining_off"] / wire["uplink_bps_120hz_combining_on"], 2) if wire.get("uplink_bps_120hz_combining_on") else None
@@ -200,6 +218,9 @@ rows = [
     ("rollback: one arena step, 2 players + 16 projectiles", "–", ns(native["rollback_step/arena_2p_16"]), ""),
     ("rollback: a State 8 ticks old received and applied (hash check, desync check, restore, 8 ticks re-simulated), native", "–",
      ns(native["rollback_rebase/8"]), ""),
+    ("the same rollback in wasm (headless Chromium), wasm/native", "≤ 3×",
+     f'{ns(wr)} = {ratios["rollback_rebase_8_wasm_over_native"]}× native' if ratios["rollback_rebase_8_wasm_over_native"] else "–",
+     verdict((ratios["rollback_rebase_8_wasm_over_native"] or 99) <= 3)),
     ("rollback sync test, check distance 8, per tick: ggrs 0.13 `SyncTestSession` / ours (same step and hash)", "≥ 5×",
      f'{ns(native["sync_test_vs_ggrs/ggrs"])} / {ns(native["sync_test_vs_ggrs/ours"])} = {ratios["sync_test_ggrs_over_ours"]}×; '
      f'machinery alone (1-D world): {ns(native["sync_test_machinery/ggrs"])} / {ns(native["sync_test_machinery/ours"])} = {ratios["sync_test_machinery_ggrs_over_ours"]}×; '
@@ -214,6 +235,13 @@ rows = [
      + "; building the inspection once: "
      + " / ".join(f'{wasm.get("scrub", {}).get(m, {}).get("build_ms")} ms' for m in ["cmc", "rollback"]),
      verdict(all((wasm.get("scrub", {}).get(m, {}).get("worst_seek_max_ms") or 1e9) <= 100 for m in ["cmc", "rollback"]))),
+    ("one room at 60 Hz, 2 / 8 / 16 players (bots on the default link, firing every 0.5 s): server tick, criterion median", "–",
+     " / ".join(ns(native[f"room_tick/{n}"]) for n in [2, 8, 16]), ""),
+    ("the same rooms over 10 s: tick p50 / p99 · bytes/s per player up / down", "–",
+     " · ".join(f'{r["players"]}: {r["tick_p50_us"]:.0f} / {r["tick_p99_us"]:.0f} µs, {r["up_bytes_per_s"]:.0f} / {r["down_bytes_per_s"]:.0f} B/s'
+                for r in room.get("room", [])) or "–", ""),
+    ("largest room whose p99 tick stays under 2 ms (median of three 10 s runs; the cap is 93)", "–",
+     str(room.get("largest_room_p99_under_2ms", "–")), ""),
     ("ServerMove on the wire, typical new move", "≤ 16 B",
      f'{wire["server_move_bytes_new_only"]} B (mean {wire["server_move_bytes_mean"]} B, max {wire["server_move_bytes_max"]} B); Ack {wire["ack_bytes"]} B, Adjustment {wire["adjustment_bytes"]} B',
      verdict(wire["server_move_bytes_new_only"] is not None and wire["server_move_bytes_new_only"] <= 16)),
@@ -247,6 +275,7 @@ lines = [f"Measured {result['date']} on {m['cores']} cores ({m['cpu']}), {m['rus
 lines += [f"| {a} | {b} | {c} | {d} |" for a, b, c, d in rows]
 lines += ["", "Same-run ratios: "
           + "; ".join([f"wasm/native replay 10 / 60 / 95 = {ratios['replay_10_wasm_over_native']} / {ratios['replay_60_wasm_over_native']} / {ratios['replay_95_wasm_over_native']}"]
+                      + [f"wasm/native rollback of 8 ticks = {ratios['rollback_rebase_8_wasm_over_native']}"]
                       + [f"sync test ggrs/ours = {ratios['sync_test_ggrs_over_ours']} (machinery alone {ratios['sync_test_machinery_ggrs_over_ours']})"]
                       + [f"uplink combining off/on = {ratios['uplink_60hz_combining_off_over_on']} at 60 Hz, {ratios['uplink_120hz_combining_off_over_on']} at 120 Hz"]
                       + [f"`{k}` opt-level \"s\"/3 = {ratios[k + '_s_over_o3']}" for k in o3]) + ".",

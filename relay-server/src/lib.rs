@@ -2,7 +2,10 @@
 //!
 //! One HTTP listener: `GET /ws` upgrades to a WebSocket whose connection
 //! gets its own [`sim::ServerHost`] (link conditioner both ways + the
-//! authoritative character + a bot proxy), ticking on its own task;
+//! authoritative character + a bot proxy), ticking on its own task — or,
+//! with `?room=NAME`, a seat in the shared room NAME, one authoritative
+//! [`sim::room::RoomHost`] per room on its own task (`GET /api/rooms`
+//! lists them);
 //! `/api/scenarios` stores and returns saved scenarios (SQLite or
 //! PostgreSQL) and `/s/{id}` opens one in the page; `/healthz` and
 //! `/metrics` are for whatever runs and watches the relay; everything else
@@ -24,6 +27,7 @@
 //! | `api` | the scenario API and share links |
 //! | `store` | the scenario store: one trait, SQLite and PostgreSQL |
 //! | `room` | room ids in `/ws?room=<id>`, what the proxy routes on |
+//! | `rooms` | shared rooms: the registry, each room's task, players' seats, `/api/rooms` |
 //! | `proxy` | the client's address, from `X-Forwarded-For` behind a trusted proxy |
 //! | `deployment` | [`Deployment`]: instance name, public URL, trusted proxies, drain delay |
 //! | `health` | `/healthz`: starting, ready, draining |
@@ -46,6 +50,7 @@ mod page_headers;
 pub mod proxy;
 pub mod resume;
 pub mod room;
+pub mod rooms;
 mod session;
 pub mod shutdown;
 pub mod store;
@@ -103,6 +108,8 @@ struct Inner {
     shutdown: shutdown::Shutdown,
     /// Dropped sessions waiting for a reconnect.
     resume: resume::ResumeStore,
+    /// The shared rooms.
+    rooms: Arc<rooms::Rooms>,
 }
 
 impl AppState {
@@ -123,11 +130,20 @@ impl AppState {
         let dist = dist.into();
         let store = store::SqliteStore::in_memory().expect("SQLite in memory");
         let deployment = Deployment::default();
+        let epoch = Instant::now();
+        let shutdown = shutdown::Shutdown::default();
+        let rooms = rooms::Rooms::new(
+            limits.max_room_players,
+            limits.empty_room_lifetime,
+            seed_base,
+            epoch,
+            shutdown.token.clone(),
+        );
         AppState {
             inner: Arc::new(Inner {
                 csp: page_headers::Csp::new(&dist),
                 dist,
-                epoch: Instant::now(),
+                epoch,
                 seed_base,
                 connections: AtomicU64::new(0),
                 store: Arc::new(store),
@@ -137,8 +153,9 @@ impl AppState {
                 limits,
                 addr_cap: Arc::new(addr_cap::AddrCap::new(limits.max_connections_per_ip)),
                 refused: AtomicU64::new(0),
-                shutdown: shutdown::Shutdown::default(),
+                shutdown,
                 resume: resume::ResumeStore::default(),
+                rooms: Arc::new(rooms),
             }),
         }
     }
@@ -292,6 +309,7 @@ pub fn app(state: AppState) -> Router {
         .route("/ws", get(ws::upgrade))
         .route("/healthz", get(health::handler))
         .route("/metrics", get(metrics::handler))
+        .route("/api/rooms", get(rooms::list))
         .route("/api/scenarios", post(api::create))
         .route("/api/scenarios/{id}", get(api::fetch))
         .route("/s/{id}", get(api::share_page))

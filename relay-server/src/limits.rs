@@ -9,13 +9,16 @@
 //! | `ServerMove` (CMC) | 120 /s | 120 | dropped, counted |
 //! | `Inputs` (rollback) | 150 /s | 150 | dropped, counted |
 //! | `Ping` | 20 /s | 20 | dropped, counted |
-//! | `Hello`, `Resume`, `SetNetSettings`, `SetServerRules`, `SetModel`, `LagSpike` | 10 /s | 20 | settings, rules, model: the newest of each is held and applied when a token frees up (a slider drag loses nothing but intermediate values); `Hello`, `Resume`, `LagSpike`: dropped |
+//! | a room's `TimeRequest`, `Fire`, `Reload` | 40 /s | 40 | dropped, counted |
+//! | `Hello`, `Resume`, `SetNetSettings`, `SetServerRules`, `SetModel`, `LagSpike`; a room's `Join`, `SetPlayerSettings`, `SetMaxRecordTime`, `AddBot` | 10 /s | 20 | settings, rules, model, player settings, `MaxRecordTime`: the newest of each is held and applied when a token frees up (a slider drag loses nothing but intermediate values); `Hello`, `Resume`, `LagSpike`, `Join`, `AddBot`: dropped |
 //!
 //! Rates come from the protocol: the page sends at most one ServerMove per
 //! UE `ClientNetSendMoveDeltaTime` (0.0111 s ≈ 90 /s, DESIGN.md "More UE
 //! defaults"), one rollback input packet per tick — at most 120 Hz sped
 //! up by the time sync's +10 %, 132 /s — and one Ping per
-//! `sim::endpoint::PING_INTERVAL_MS` (10 /s; twice that is allowed); a
+//! `sim::endpoint::PING_INTERVAL_MS` (10 /s; twice that is allowed), in
+//! a room one clock-sync request per `TIME_SYNC_INTERVAL_MS` (10 /s) and
+//! at most one shot per fire interval (10 /s; twice both is allowed); a
 //! burst of 120 (150) absorbs a one-second stall of the socket delivering
 //! its backlog at once, and a 0.25 s frame at 120 Hz sends 30 input
 //! packets at once.
@@ -26,6 +29,7 @@
 //! socket with 1008 (policy violation) and a reason.
 
 use sim::net::protocol::{ClientMsg, NetSettings, ServerRules};
+use sim::room::{PlayerSettings, RoomClientMsg};
 use sim::{Model, SimTime};
 use std::time::Duration;
 
@@ -48,8 +52,11 @@ pub struct Limits {
     pub inputs: Rate,
     /// Budget for `Ping` frames.
     pub pings: Rate,
+    /// Budget for a room's clock-sync requests, shots and reloads.
+    pub room_actions: Rate,
     /// Budget for `Hello`, `Resume`, `SetNetSettings`, `SetServerRules`,
-    /// `SetModel` and `LagSpike` frames.
+    /// `SetModel` and `LagSpike` frames, and a room's `Join`,
+    /// `SetPlayerSettings`, `SetMaxRecordTime` and `AddBot`.
     pub control: Rate,
     /// Length of the window in which strikes and drops are counted.
     pub abuse_window: Duration,
@@ -71,10 +78,24 @@ pub struct Limits {
     /// send blocks and the send timeout can see it. 64 KiB is 30+ frames
     /// of the largest kind.
     pub socket_send_buffer: usize,
+    /// Most players in one shared room, bots included
+    /// (`--max-room-players`, `1..=`[`sim::room::config::MAX_ROOM_PLAYERS`]);
+    /// one more is refused.
+    pub max_room_players: usize,
+    /// How long a shared room with no player (bots do not count) lives
+    /// on before it is dropped (issue #13: 30 s).
+    pub empty_room_lifetime: Duration,
 }
 
 /// Pings per second the page sends.
 const PAGE_PINGS_PER_S: f64 = 1000.0 / sim::endpoint::PING_INTERVAL_MS as f64;
+
+/// A room page's clock-sync requests and shots per second at most.
+fn room_actions_per_s() -> f64 {
+    let weapon = sim::room::weapon::WeaponConfig::default();
+    1000.0 / sim::room::clock::TIME_SYNC_INTERVAL_MS as f64
+        + 1000.0 / f64::from(weapon.fire_interval_ms)
+}
 
 impl Default for Limits {
     fn default() -> Self {
@@ -91,6 +112,10 @@ impl Default for Limits {
                 per_second: PAGE_PINGS_PER_S * 2.0,
                 burst: PAGE_PINGS_PER_S * 2.0,
             },
+            room_actions: Rate {
+                per_second: room_actions_per_s() * 2.0,
+                burst: room_actions_per_s() * 2.0,
+            },
             control: Rate {
                 per_second: 10.0,
                 burst: 20.0,
@@ -101,6 +126,8 @@ impl Default for Limits {
             max_connections_per_ip: 16,
             send_timeout: Duration::from_secs(5),
             socket_send_buffer: 64 * 1024,
+            max_room_players: sim::room::config::DEFAULT_MAX_PLAYERS,
+            empty_room_lifetime: Duration::from_secs(30),
         }
     }
 }
@@ -156,8 +183,11 @@ pub(crate) enum Kind {
     Inputs,
     /// `Ping`.
     Ping,
+    /// A room's `TimeRequest`, `Fire`, `Reload`.
+    Room,
     /// `Hello`, `Resume`, `SetNetSettings`, `SetServerRules`, `SetModel`,
-    /// `LagSpike`.
+    /// `LagSpike`; a room's `Join`, `SetPlayerSettings`,
+    /// `SetMaxRecordTime`, `AddBot`.
     Control,
 }
 
@@ -186,6 +216,8 @@ pub(crate) struct GateTotals {
     pub(crate) dropped_inputs: u64,
     /// Pings dropped over budget.
     pub(crate) dropped_pings: u64,
+    /// Room clock-sync requests, shots and reloads dropped over budget.
+    pub(crate) dropped_room: u64,
     /// Hellos and Resumes dropped over budget.
     pub(crate) dropped_control: u64,
     /// Settings messages replaced by a newer one while held.
@@ -201,10 +233,13 @@ pub(crate) struct Gate {
     moves: TokenBucket,
     inputs: TokenBucket,
     pings: TokenBucket,
+    room: TokenBucket,
     control: TokenBucket,
     held_settings: Option<NetSettings>,
     held_rules: Option<ServerRules>,
     held_model: Option<Model>,
+    held_player: Option<PlayerSettings>,
+    held_record_time: Option<u16>,
     window_start: SimTime,
     window_strikes: u32,
     window_dropped: u32,
@@ -217,11 +252,14 @@ impl Gate {
             moves: TokenBucket::new(limits.moves, now),
             inputs: TokenBucket::new(limits.inputs, now),
             pings: TokenBucket::new(limits.pings, now),
+            room: TokenBucket::new(limits.room_actions, now),
             control: TokenBucket::new(limits.control, now),
             limits,
             held_settings: None,
             held_rules: None,
             held_model: None,
+            held_player: None,
+            held_record_time: None,
             window_start: now,
             window_strikes: 0,
             window_dropped: 0,
@@ -253,12 +291,23 @@ impl Gate {
             ClientMsg::ServerMove(_) => (Kind::Move, &mut self.moves),
             ClientMsg::Inputs(_) => (Kind::Inputs, &mut self.inputs),
             ClientMsg::Ping { .. } => (Kind::Ping, &mut self.pings),
+            ClientMsg::Room(
+                RoomClientMsg::TimeRequest { .. }
+                | RoomClientMsg::Fire(_)
+                | RoomClientMsg::Reload { .. },
+            ) => (Kind::Room, &mut self.room),
             ClientMsg::Hello
             | ClientMsg::SetNetSettings(_)
             | ClientMsg::SetServerRules(_)
             | ClientMsg::SetModel(_)
             | ClientMsg::LagSpike(_)
-            | ClientMsg::Resume { .. } => (Kind::Control, &mut self.control),
+            | ClientMsg::Resume { .. }
+            | ClientMsg::Room(
+                RoomClientMsg::Join
+                | RoomClientMsg::SetPlayerSettings(_)
+                | RoomClientMsg::SetMaxRecordTime { .. }
+                | RoomClientMsg::AddBot,
+            ) => (Kind::Control, &mut self.control),
         };
         if !(kind == Kind::Control && held) && bucket.try_take(now) {
             return Ok(Admit::Pass(msg));
@@ -276,11 +325,20 @@ impl Gate {
                 self.totals.coalesced += u64::from(self.held_model.replace(m).is_some());
                 Ok(Admit::Held)
             }
+            ClientMsg::Room(RoomClientMsg::SetPlayerSettings(p)) => {
+                self.totals.coalesced += u64::from(self.held_player.replace(p).is_some());
+                Ok(Admit::Held)
+            }
+            ClientMsg::Room(RoomClientMsg::SetMaxRecordTime { ms }) => {
+                self.totals.coalesced += u64::from(self.held_record_time.replace(ms).is_some());
+                Ok(Admit::Held)
+            }
             _ => {
                 match kind {
                     Kind::Move => self.totals.dropped_moves += 1,
                     Kind::Inputs => self.totals.dropped_inputs += 1,
                     Kind::Ping => self.totals.dropped_pings += 1,
+                    Kind::Room => self.totals.dropped_room += 1,
                     Kind::Control => self.totals.dropped_control += 1,
                 }
                 self.roll_window(now);
@@ -297,13 +355,18 @@ impl Gate {
         }
     }
 
-    /// Whether a settings, rules or model message is held.
+    /// Whether a settings, rules, model, player settings or
+    /// `MaxRecordTime` message is held.
     fn holding(&self) -> bool {
-        self.held_settings.is_some() || self.held_rules.is_some() || self.held_model.is_some()
+        self.held_settings.is_some()
+            || self.held_rules.is_some()
+            || self.held_model.is_some()
+            || self.held_player.is_some()
+            || self.held_record_time.is_some()
     }
 
-    /// A held message whose token has arrived: settings, then rules, then
-    /// the model.
+    /// A held message whose token has arrived: settings, then rules, the
+    /// model, the player's room settings, `MaxRecordTime`.
     pub(crate) fn release(&mut self, now: SimTime) -> Option<ClientMsg> {
         if !self.holding() || !self.control.try_take(now) {
             return None;
@@ -313,6 +376,14 @@ impl Gate {
             .map(ClientMsg::SetNetSettings)
             .or_else(|| self.held_rules.take().map(ClientMsg::SetServerRules))
             .or_else(|| self.held_model.take().map(ClientMsg::SetModel))
+            .or_else(|| {
+                let p = self.held_player.take()?;
+                Some(ClientMsg::Room(RoomClientMsg::SetPlayerSettings(p)))
+            })
+            .or_else(|| {
+                let ms = self.held_record_time.take()?;
+                Some(ClientMsg::Room(RoomClientMsg::SetMaxRecordTime { ms }))
+            })
     }
 
     /// When [`Gate::release`] will have something, if anything is held.

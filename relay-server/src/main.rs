@@ -11,7 +11,8 @@ use std::time::Duration;
 use tracing_subscriber::EnvFilter;
 
 /// Netcode Playground relay: serves the built page and a WebSocket
-/// endpoint (`/ws`) hosting the authoritative simulation per connection.
+/// endpoint (`/ws`) hosting the authoritative simulation per connection,
+/// or per shared room (`/ws?room=NAME`).
 #[derive(Debug, Parser)]
 #[command(version, about)]
 struct Args {
@@ -36,6 +37,11 @@ struct Args {
     /// proxy.
     #[arg(long, default_value_t = relay_server::Limits::default().max_connections_per_ip, env = "PLAYGROUND_MAX_CONNECTIONS_PER_IP")]
     max_connections_per_ip: usize,
+    /// Most players in one shared room (`/ws?room=NAME`), bots included;
+    /// one more is refused with a reason and close code 1013.
+    #[arg(long, default_value_t = sim::room::config::DEFAULT_MAX_PLAYERS as u16, env = "PLAYGROUND_MAX_ROOM_PLAYERS",
+          value_parser = clap::value_parser!(u16).range(1..=sim::room::config::MAX_ROOM_PLAYERS as i64))]
+    max_room_players: u16,
     /// Worker threads running the sessions (default: one per core), on
     /// tokio's multi-threaded scheduler even for 1 (see
     /// `relay_server::runtime`); the load test pins the relay to one core
@@ -105,6 +111,7 @@ async fn run(args: Args) -> anyhow::Result<()> {
     tracing::info!(addr = %local, dist = %args.dist.display(), "serving");
     let limits = relay_server::Limits {
         max_connections_per_ip: args.max_connections_per_ip,
+        max_room_players: args.max_room_players.into(),
         ..relay_server::Limits::default()
     };
     let deployment = Deployment {

@@ -6,13 +6,14 @@
 //! |---|---|---|---|
 //! | `relay_info` | gauge (always 1) | `instance`, `version` | which relay this is |
 //! | `relay_sessions` | gauge | – | open WebSocket sessions |
-//! | `relay_rooms` | gauge | – | rooms with a session on this relay (each private session is its own room) |
+//! | `relay_rooms` | gauge | – | rooms on this relay: shared rooms (`/ws?room=NAME`, [`crate::rooms`]) and private sessions (each its own room) |
 //! | `relay_frames_in_total` | counter | `kind` ([`CLIENT_KINDS`]) | binary frames received |
 //! | `relay_frames_out_total` | counter | `kind` ([`SERVER_KINDS`]) | frames sent |
 //! | `relay_frames_rejected_total` | counter | – | frames answered with an `Error` (undecodable, text, out-of-range settings, failed resume) |
-//! | `relay_frames_dropped_total` | counter | `kind` (`move`, `ping`, `control`, `inputs`) | frames over their rate budget (`limits`) |
+//! | `relay_frames_dropped_total` | counter | `kind` (`move`, `ping`, `control`, `inputs`, `room`) | frames over their rate budget (`limits`) |
 //! | `relay_upgrades_refused_total` | counter | `reason` (`address_cap`, `draining`, `bad_room`) | `/ws` upgrades refused (429, 503, 400) |
-//! | `relay_host_poll_seconds` | histogram | – | one `ServerHost::poll` (the room tick), s |
+//! | `relay_host_poll_seconds` | histogram | – | one `ServerHost::poll` of a private session, s |
+//! | `relay_room_tick_seconds` | histogram | – | one shared room's poll that ran its 60 Hz tick (bots, frame history, net updates, and the players' messages due), s |
 //! | `relay_scenario_saves_total` | counter | `result` (`created`, `rejected`, `failed`) | `POST /api/scenarios` answered 201, 4xx, 5xx |
 //!
 //! Rates (frames per second by kind) are PromQL's job:
@@ -41,7 +42,7 @@ use std::time::{Duration, Instant};
 
 /// `kind` label of frames in, by the message's tag (`sim`'s `ClientMsg`
 /// variant order); `other` for frames that are not a known message.
-pub(crate) const CLIENT_KINDS: [&str; 10] = [
+pub(crate) const CLIENT_KINDS: [&str; 11] = [
     "hello",
     "server_move",
     "set_net_settings",
@@ -51,11 +52,12 @@ pub(crate) const CLIENT_KINDS: [&str; 10] = [
     "resume",
     "set_model",
     "inputs",
+    "room",
     "other",
 ];
 
 /// `kind` label of frames out, by `sim`'s `ServerMsg` variant order.
-pub(crate) const SERVER_KINDS: [&str; 10] = [
+pub(crate) const SERVER_KINDS: [&str; 11] = [
     "welcome",
     "move_response",
     "proxy",
@@ -65,6 +67,7 @@ pub(crate) const SERVER_KINDS: [&str; 10] = [
     "session_token",
     "rollback",
     "rollback_observer",
+    "room",
     "other",
 ];
 
@@ -109,11 +112,12 @@ pub(crate) struct Metrics {
     frames_in: Vec<IntCounter>,
     frames_out: Vec<IntCounter>,
     rejected: IntCounter,
-    /// By [`Kind`]: move, ping, control, inputs.
+    /// By [`Kind`]: move, ping, control, inputs, room.
     dropped: Vec<IntCounter>,
     /// By [`Refusal`].
     refused: Vec<IntCounter>,
     poll: Histogram,
+    room_ticks: Histogram,
     /// By [`Save`].
     saves: Vec<IntCounter>,
 }
@@ -165,7 +169,7 @@ impl Metrics {
             sessions: gauge("relay_sessions", "Open WebSocket sessions."),
             rooms: gauge(
                 "relay_rooms",
-                "Rooms with a session on this relay (each private session is its own room).",
+                "Rooms on this relay: shared rooms and private sessions (each its own room).",
             ),
             frames_in: counters(&r, "relay_frames_in_total", "Binary frames received, by message kind.", "kind", &CLIENT_KINDS),
             frames_out: counters(&r, "relay_frames_out_total", "Frames sent, by message kind.", "kind", &SERVER_KINDS),
@@ -177,12 +181,20 @@ impl Metrics {
                 )
                 .expect("valid counter"),
             ),
-            dropped: counters(&r, "relay_frames_dropped_total", "Frames dropped over their rate budget, by budget.", "kind", &["move", "ping", "control", "inputs"]),
+            dropped: counters(&r, "relay_frames_dropped_total", "Frames dropped over their rate budget, by budget.", "kind", &["move", "ping", "control", "inputs", "room"]),
             refused: counters(&r, "relay_upgrades_refused_total", "WebSocket upgrades refused, by reason.", "reason", &["address_cap", "draining", "bad_room"]),
             poll: registered(
                 &r,
                 Histogram::with_opts(
-                    HistogramOpts::new("relay_host_poll_seconds", "Time of one ServerHost poll (the room tick), s.")
+                    HistogramOpts::new("relay_host_poll_seconds", "Time of one ServerHost poll of a private session, s.")
+                        .buckets(POLL_BUCKETS.to_vec()),
+                )
+                .expect("valid histogram"),
+            ),
+            room_ticks: registered(
+                &r,
+                Histogram::with_opts(
+                    HistogramOpts::new("relay_room_tick_seconds", "Time of one shared room's poll that ran its 60 Hz tick, s.")
                         .buckets(POLL_BUCKETS.to_vec()),
                 )
                 .expect("valid histogram"),
@@ -192,18 +204,37 @@ impl Metrics {
         }
     }
 
-    /// A new session's counters; the session and room gauges count it
-    /// until it is dropped.
-    pub(crate) fn session(self: &Arc<Self>) -> SessionMetrics {
+    /// A new session's counters; the session gauge counts it until it is
+    /// dropped, and so does the room gauge if it is `private` (its own
+    /// room; a shared room counts itself, [`Metrics::room_opened`]).
+    pub(crate) fn session(self: &Arc<Self>, private: bool) -> SessionMetrics {
         self.sessions.inc();
-        self.rooms.inc();
+        if private {
+            self.rooms.inc();
+        }
         SessionMetrics {
+            private,
             frames_in: [0; CLIENT_KINDS.len()],
             frames_out: [0; SERVER_KINDS.len()],
             poll: self.poll.local(),
             last_flush: Instant::now(),
             shared: Arc::clone(self),
         }
+    }
+
+    /// A shared room began.
+    pub(crate) fn room_opened(&self) {
+        self.rooms.inc();
+    }
+
+    /// A shared room ended.
+    pub(crate) fn room_closed(&self) {
+        self.rooms.dec();
+    }
+
+    /// A room task's own tick timer, flushed into the shared histogram.
+    pub(crate) fn room_ticks(&self) -> LocalHistogram {
+        self.room_ticks.local()
     }
 
     /// Open sessions now.
@@ -223,6 +254,7 @@ impl Metrics {
             Kind::Ping => 1,
             Kind::Control => 2,
             Kind::Inputs => 3,
+            Kind::Room => 4,
         };
         self.dropped[i].inc();
     }
@@ -261,6 +293,8 @@ fn kind_index(frame: &[u8], n: usize) -> usize {
 #[derive(Debug)]
 pub(crate) struct SessionMetrics {
     shared: Arc<Metrics>,
+    /// A private session counts as a room.
+    private: bool,
     frames_in: [u64; CLIENT_KINDS.len()],
     frames_out: [u64; SERVER_KINDS.len()],
     poll: LocalHistogram,
@@ -280,11 +314,17 @@ impl SessionMetrics {
 
     /// A poll that began at `started` produced `frames`, about to be sent.
     pub(crate) fn polled(&mut self, started: Instant, frames: &[Vec<u8>]) {
-        let now = Instant::now();
-        self.poll.observe(now.duration_since(started).as_secs_f64());
+        self.poll
+            .observe(Instant::now().duration_since(started).as_secs_f64());
+        self.sent(frames);
+    }
+
+    /// `frames` are about to be sent (a shared room's, polled by its task).
+    pub(crate) fn sent(&mut self, frames: &[Vec<u8>]) {
         for frame in frames {
             self.frames_out[kind_index(frame, SERVER_KINDS.len())] += 1;
         }
+        let now = Instant::now();
         if now.duration_since(self.last_flush) >= FLUSH_INTERVAL {
             self.last_flush = now;
             self.flush();
@@ -307,7 +347,9 @@ impl Drop for SessionMetrics {
     fn drop(&mut self) {
         self.flush();
         self.shared.sessions.dec();
-        self.shared.rooms.dec();
+        if self.private {
+            self.shared.rooms.dec();
+        }
     }
 }
 
@@ -339,6 +381,7 @@ mod tests {
             ClientMsg::Resume { .. } => "resume",
             ClientMsg::SetModel(_) => "set_model",
             ClientMsg::Inputs(_) => "inputs",
+            ClientMsg::Room(_) => "room",
         }
     }
 
@@ -353,6 +396,7 @@ mod tests {
             ServerMsg::SessionToken { .. } => "session_token",
             ServerMsg::Rollback(_) => "rollback",
             ServerMsg::RollbackObserver(_) => "rollback_observer",
+            ServerMsg::Room(_) => "room",
         }
     }
 
@@ -387,6 +431,7 @@ mod tests {
                 newest: sim::rollback::Tick(3),
                 inputs: vec![sim::rollback::wire::PackedInput::default()],
             }),
+            ClientMsg::Room(sim::room::RoomClientMsg::Join),
         ];
         for m in &msgs {
             let i = kind_index(&codec::encode(m), CLIENT_KINDS.len());
@@ -434,7 +479,7 @@ mod tests {
     #[test]
     fn session_counts_reach_the_shared_metrics_when_flushed_or_dropped() {
         let metrics = Arc::new(Metrics::new("test"));
-        let mut s = metrics.session();
+        let mut s = metrics.session(true);
         assert_eq!(metrics.sessions(), 1);
         s.frame_in(&codec::encode(&ClientMsg::Ping { id: 1 }));
         let t = s.poll_started();

@@ -2,9 +2,12 @@
 //! the player's state; on the next login it hands it back and "the player
 //! continues seamlessly"). When a socket drops, its session's
 //! [`ServerHost`] — authoritative character, rules, settings, conditioner
-//! — is parked here under the session's [`ResumeToken`] for
-//! [`GRACE`]; a new connection whose first word is
-//! `ClientMsg::Resume { token }` takes it over.
+//! — or, in a shared room, its [`Seat`] (the player stays in the room) is
+//! parked here under the session's [`ResumeToken`] for [`GRACE`]; a new
+//! connection whose first word is `ClientMsg::Resume { token }` takes it
+//! over. A seat not taken back within the grace period is given up: the
+//! player leaves the room (the relay sweeps the store when a grace period
+//! ends, [`ResumeStore::sweep`]).
 //!
 //! Bounded: at most [`MAX_PARKED`] sessions wait at once (the oldest is
 //! evicted for a newer one) and expired ones are swept on every park and
@@ -12,6 +15,7 @@
 //! client, and good for one resume: the resumed session gets the new
 //! connection's token.
 
+use crate::rooms::Seat;
 use sim::net::protocol::ResumeToken;
 use sim::ServerHost;
 use std::collections::HashMap;
@@ -24,10 +28,19 @@ pub const GRACE: Duration = Duration::from_secs(10);
 /// Most sessions parked at once (≈ 10 KiB each: 10 MiB at most).
 pub const MAX_PARKED: usize = 1024;
 
+/// What a dropped session leaves behind.
+#[derive(Debug)]
+pub(crate) enum Resumable {
+    /// A private session's host: the whole simulation.
+    Host(Box<ServerHost>),
+    /// A shared room's seat: the player, still in the room.
+    Seat(Seat),
+}
+
 /// A parked session.
 #[derive(Debug)]
 struct Parked {
-    host: Box<ServerHost>,
+    session: Resumable,
     since: Instant,
     connection: u64,
 }
@@ -50,20 +63,28 @@ pub(crate) fn new_token() -> Result<ResumeToken, getrandom::Error> {
 }
 
 impl ResumeStore {
-    fn sweep(parked: &mut HashMap<ResumeToken, Parked>, now: Instant) {
+    fn expire(parked: &mut HashMap<ResumeToken, Parked>, now: Instant) {
         parked.retain(|_, p| now.duration_since(p.since) < GRACE);
     }
 
-    /// Keeps `host` (of connection `connection`) under `token` from `now`.
+    /// Gives up every session whose grace period is over at `now` (a seat
+    /// given up leaves its room).
+    pub(crate) fn sweep(&self, now: Instant) {
+        let mut parked = self.parked.lock().unwrap_or_else(PoisonError::into_inner);
+        Self::expire(&mut parked, now);
+    }
+
+    /// Keeps `session` (of connection `connection`) under `token` from
+    /// `now`.
     pub(crate) fn park(
         &self,
         token: ResumeToken,
-        host: Box<ServerHost>,
+        session: Resumable,
         connection: u64,
         now: Instant,
     ) {
         let mut parked = self.parked.lock().unwrap_or_else(PoisonError::into_inner);
-        Self::sweep(&mut parked, now);
+        Self::expire(&mut parked, now);
         if parked.len() >= MAX_PARKED {
             let oldest = parked.iter().min_by_key(|(_, p)| p.since).map(|(t, _)| *t);
             if let Some(t) = oldest {
@@ -73,19 +94,29 @@ impl ResumeStore {
         parked.insert(
             token,
             Parked {
-                host,
+                session,
                 since: now,
                 connection,
             },
         );
     }
 
-    /// The session `token` names, if it is still waiting: the host and the
-    /// connection number it had.
-    pub(crate) fn take(&self, token: &ResumeToken, now: Instant) -> Option<(Box<ServerHost>, u64)> {
+    /// The session `token` names, if it is still waiting and `fits` it
+    /// (a new connection takes back only its own kind: a private host, or
+    /// a seat of the room it connected to): what it left and the
+    /// connection number it had. One that does not fit stays parked.
+    pub(crate) fn take(
+        &self,
+        token: &ResumeToken,
+        now: Instant,
+        fits: impl FnOnce(&Resumable) -> bool,
+    ) -> Option<(Resumable, u64)> {
         let mut parked = self.parked.lock().unwrap_or_else(PoisonError::into_inner);
-        Self::sweep(&mut parked, now);
-        parked.remove(token).map(|p| (p.host, p.connection))
+        Self::expire(&mut parked, now);
+        if !fits(&parked.get(token)?.session) {
+            return None;
+        }
+        parked.remove(token).map(|p| (p.session, p.connection))
     }
 
     /// Sessions waiting now.
@@ -102,8 +133,8 @@ impl ResumeStore {
 mod tests {
     use super::*;
 
-    fn host() -> Box<ServerHost> {
-        Box::new(ServerHost::new(1, sim::SimTime::ZERO))
+    fn host() -> Resumable {
+        Resumable::Host(Box::new(ServerHost::new(1, sim::SimTime::ZERO)))
     }
 
     #[test]
@@ -115,9 +146,12 @@ mod tests {
         assert_ne!(a, b);
         store.park(a, host(), 1, t0);
         store.park(b, host(), 2, t0);
-        assert!(store.take(&a, t0 + GRACE / 2).is_some());
-        assert!(store.take(&a, t0 + GRACE / 2).is_none(), "used twice");
-        assert!(store.take(&b, t0 + GRACE).is_none(), "expired");
+        assert!(store.take(&a, t0 + GRACE / 2, |_| true).is_some());
+        assert!(
+            store.take(&a, t0 + GRACE / 2, |_| true).is_none(),
+            "used twice"
+        );
+        assert!(store.take(&b, t0 + GRACE, |_| true).is_none(), "expired");
         assert_eq!(store.len(), 0);
     }
 
@@ -136,6 +170,8 @@ mod tests {
             );
         }
         assert_eq!(store.len(), MAX_PARKED);
-        assert!(store.take(&first, t0 + Duration::from_millis(1)).is_none());
+        assert!(store
+            .take(&first, t0 + Duration::from_millis(1), |_| true)
+            .is_none());
     }
 }

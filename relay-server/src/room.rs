@@ -11,6 +11,7 @@
 //! parameter (in any letter case, as nginx matches `$arg_room`) is refused,
 //! since the proxy would hash the first and the relay might read another.
 //! No `room` at all is a private session the proxy places round robin.
+//! Any other id than a private one names a shared room ([`crate::rooms`]).
 //! The id is echoed in the upgrade response's `X-Relay-Room` header.
 
 use crate::metrics::Refusal;
@@ -23,6 +24,10 @@ use axum::Json;
 
 /// Longest room id, characters.
 pub const ROOM_ID_MAX: usize = 64;
+
+/// How a page's private room id begins (`p-` and 24 hex digits, drawn once
+/// per page): a session of its own, not a shared room.
+pub const PRIVATE_PREFIX: &str = "p-";
 
 /// Response header echoing the room of a `/ws` upgrade.
 pub const ROOM_HEADER: HeaderName = HeaderName::from_static("x-relay-room");
@@ -66,6 +71,12 @@ impl RoomId {
     /// The id.
     pub fn as_str(&self) -> &str {
         &self.0
+    }
+
+    /// Whether this names a shared room ([`crate::rooms`]): any id but a
+    /// page's private one, `p-` and its random digits.
+    pub fn is_shared(&self) -> bool {
+        !self.0.starts_with(PRIVATE_PREFIX)
     }
 
     /// The room named in a raw query string, if any.
@@ -142,6 +153,16 @@ mod tests {
         for bad in ["a b", "a%41", "a/b", "é", "a.b", "a+b"] {
             assert_eq!(RoomId::parse(bad), Err(RoomError::Charset), "{bad}");
         }
+    }
+
+    #[test]
+    fn a_private_id_is_a_session_of_its_own_and_any_other_a_shared_room() {
+        assert!(!RoomId::parse("p-0123456789abcdef01234567")
+            .unwrap()
+            .is_shared());
+        assert!(RoomId::parse("lobby").unwrap().is_shared());
+        assert!(RoomId::parse("P-caps").unwrap().is_shared());
+        assert!(RoomId::parse("p").unwrap().is_shared());
     }
 
     #[test]

@@ -4,15 +4,18 @@
 //! Every way the relay ends a connection sends a Close frame with its code
 //! and reason (RFC 6455 §7.4.1): too many bad frames or a flood 1008, a
 //! message over the socket's size limit 1009, shutdown 1001, and a
-//! client's own Close is echoed. A client that does not read is dropped
-//! after the send timeout.
+//! client's own Close is echoed; a full room refuses with 1013. A client
+//! that does not read is dropped after the send timeout. In a shared room
+//! the loop also carries the room's frames for this player
+//! ([`Session::room_out`]).
 
 use crate::limits::{Limits, Violation};
 use crate::metrics::Refusal;
 use crate::proxy::ClientAddr;
 use crate::resume;
 use crate::room::{RoomId, RoomQuery};
-use crate::session::Session;
+use crate::rooms::CLOSE_ROOM_FULL;
+use crate::session::{RoomOut, Session};
 use crate::AppState;
 use axum::extract::ws::{CloseFrame, Message, WebSocket};
 use axum::extract::{State, WebSocketUpgrade};
@@ -121,8 +124,10 @@ pub(crate) async fn upgrade(
 /// How a session ended, for the summary line.
 #[derive(Debug)]
 enum End {
-    /// The client closed or the socket failed.
+    /// The socket failed or ended without a close handshake.
     Client,
+    /// The client closed (a Close frame): it said goodbye.
+    Closed,
     /// Closed by us for abuse (1008).
     Violation(String),
     /// Closed by us for a message over the socket's limit (1009).
@@ -131,6 +136,8 @@ enum End {
     Shutdown,
     /// A send did not complete within the send timeout.
     SlowReader,
+    /// The shared room was full (1013).
+    RoomFull(String),
 }
 
 /// Sends `frames` as binary messages with one flush — one `write` for
@@ -217,7 +224,15 @@ async fn run(mut socket: WebSocket, state: AppState, limits: Limits, room: Optio
             None
         }
     };
-    let mut session = Session::new(n, seed, limits, token, state.now(), &state.inner.metrics);
+    let mut session = Session::new(
+        n,
+        seed,
+        limits,
+        token,
+        state.now(),
+        &state.inner.metrics,
+        (room.as_ref(), &state.inner.rooms),
+    );
     let room = room.as_ref().map_or("", RoomId::as_str);
     info!(connection = n, seed, room, "client connected");
     // Made once, not per message: each `cancelled()` future registers with
@@ -262,7 +277,7 @@ async fn run(mut socket: WebSocket, state: AppState, limits: Limits, room: Optio
                         // The socket layer queued the echo of the client's
                         // Close (RFC 6455 §5.5.1): send it.
                         let _ = tokio::time::timeout(limits.send_timeout, socket.flush()).await;
-                        break End::Client;
+                        break End::Closed;
                     }
                     Message::Ping(_) | Message::Pong(_) => Ok(()),
                 };
@@ -273,6 +288,31 @@ async fn run(mut socket: WebSocket, state: AppState, limits: Limits, room: Optio
                     let _ = send_all(&mut socket, frames, limits.send_timeout).await;
                     close(&mut socket, CLOSE_POLICY, "policy violation: see the last Error message", limits.send_timeout).await;
                     break End::Violation(reason);
+                }
+            }
+            out = session.room_out() => {
+                let Some(out) = out else {
+                    close(&mut socket, CLOSE_GOING_AWAY, "room closed: relay shutting down", limits.send_timeout).await;
+                    break End::Shutdown;
+                };
+                match session.take_room_out(state.now(), out) {
+                    Ok(RoomOut::Frames(frames)) => {
+                        if let Err(end) = send_all(&mut socket, frames, limits.send_timeout).await {
+                            break end;
+                        }
+                    }
+                    Ok(RoomOut::Refused { frame, reason }) => {
+                        let _ = send_all(&mut socket, vec![frame], limits.send_timeout).await;
+                        close(&mut socket, CLOSE_ROOM_FULL, &reason, limits.send_timeout).await;
+                        break End::RoomFull(reason);
+                    }
+                    Err(Violation(reason)) => {
+                        session.send_error(reason.clone());
+                        let frames = session.poll(state.now());
+                        let _ = send_all(&mut socket, frames, limits.send_timeout).await;
+                        close(&mut socket, CLOSE_POLICY, "policy violation: see the last Error message", limits.send_timeout).await;
+                        break End::Violation(reason);
+                    }
                 }
             }
             () = &mut cancelled => {
@@ -288,24 +328,38 @@ async fn run(mut socket: WebSocket, state: AppState, limits: Limits, room: Optio
     };
     let ended_by = match &end {
         End::Client => "client",
-        End::Violation(r) | End::TooBig(r) => r.as_str(),
+        End::Closed => "client closed",
+        End::Violation(r) | End::TooBig(r) | End::RoomFull(r) => r.as_str(),
         End::Shutdown => "shutdown",
         End::SlowReader => "slow reader: send timed out",
     };
     session.log_end(ended_by);
     // A client that dropped (not one thrown out, not a shutdown) may come
-    // back: keep its session for the grace period.
-    if matches!(end, End::Client | End::SlowReader) {
-        if let Some((token, host)) = session.into_resumable() {
+    // back: keep its session for the grace period. A room player who closed
+    // the socket has left the room (a page closed or leaving the room); a
+    // private session is kept either way.
+    let keep = match end {
+        End::Client | End::SlowReader => true,
+        End::Closed => !session.is_shared(),
+        _ => false,
+    };
+    if keep {
+        if let Some((token, kept)) = session.into_resumable() {
             state
                 .inner
                 .resume
-                .park(token, host, n, std::time::Instant::now());
+                .park(token, kept, n, std::time::Instant::now());
             info!(
                 connection = n,
                 grace_s = resume::GRACE.as_secs(),
                 "session kept for a reconnect"
             );
+            // A room seat not taken back leaves the room when its grace
+            // period ends, whether or not anyone else reconnects.
+            tokio::spawn(async move {
+                tokio::time::sleep(resume::GRACE).await;
+                state.inner.resume.sweep(std::time::Instant::now());
+            });
         }
     }
 }

@@ -1,6 +1,7 @@
 //! Three relays behind nginx (`deploy/nginx.conf`) sharing PostgreSQL: the
-//! room decides the relay; a dropped socket resumes on the relay that kept
-//! it; killing a relay moves only its rooms and its players get back in
+//! room decides the relay, so two players of one shared room land on one
+//! relay and see each other; a dropped socket resumes on the relay that
+//! kept it; killing a relay moves only its rooms and its players get back in
 //! through nginx while the others notice nothing; a draining relay takes no
 //! new players; a scenario saved through one relay opens through another;
 //! the per-address cap counts the clients behind nginx. Needs nginx and
@@ -13,6 +14,7 @@ use common::*;
 use futures_util::{SinkExt, StreamExt};
 use sim::net::codec;
 use sim::net::protocol::{ClientMsg, ResumeToken, ServerMsg};
+use sim::room::{PlayerId, RoomClientMsg, RoomServerMsg};
 use std::collections::BTreeMap;
 use std::net::IpAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -35,9 +37,20 @@ async fn connect(nginx: &Nginx, room: &str, from: IpAddr) -> (Ws, String) {
     (ws, header(&res, "x-relay-instance").to_owned())
 }
 
-/// Hello, and the session's resume token.
-async fn hello(ws: &mut Ws) -> ResumeToken {
-    send(ws, &ClientMsg::Hello).await;
+/// The first word in `room`: Hello for a private session (`p-…`), Join for
+/// a shared room.
+fn greeting(room: &str) -> ClientMsg {
+    if room.starts_with("p-") {
+        ClientMsg::Hello
+    } else {
+        ClientMsg::Room(RoomClientMsg::Join)
+    }
+}
+
+/// The first word in `room` (Hello or Join), and the session's resume
+/// token.
+async fn hello(ws: &mut Ws, room: &str) -> ResumeToken {
+    send(ws, &greeting(room)).await;
     let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
     loop {
         let msg = tokio::time::timeout_at(deadline, ws.next())
@@ -52,12 +65,14 @@ async fn hello(ws: &mut Ws) -> ResumeToken {
 }
 
 /// Sends `Resume { token }` and reads the answer: `true` if the session
-/// came back (a Welcome), `false` on "resume failed".
+/// came back (a Welcome, or a room's Joined), `false` on "resume failed".
 async fn resume(ws: &mut Ws, token: ResumeToken) -> bool {
     send(ws, &ClientMsg::Resume { token }).await;
     for m in drain(ws, 500).await {
         match m {
-            ServerMsg::Welcome { .. } => return true,
+            ServerMsg::Welcome { .. } | ServerMsg::Room(RoomServerMsg::Joined { .. }) => {
+                return true
+            }
             ServerMsg::Error { reason } if reason.contains("resume failed") => return false,
             _ => {}
         }
@@ -155,14 +170,70 @@ async fn one_room_lands_on_one_relay_and_a_hundred_rooms_spread_over_three() {
     cluster.finish().await;
 }
 
+/// The ids in the net updates `ws` receives over `ms` (pinging as a page
+/// does, so the room keeps sending).
+async fn seen_in_room(ws: &mut Ws, ms: u64) -> std::collections::BTreeSet<PlayerId> {
+    let mut seen = std::collections::BTreeSet::new();
+    let end = tokio::time::Instant::now() + Duration::from_millis(ms);
+    let mut tick = tokio::time::interval(Duration::from_millis(100));
+    let mut id = 0;
+    loop {
+        tokio::select! {
+            () = tokio::time::sleep_until(end) => return seen,
+            _ = tick.tick() => {
+                id += 1;
+                send(ws, &ClientMsg::Ping { id }).await;
+            }
+            msg = ws.next() => match msg {
+                Some(Ok(Message::Binary(b))) => {
+                    if let Ok(ServerMsg::Room(RoomServerMsg::Proxies(batch))) = codec::decode(&b) {
+                        seen.extend(batch.characters.iter().map(|c| c.id));
+                    }
+                }
+                Some(Ok(_)) => {}
+                _ => return seen,
+            },
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs nginx and PostgreSQL: scripts/test.sh runs these with --ignored"]
+async fn two_players_of_one_shared_room_land_on_one_relay_and_see_each_other() {
+    let cluster = Cluster::start(&[]).await;
+    let (mut a, on_a) = connect(&cluster.nginx, "arena", client_ip(11, 0)).await;
+    hello(&mut a, "arena").await;
+    let (mut b, on_b) = connect(&cluster.nginx, "arena", client_ip(11, 1)).await;
+    hello(&mut b, "arena").await;
+    assert_eq!(on_a, on_b);
+    let (seen_by_a, seen_by_b) = tokio::join!(seen_in_room(&mut a, 600), seen_in_room(&mut b, 600));
+    assert_eq!(seen_by_a.into_iter().collect::<Vec<_>>(), vec![PlayerId(2)]);
+    assert_eq!(seen_by_b.into_iter().collect::<Vec<_>>(), vec![PlayerId(1)]);
+    // The room list, asked with the room's name, comes from its relay.
+    let listed = http(&cluster.nginx.addr, "GET /api/rooms?room=arena", "", b"")
+        .await
+        .unwrap();
+    assert_eq!(listed.header("x-relay-instance"), Some(on_a.as_str()));
+    assert_eq!(
+        listed.json()["rooms"],
+        serde_json::json!([{"room": "arena", "players": 2, "bots": 0, "max_players": 16}])
+    );
+    cluster.finish().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "needs nginx and PostgreSQL: scripts/test.sh runs these with --ignored"]
 async fn a_dropped_socket_resumes_on_the_relay_that_kept_its_session() {
     let cluster = Cluster::start(&[]).await;
+    // Private sessions and seats in shared rooms alike.
     for i in 0..9 {
-        let room = format!("p-{i:024x}");
+        let room = if i % 2 == 0 {
+            format!("p-{i:024x}")
+        } else {
+            format!("shared-{i}")
+        };
         let (mut ws, instance) = connect(&cluster.nginx, &room, client_ip(5, i)).await;
-        let token = hello(&mut ws).await;
+        let token = hello(&mut ws, &room).await;
         // The socket drops without a close handshake.
         drop(ws);
         tokio::time::sleep(Duration::from_millis(50)).await;
@@ -185,7 +256,7 @@ async fn killing_a_relay_moves_only_its_rooms_and_the_others_notice_nothing() {
     for i in 0..30 {
         let room = format!("game-{i:02}");
         let (mut ws, instance) = connect(&cluster.nginx, &room, client_ip(6, i)).await;
-        let token = hello(&mut ws).await;
+        let token = hello(&mut ws, &room).await;
         players.push((room, instance, token, play(ws, stop.clone())));
     }
     let victim = players[0].1.clone();
@@ -211,7 +282,7 @@ async fn killing_a_relay_moves_only_its_rooms_and_the_others_notice_nothing() {
             !resume(&mut ws, *token).await,
             "{room}: resumed on another relay?"
         );
-        hello(&mut ws).await;
+        hello(&mut ws, room).await;
         assert!(
             t.elapsed() < Duration::from_secs(2),
             "{room}: {:?}",
@@ -260,7 +331,7 @@ async fn killing_a_relay_moves_only_its_rooms_and_the_others_notice_nothing() {
 async fn a_draining_relay_takes_no_new_players_while_its_own_play_on() {
     let mut cluster = Cluster::start(&["--drain-delay-ms", "1500"]).await;
     let (mut ws, draining) = connect(&cluster.nginx, "drain-me", client_ip(9, 0)).await;
-    hello(&mut ws).await;
+    hello(&mut ws, "drain-me").await;
     let stop = Arc::new(AtomicBool::new(false));
     let player = play(ws, stop.clone());
     tokio::time::sleep(Duration::from_millis(500)).await;

@@ -133,7 +133,7 @@ async fn metrics_parse_and_their_counters_follow_the_traffic() {
     assert_eq!(sample(&before, "relay_sessions", &[]), 0.0);
     assert_eq!(sample(&before, "relay_frames_in_total", &[]), 0.0);
 
-    let (mut ws, _) = ws_connect(&relay.ws_url("room=m1"), &[], None)
+    let (mut ws, _) = ws_connect(&relay.ws_url("room=p-m1"), &[], None)
         .await
         .unwrap();
     send(&mut ws, &ClientMsg::Hello).await;

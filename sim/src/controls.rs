@@ -227,6 +227,53 @@ pub const ROLLBACK_INPUT_BUFFER: Range =
 pub const ROLLBACK_MAX_PREDICTION: Range =
     range("rollback-max-prediction", 1.0, 448.0, 1.0, 30.0, "ticks");
 
+// ---- a shared room (`003_…`, issue #13) ---------------------------------
+
+/// How often the other characters are sent to this player, Hz (UE
+/// `NetUpdateFrequency`; [`crate::room::config::NET_UPDATE_HZ_RANGE`]).
+pub const NET_UPDATE_RATE: Range = range(
+    "net-update-rate",
+    crate::room::config::NET_UPDATE_HZ_RANGE.0 as f64,
+    crate::room::config::NET_UPDATE_HZ_RANGE.1 as f64,
+    1.0,
+    crate::room::config::DEFAULT_NET_UPDATE_HZ as f64,
+    "Hz",
+);
+/// The furthest back this player's shots are rewound, ms: 250 ms
+/// (Overwatch) by default, up to Source's `sv_maxunlag` 1 s
+/// ([`crate::room::config::MAX_REWIND_CAP_MS`]).
+pub const REWIND_CAP: Range = range(
+    "rewind-cap",
+    0.0,
+    crate::room::config::MAX_REWIND_CAP_MS as f64,
+    10.0,
+    crate::room::config::DEFAULT_REWIND_CAP_MS as f64,
+    "ms",
+);
+/// How far back the room's frame history reaches, s (`MaxRecordTime`,
+/// [`crate::room::history::MAX_RECORD_TIME_RANGE_MS`]): 0.4 s, up to the
+/// reference's 4 s debug setting. Room-wide.
+pub const MAX_RECORD_TIME: Range = range(
+    "max-record-time",
+    crate::room::history::MAX_RECORD_TIME_RANGE_MS.0 as f64 / 1000.0,
+    crate::room::history::MAX_RECORD_TIME_RANGE_MS.1 as f64 / 1000.0,
+    0.1,
+    crate::room::history::DEFAULT_MAX_RECORD_TIME_MS as f64 / 1000.0,
+    "s",
+);
+/// Server-side rewind for this player's shots (off: judged against where
+/// the targets are now).
+pub const REWIND: Switch = Switch {
+    id: "rewind",
+    default: true,
+};
+/// The ammo counter's merge: on, the reference's sequence-number fix
+/// ([`crate::room::AmmoMode::Sequence`]); off, the naive overwrite.
+pub const AMMO_SEQUENCE: Switch = Switch {
+    id: "ammo-sequence",
+    default: true,
+};
+
 /// Every slider and number input the page shows today, per-direction ones
 /// once (see [`PER_DIRECTION`]).
 pub const PAGE_RANGES: &[Range] = &[
@@ -242,6 +289,9 @@ pub const PAGE_RANGES: &[Range] = &[
     SEND_RATE,
     FORCED_MOVE_LOSS,
     CLOCK_SPEED,
+    NET_UPDATE_RATE,
+    REWIND_CAP,
+    MAX_RECORD_TIME,
 ];
 
 /// Every checkbox the page shows.
@@ -253,9 +303,12 @@ pub const PAGE_SWITCHES: &[Switch] = &[
     OLD_MOVES,
     SPEED_BUFF,
     DASH_BUG,
+    REWIND,
+    AMMO_SEQUENCE,
 ];
 
-/// The rollback model's controls (not on the page yet).
+/// The rollback model's sliders (its section of the page; the tick rate is
+/// a select of [`crate::rollback::TickRate::ALL`]).
 pub const ROLLBACK_RANGES: &[Range] = &[
     ROLLBACK_REDUNDANCY,
     ROLLBACK_HOLD_LAST,
@@ -303,6 +356,22 @@ mod tests {
             Some(ROLLBACK_MAX_PREDICTION.default as u16)
         );
         assert_eq!(f64::from(c.redundancy), ROLLBACK_REDUNDANCY.default);
+    }
+
+    #[test]
+    fn the_room_controls_are_the_rooms_own_ranges() {
+        use crate::room::{AmmoMode, PlayerSettings};
+        let p = PlayerSettings::default();
+        assert_eq!(NET_UPDATE_RATE.default, f64::from(p.net_update_hz));
+        assert_eq!((NET_UPDATE_RATE.min, NET_UPDATE_RATE.max), (5.0, 60.0));
+        assert_eq!(REWIND_CAP.default, f64::from(p.rewind_cap_ms));
+        assert_eq!(REWIND_CAP.max, 1000.0);
+        assert_eq!(REWIND.default, p.rewind);
+        assert_eq!((MAX_RECORD_TIME.default, MAX_RECORD_TIME.max), (0.4, 4.0));
+        assert_eq!(
+            AMMO_SEQUENCE.default,
+            AmmoMode::default() == AmmoMode::Sequence
+        );
     }
 
     #[test]

@@ -109,12 +109,9 @@ fn index_html_agrees_with_the_controls_table() {
         );
         known.push(s.id.to_owned());
     }
-    // Every rollback control the page shows agrees too.
     for r in controls::ROLLBACK_RANGES {
-        if found.contains_key(r.id) {
-            check_range(&found, r.id, r);
-            known.push(r.id.to_owned());
-        }
+        check_range(&found, r.id, r);
+        known.push(r.id.to_owned());
     }
     let unknown: Vec<&String> = found
         .iter()
@@ -139,4 +136,45 @@ fn the_attribute_parser_reads_quoted_and_bare_attributes() {
     assert_eq!(a.get("id").map(String::as_str), Some("x"));
     assert!(a.contains_key("checked"));
     assert_eq!(a.get("min").map(String::as_str), Some("0.5"));
+}
+
+/// The `value`s of the `<option>`s of `<select id="{id}">`, and which one
+/// is `selected`.
+fn select_options(html: &str, id: &str) -> (Vec<String>, Option<String>) {
+    let start = html
+        .find(&format!("<select id=\"{id}\""))
+        .unwrap_or_else(|| panic!("index.html has no select #{id}"));
+    let body = &html[start..];
+    let body = &body[..body.find("</select>").expect("the select ends")];
+    let mut values = Vec::new();
+    let mut selected = None;
+    let mut rest = body;
+    while let Some(at) = rest.find("<option") {
+        rest = &rest[at + "<option".len()..];
+        let end = rest.find('>').expect("an <option> tag ends");
+        let attrs = parse_attributes(&rest[..end]);
+        let value = attrs.get("value").cloned().unwrap_or_default();
+        if attrs.contains_key("selected") {
+            selected = Some(value.clone());
+        }
+        values.push(value);
+    }
+    (values, selected)
+}
+
+#[test]
+fn the_tick_rate_select_offers_every_rate_and_starts_at_the_default() {
+    use sim::rollback::{RollbackConfig, TickRate};
+    let html = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../www/index.html"))
+        .expect("www/index.html");
+    let (values, selected) = select_options(&html, "rollback-tick-rate");
+    let want: Vec<String> = TickRate::ALL.iter().map(|r| r.hz().to_string()).collect();
+    assert_eq!(values, want);
+    assert_eq!(
+        selected,
+        Some(RollbackConfig::default().tick_rate.hz().to_string())
+    );
+    let (models, selected) = select_options(&html, "model");
+    assert_eq!(models, ["cmc", "rollback"]);
+    assert_eq!(selected.as_deref(), Some(sim::Model::default().name()));
 }

@@ -74,6 +74,21 @@ fn a_live_switch_keeps_the_connection_the_settings_and_the_measured_link() {
 }
 
 #[test]
+fn rollback_settings_changed_before_the_welcome_are_in_force_once_it_arrives() {
+    let mut s = session(5, NetSettings::symmetric(100, 0, 0), rollback());
+    // The switch's Welcome has not arrived yet when redundancy changes.
+    assert!(s.endpoint.rollback().is_none());
+    let one = RollbackConfig {
+        redundancy: 1,
+        ..RollbackConfig::default()
+    };
+    s.apply(Setting::Model(Model::Rollback(one)));
+    run(&mut s, &mut BotPlayer::new(0), 2.0);
+    assert_eq!(s.endpoint.model(), Model::Rollback(one));
+    assert_eq!(s.host.model(), Model::Rollback(one));
+}
+
+#[test]
 fn asking_for_the_model_in_force_sends_nothing() {
     let mut e = ClientEndpoint::with_setup(1, &Setup::default());
     let first = e.frame(SimTime::ZERO, 0.0, Vec2::ZERO, false, false);

@@ -113,3 +113,43 @@ fn a_predicted_reload_fills_the_counter_at_once_and_the_server_agrees() {
     let c = s.host.shot_counters(me).unwrap();
     assert_eq!((c.judged, c.reloads, c.reloading), (5, 1, 0), "{c:?}");
 }
+
+/// The server's changes to the counter while a player at RTT 270 ms fires
+/// every 100 ms for 8 s, reloading whenever the magazine is empty, and
+/// the counter and the server's ammo at the end.
+fn dry_and_reload_at_rtt_270(mode: AmmoMode) -> (Vec<(u16, u16)>, u16, Option<u16>) {
+    let mut s = RoomSession::new(RoomConfig::default(), 4).unwrap();
+    let me = s.join(NetSettings::symmetric(270, 0, 0)).unwrap();
+    s.act(me, |e, _| e.set_ammo_mode(mode));
+    for frame in 0..(120 + 8 * 60 + 150) {
+        s.step(FRAME, still);
+        if (120..600).contains(&frame) && frame % 6 == 0 {
+            s.act(me, |e, now| {
+                if e.fire(now, Vec2::new(2000.0, 750.0)) == Err(sim::room::FireError::Empty) {
+                    e.reload(now).unwrap();
+                }
+            });
+        }
+    }
+    let e = s.endpoint(me).unwrap();
+    let jumps = e.ammo().jumps().map(|c| (c.from, c.to)).collect();
+    (jumps, e.ammo().shown(), s.host.ammo(me))
+}
+
+#[test]
+fn firing_dry_and_reloading_at_rtt_270_the_naive_counter_jumps_and_the_sequence_counter_stays_in_sync(
+) {
+    // The class of ReactiveDrop issue #738 ("Offhand counter may falsely
+    // show 0", at 270 ms ping: a predicted change and the server's crossing
+    // on the way). Naive: the counter goes back up by two while firing, and
+    // the server's accepted reload fills it before the local reload is
+    // over — twice, once per magazine.
+    let (naive, shown, server) = dry_and_reload_at_rtt_270(AmmoMode::Naive);
+    assert_eq!(naive, vec![(27, 29), (0, 30), (27, 29), (0, 30)]);
+    assert_eq!((shown, server), (30, Some(30)));
+    // Sequence numbers: no change of the server's is ever seen, and the
+    // counter ends where the server is.
+    let (sequence, shown, server) = dry_and_reload_at_rtt_270(AmmoMode::Sequence);
+    assert_eq!(sequence, vec![]);
+    assert_eq!((shown, server), (30, Some(30)));
+}

@@ -5,6 +5,7 @@
 use sim::bot::{Bot, Waypoint};
 use sim::net::codec;
 use sim::net::protocol::NetPosition;
+use sim::net::protocol::{ClientMsg, ServerMsg};
 use sim::room::weapon::WeaponConfig;
 use sim::room::wire::{NetDirection, RoomClientMsg, RoomServerMsg, Shot, Verdict};
 use sim::room::ShotCounters;
@@ -151,8 +152,8 @@ fn every_smoothing_mode_is_confirmed_at_rtt_200() {
 
 #[test]
 fn a_strafing_player_at_rtt_200_with_jitter_and_5_percent_loss_is_confirmed_98_percent() {
-    // Both players on a bad link: 7 of the 200 shots are lost on the way
-    // (loss applies to shots as to moves), three of the 193 judged miss —
+    // Both players on a bad link: 11 of the 200 shots are lost on the way
+    // (loss applies to shots as to moves), one of the 189 judged misses —
     // the target's own moves reach the server with jitter and gaps, so its
     // authoritative path is less smooth than the bot's that the shooter
     // extrapolates — and no honest shot is taken for firing too fast
@@ -166,7 +167,7 @@ fn a_strafing_player_at_rtt_200_with_jitter_and_5_percent_loss_is_confirmed_98_p
     );
     assert_eq!(
         (c.judged, confirmed(&c), c.hit_head, c.fire_rate),
-        (193, 190, 118, 0),
+        (189, 188, 100, 0),
         "{c:?}"
     );
     assert!(confirmed(&c) * 100 >= 98 * c.judged);
@@ -176,7 +177,7 @@ fn a_strafing_player_at_rtt_200_with_jitter_and_5_percent_loss_is_confirmed_98_p
         SmoothingMode::Exponential,
         NO_REWIND,
     );
-    assert_eq!((c.judged, confirmed(&c)), (193, 18), "{c:?}");
+    assert_eq!((c.judged, confirmed(&c)), (189, 15), "{c:?}");
 }
 
 #[test]
@@ -232,7 +233,7 @@ fn a_shot_older_than_the_rewind_cap_is_rejected_as_too_old() {
 fn room_until(ms: u64) -> (RoomHost, PlayerId, PlayerId) {
     let mut host = RoomHost::new(RoomConfig::default(), 3, SimTime::ZERO).unwrap();
     let shooter = host.add_player(SimTime::ZERO).unwrap();
-    let perfect = RoomClientMsg::SetNetSettings(NetSettings::symmetric(0, 0, 0));
+    let perfect = ClientMsg::SetNetSettings(NetSettings::symmetric(0, 0, 0));
     host.receive_frame(SimTime::ZERO, shooter, &codec::encode(&perfect))
         .unwrap();
     let bot = host
@@ -262,8 +263,12 @@ fn a_rewind_never_moves_the_current_boxes() {
         origin,
         direction: NetDirection::quantize(past.boxes.center() - origin.to_vec2()),
     };
-    host.receive_frame(now, shooter, &codec::encode(&RoomClientMsg::Fire(shot)))
-        .unwrap();
+    host.receive_frame(
+        now,
+        shooter,
+        &codec::encode(&ClientMsg::Room(RoomClientMsg::Fire(shot))),
+    )
+    .unwrap();
     let (boxes, newest) = (
         host.hit_boxes(bot).unwrap(),
         *host.history(bot).unwrap().newest().unwrap(),
@@ -273,8 +278,8 @@ fn a_rewind_never_moves_the_current_boxes() {
     assert_eq!(host.history(bot).unwrap().newest(), Some(&newest));
     let result = frames
         .iter()
-        .find_map(|(_, f)| match codec::decode::<RoomServerMsg>(f) {
-            Ok(RoomServerMsg::ShotResult(r)) => Some(r),
+        .find_map(|(_, f)| match codec::decode::<ServerMsg>(f) {
+            Ok(ServerMsg::Room(RoomServerMsg::ShotResult(r))) => Some(r),
             _ => None,
         })
         .unwrap();
@@ -336,4 +341,75 @@ fn the_four_views_of_one_shot_at_rtt_200() {
     assert_eq!(y(v.tested), 842.72);
     assert_eq!(y(v.target_saw), 785.12);
     assert_eq!(y(v.server_now), 727.55);
+}
+
+/// How far (cm) the boxes the server tested lie from where the shooter drew
+/// the target, along the target's motion (positive: ahead of the drawn
+/// body), averaged over the last shots kept, for a strafing bot at RTT
+/// 200 ms drawn with `smoothing`.
+fn tested_ahead_of_drawn(smoothing: SmoothingMode) -> f32 {
+    let config = RoomConfig {
+        weapon: WeaponConfig {
+            magazine: 200,
+            ..WeaponConfig::default()
+        },
+        ..RoomConfig::default()
+    };
+    let mut s = RoomSession::new(config, 9).unwrap();
+    let shooter = s.join(NetSettings::symmetric(200, 0, 0)).unwrap();
+    let target = s.add_bot(strafer(), Vec2::new(1000.0, 750.0)).unwrap();
+    s.act(shooter, |e, _| {
+        e.set_smoothing(smoothing);
+        e.set_player_settings(rewind(1000));
+    });
+    let still = |_: PlayerId, _: &RoomEndpoint| (Vec2::ZERO, false);
+    for _ in 0..240 {
+        s.step(FRAME, still);
+    }
+    for _ in 0..sim::room::shots::SHOTS_KEPT {
+        let aim = s
+            .endpoint(shooter)
+            .unwrap()
+            .proxies()
+            .get(target)
+            .unwrap()
+            .drawn_position();
+        s.act(shooter, |e, now| e.fire(now, aim)).unwrap().unwrap();
+        for _ in 0..6 {
+            s.step(FRAME, still);
+        }
+    }
+    for _ in 0..60 {
+        s.step(FRAME, still);
+    }
+    let views: Vec<_> = s
+        .endpoint(shooter)
+        .unwrap()
+        .shots()
+        .iter()
+        .filter_map(|shot| shot.views())
+        .collect();
+    assert_eq!(views.len(), sim::room::shots::SHOTS_KEPT);
+    let along = |v: &sim::room::shots::ShotViews| {
+        let motion = (v.server_now - v.tested).safe_normal();
+        (v.tested - v.shooter_saw.unwrap()).dot(motion)
+    };
+    views.iter().map(along).sum::<f32>() / views.len() as f32
+}
+
+#[test]
+fn the_rewound_boxes_are_where_the_shooter_drew_the_target_not_a_tick_later() {
+    // s&box issue #2931 ("Lag Compensation is almost always off by one
+    // tick": the server's rewound box one tick ahead of the client's) on a
+    // target at 600 cm/s, where one 60 Hz tick is 10 cm. Drawn without a
+    // mesh offset the server tests within a few mm of the drawn body.
+    let disabled = tested_ahead_of_drawn(SmoothingMode::Disabled);
+    let interpolated = tested_ahead_of_drawn(SmoothingMode::Interpolation);
+    assert!(disabled.abs() < 0.5, "{disabled} cm");
+    assert!(interpolated.abs() < 0.1, "{interpolated} cm");
+    // With the exponential mesh offset the drawn body trails its collision
+    // position, whose time the shot names: a few cm ahead, well inside the
+    // 12 cm head.
+    let exponential = tested_ahead_of_drawn(SmoothingMode::Exponential);
+    assert!((2.0..6.0).contains(&exponential), "{exponential} cm");
 }

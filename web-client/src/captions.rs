@@ -13,7 +13,7 @@ pub fn predicted_sub(banner: Option<&str>, bot_driving: bool) -> String {
     match banner {
         Some(b) => b.to_owned(),
         None if bot_driving => "bot driving · click, then WASD / arrows take over".to_owned(),
-        None => "you drive · Space dash · B bot".to_owned(),
+        None => "you drive · Space dash · F fire (rollback) · B bot".to_owned(),
     }
 }
 

@@ -22,30 +22,44 @@
 //! (`cargo test -p web-client`): the run's state, pause / step / speed and
 //! playback pacing (`playback`), reconnecting (`reconnect`), the
 //! correction log (`corrections`), the timeline and its CSV (`timeline`),
-//! the panels' words (`captions`), the follow camera (`render::camera`).
+//! the panels' words (`captions`), the follow camera (`render::camera`),
+//! a shared room's names, aim, shot log and ammo jumps (`room_rules`).
 //! The crate stays `cdylib` only (an `rlib` would turn LTO off): unit
 //! tests need no `rlib`.
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod ab;
+mod ab_chrome;
 mod app;
+mod bench;
 mod captions;
 mod clock;
 mod corrections;
+mod display_smoothing;
 mod dom;
 mod download;
 mod inspector;
 mod link_card;
 mod model_controls;
+mod model_view;
 mod net;
 mod net_controls;
+mod paired;
 mod panel_chrome;
 mod playback;
 mod plots;
 mod readouts;
 mod reconnect;
 mod render;
+mod resim;
+mod rollback_captions;
+mod rollback_controls;
+mod rollback_log;
+mod rollback_readouts;
+mod room_controls;
+mod room_rules;
 mod scenario_panel;
 mod share;
 mod sliders;
@@ -134,26 +148,9 @@ pub fn fate_fingerprint(seed: u32, packets: u32) -> String {
 /// if the set-up fails.
 #[wasm_bindgen]
 pub fn bench_replay(moves: u32, iters: u32) -> f64 {
+    use bench::clock_ms;
     use sim::{Bot, Client, MoveResponse, MovementParams, ServerCharacter, ServerConfig};
     use sim::{SimTime, SmoothingMode, Vec2, World};
-    fn clock_ms() -> f64 {
-        #[cfg(target_arch = "wasm32")]
-        {
-            web_sys::window()
-                .and_then(|w| w.performance())
-                .map_or(0.0, |p| p.now())
-        }
-        #[cfg(not(target_arch = "wasm32"))]
-        {
-            use std::sync::OnceLock;
-            static EPOCH: OnceLock<std::time::Instant> = OnceLock::new();
-            EPOCH
-                .get_or_init(std::time::Instant::now)
-                .elapsed()
-                .as_secs_f64()
-                * 1000.0
-        }
-    }
     const FRAME: f64 = 1.0 / 60.0;
     let n = (moves as usize).clamp(1, sim::saved_move::MAX_SAVED_MOVE_COUNT - 1);
     let iters = iters.max(1);

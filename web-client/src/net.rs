@@ -10,6 +10,10 @@ use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
 use web_sys::{BinaryType, CloseEvent, MessageEvent, WebSocket};
 
+/// The close code of a room that refused the page for being full (1013
+/// "try again later"): no point reconnecting.
+pub const ROOM_FULL: u16 = 1013;
+
 /// Connection state as shown in the header.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LinkState {
@@ -72,13 +76,19 @@ impl Transport {
     /// Opens a socket to the page's own origin at `/ws`, in this page's
     /// private room.
     pub fn connect() -> Option<Transport> {
+        Transport::connect_to(&private_room())
+    }
+
+    /// Opens a socket to the page's own origin at `/ws?room=<room>` (a
+    /// shared room's name, checked by the caller).
+    pub fn connect_to(room: &str) -> Option<Transport> {
         let loc = web_sys::window()?.location();
         let scheme = if loc.protocol().ok()? == "https:" {
             "wss"
         } else {
             "ws"
         };
-        let url = format!("{scheme}://{}/ws?room={}", loc.host().ok()?, private_room());
+        let url = format!("{scheme}://{}/ws?room={room}", loc.host().ok()?);
         let socket = WebSocket::new(&url).ok()?;
         socket.set_binary_type(BinaryType::Arraybuffer);
         let shared = Rc::new(RefCell::new(Shared::default()));

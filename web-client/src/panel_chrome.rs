@@ -23,6 +23,28 @@ pub const SLOTS: [&str; 7] = [
     "replayed-empty",
 ];
 
+/// The rectangles of three panel bodies (Predicted, Authoritative,
+/// Replayed) on `canvas`, CSS px; a missing body is empty.
+pub fn measure(canvas: &Element, bodies: &[Option<Element>; 3]) -> Layout {
+    let origin = canvas.get_bounding_client_rect();
+    let rect = |e: &Option<Element>| {
+        e.as_ref().map_or(RectF::default(), |e| {
+            let r = e.get_bounding_client_rect();
+            RectF {
+                x: (r.left() - origin.left()) as f32,
+                y: (r.top() - origin.top()) as f32,
+                w: r.width() as f32,
+                h: r.height() as f32,
+            }
+        })
+    };
+    Layout {
+        predicted: rect(&bodies[0]),
+        authoritative: rect(&bodies[1]),
+        replayed: rect(&bodies[2]),
+    }
+}
+
 /// Handles on the panels' HTML.
 pub struct PanelChrome {
     canvas: Option<Element>,
@@ -77,26 +99,16 @@ impl PanelChrome {
             self.frames = 0;
             self.canvas_size = size;
             if let Some(c) = &self.canvas {
-                let origin = c.get_bounding_client_rect();
-                let rect = |e: &Option<Element>| {
-                    e.as_ref().map_or(RectF::default(), |e| {
-                        let r = e.get_bounding_client_rect();
-                        RectF {
-                            x: (r.left() - origin.left()) as f32,
-                            y: (r.top() - origin.top()) as f32,
-                            w: r.width() as f32,
-                            h: r.height() as f32,
-                        }
-                    })
-                };
-                self.layout = Layout {
-                    predicted: rect(&self.bodies[0]),
-                    authoritative: rect(&self.bodies[1]),
-                    replayed: rect(&self.bodies[2]),
-                };
+                self.layout = measure(c, &self.bodies);
             }
         }
         self.layout
+    }
+
+    /// Measures the layout again at the next [`PanelChrome::layout`] (the
+    /// panels moved without the canvas changing size: the A/B view).
+    pub fn remeasure(&mut self) {
+        self.frames = MEASURE_EVERY;
     }
 
     /// Writes a text slot.

@@ -1,13 +1,19 @@
 //! The timeline's drawing: the last 10 s of position error (predicted vs
 //! authoritative), SavedMove queue length, measured RTT, adjustments per
-//! second and packets the conditioner dropped, from the [`Timeline`], on
-//! the page's `<canvas id="plots">` with the 2D API (beside macroquad's
-//! WebGL canvas).
+//! second and packets the conditioner dropped — in the rollback model
+//! their analogues: ticks ahead of the last State, the input buffer at the
+//! server, measured RTT, visible rollbacks per second, drops — from the
+//! [`Timeline`], on the page's `<canvas id="plots">` with the 2D API
+//! (beside macroquad's WebGL canvas).
 //!
 //! Behind all strips, red bands mark when the host's conditioner was in a
 //! Gilbert–Elliott loss burst and violet bands a lag spike; a yellow line
 //! crosses every strip where an adjustment arrived. So a loss burst is seen
 //! turning into dropped packets, a queue spike, an error and an adjustment.
+//!
+//! In a shared room (no observer view, so no position error) the first
+//! strip is the ammo counter as shown, and every jump a server update made
+//! in it is marked: red up, violet down.
 
 use crate::timeline::{Sample, Timeline};
 use sim::SimTime;
@@ -37,6 +43,9 @@ const SPIKE: &str = "rgba(163, 113, 247, 0.20)";
 const ADJ: &str = "rgba(255, 230, 77, 0.75)";
 /// Downlink drops (uplink drops use the strip's red).
 const DOWN: &str = "#db61a2";
+/// An ammo jump up (the naive counter's 9 → 10) and down.
+const JUMP_UP: &str = "#ff7b72";
+const JUMP_DOWN: &str = "#bf85ff";
 
 /// Reads a yes/no from a sample (in a burst, in a spike).
 type Flag = fn(&Sample) -> bool;
@@ -83,13 +92,15 @@ impl Plots {
     /// Redraws `timeline` (at most every [`DRAW_EVERY_MS`] of the page
     /// clock `page_now`, and only while the canvas is scrolled into view:
     /// the main thread also receives the packets whose arrival times the
-    /// RTT read-out measures) with the error threshold (cm) and the
+    /// RTT read-out measures) with the error threshold (cm) — in the
+    /// rollback model the target input buffer (ticks) — and the
     /// configured RTT (ms) as reference lines.
     pub fn draw(
         &mut self,
         timeline: &Timeline,
         page_now: SimTime,
         threshold_cm: f32,
+        buffer_target: f32,
         configured_rtt_ms: f32,
     ) {
         if page_now < self.next_draw {
@@ -126,58 +137,104 @@ impl Plots {
         ctx.set_fill_style_str(BG);
         ctx.fill_rect(0.0, 0.0, w, h);
 
-        let strips = [
-            Strip {
-                title: "position error",
-                unit: "cm",
-                colour: "#22d3ee",
-                value: |s| s.error_cm,
-                min_range: threshold_cm * 1.5,
-                max_range: threshold_cm * 6.0,
-                bars: false,
-                reference: Some(threshold_cm),
-            },
-            Strip {
-                title: "SavedMove queue",
-                unit: "moves",
-                colour: "#fb923c",
-                value: |s| Some(s.queue as f32),
-                min_range: 12.0,
-                max_range: f32::INFINITY,
-                bars: false,
-                reference: None,
-            },
-            Strip {
-                title: "measured RTT",
-                unit: "ms",
-                colour: "#4ade80",
-                value: |s| s.rtt_ms,
-                min_range: configured_rtt_ms * 1.4 + 10.0,
-                max_range: f32::INFINITY,
-                bars: false,
-                reference: Some(configured_rtt_ms),
-            },
-            Strip {
-                title: "adjustments",
-                unit: "/s",
-                colour: "#ffe64d",
-                value: |s| Some(s.adjustments_per_s),
-                min_range: 4.0,
-                max_range: f32::INFINITY,
-                bars: false,
-                reference: None,
-            },
-            Strip {
-                title: "dropped",
-                unit: "pkts",
-                colour: "#f85149",
-                value: |s| Some((s.dropped_up + s.dropped_down) as f32),
-                min_range: 3.0,
-                max_range: f32::INFINITY,
-                bars: true,
-                reference: None,
-            },
-        ];
+        let rollback = samples.last().is_some_and(|s| s.rollback);
+        let room = samples.iter().any(|s| s.ammo.is_some());
+        let rtt = Strip {
+            title: "measured RTT",
+            unit: "ms",
+            colour: "#4ade80",
+            value: |s| s.rtt_ms,
+            min_range: configured_rtt_ms * 1.4 + 10.0,
+            max_range: f32::INFINITY,
+            bars: false,
+            reference: Some(configured_rtt_ms),
+        };
+        let corrections = Strip {
+            title: if rollback { "rollbacks" } else { "adjustments" },
+            unit: "/s",
+            colour: "#ffe64d",
+            value: |s| Some(s.adjustments_per_s),
+            min_range: 4.0,
+            max_range: f32::INFINITY,
+            bars: false,
+            reference: None,
+        };
+        let dropped = Strip {
+            title: "dropped",
+            unit: "pkts",
+            colour: "#f85149",
+            value: |s| Some((s.dropped_up + s.dropped_down) as f32),
+            min_range: 3.0,
+            max_range: f32::INFINITY,
+            bars: true,
+            reference: None,
+        };
+        let strips = if rollback {
+            [
+                Strip {
+                    title: "ticks ahead",
+                    unit: "ticks",
+                    colour: "#fb923c",
+                    value: |s| Some(s.queue as f32),
+                    min_range: 12.0,
+                    max_range: f32::INFINITY,
+                    bars: false,
+                    reference: None,
+                },
+                Strip {
+                    title: "input buffer",
+                    unit: "ticks",
+                    colour: "#22d3ee",
+                    value: |s| s.input_buffer,
+                    min_range: buffer_target * 2.0 + 2.0,
+                    max_range: f32::INFINITY,
+                    bars: false,
+                    reference: Some(buffer_target),
+                },
+                rtt,
+                corrections,
+                dropped,
+            ]
+        } else {
+            [
+                if room {
+                    Strip {
+                        title: "ammo",
+                        unit: "rounds",
+                        colour: "#fb923c",
+                        value: |s| s.ammo.map(f32::from),
+                        min_range: 30.0,
+                        max_range: f32::INFINITY,
+                        bars: false,
+                        reference: None,
+                    }
+                } else {
+                    Strip {
+                        title: "position error",
+                        unit: "cm",
+                        colour: "#22d3ee",
+                        value: |s| s.error_cm,
+                        min_range: threshold_cm * 1.5,
+                        max_range: threshold_cm * 6.0,
+                        bars: false,
+                        reference: Some(threshold_cm),
+                    }
+                },
+                Strip {
+                    title: "SavedMove queue",
+                    unit: "moves",
+                    colour: "#fb923c",
+                    value: |s| Some(s.queue as f32),
+                    min_range: 12.0,
+                    max_range: f32::INFINITY,
+                    bars: false,
+                    reference: None,
+                },
+                rtt,
+                corrections,
+                dropped,
+            ]
+        };
         let axis = 18.0;
         let gap = 6.0;
         let strip_h = (h - axis - gap * strips.len() as f64) / strips.len() as f64;
@@ -216,6 +273,22 @@ impl Plots {
         for (i, strip) in strips.iter().enumerate() {
             let y0 = top + i as f64 * (strip_h + gap);
             draw_strip(ctx, &samples, strip, y0, strip_h, plot_w, &x_of);
+        }
+
+        // Ammo jumps: a mark across the ammo strip.
+        for (colour, up) in [(JUMP_UP, true), (JUMP_DOWN, false)] {
+            ctx.set_stroke_style_str(colour);
+            ctx.set_line_width(2.0);
+            ctx.begin_path();
+            for s in samples
+                .iter()
+                .filter(|s| s.ammo_jump != 0 && (s.ammo_jump > 0) == up)
+            {
+                let x = x_of(s.t).round();
+                ctx.move_to(x, top);
+                ctx.line_to(x, top + strip_h);
+            }
+            ctx.stroke();
         }
 
         // Adjustments: a line across every strip.

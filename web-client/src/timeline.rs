@@ -44,6 +44,15 @@ pub struct Sample {
     pub burst: bool,
     /// A lag spike was on.
     pub spike: bool,
+    /// The rollback model ran (the strips show its analogues).
+    pub rollback: bool,
+    /// Rollback: the client's input buffer at the server, ticks.
+    pub input_buffer: Option<f32>,
+    /// In a room: the rounds the ammo counter shows.
+    pub ammo: Option<u16>,
+    /// In a room: a server update moved the counter since the previous
+    /// sample, by this many rounds (a visible jump; 0 for none).
+    pub ammo_jump: i32,
 }
 
 /// What the page measures besides the [`Metrics`], per frame.
@@ -53,6 +62,11 @@ pub struct Offsets {
     pub mesh_cm: f32,
     /// The simulated proxy's mesh offset, cm.
     pub proxy_cm: f32,
+    /// In a room: the rounds the ammo counter shows.
+    pub ammo: Option<u16>,
+    /// In a room: the jump a server update made in the counter this frame,
+    /// rounds (0 for none).
+    pub ammo_jump: i32,
 }
 
 /// See the module docs.
@@ -110,6 +124,10 @@ impl Timeline {
             adjustment: new_adjustments > 0,
             burst: l.up.in_burst || l.down.in_burst,
             spike: l.up.in_spike || l.down.in_spike,
+            rollback: m.rollback.is_some(),
+            input_buffer: m.rollback.and_then(|r| r.input_buffer).map(|b| b as f32),
+            ammo: offsets.ammo,
+            ammo_jump: offsets.ammo_jump,
         });
         while let Some(s) = self.samples.front() {
             if now.micros_since(s.t) <= KEPT_US {
@@ -167,14 +185,15 @@ impl Timeline {
     pub fn csv(&self) -> String {
         let mut out = String::from(
             "t_s,position_error_cm,mesh_offset_cm,proxy_offset_cm,saved_moves,rtt_ms,\
-             adjustments_per_s,dropped_up,dropped_down,adjustment,loss_burst,lag_spike\n",
+             adjustments_per_s,dropped_up,dropped_down,adjustment,loss_burst,lag_spike,\
+             model,input_buffer_ticks,ammo,ammo_jump\n",
         );
         let opt =
             |v: Option<f32>, digits: usize| v.map_or(String::new(), |v| format!("{v:.digits$}"));
         for s in &self.samples {
             let _ = writeln!(
                 out,
-                "{:.4},{},{:.2},{:.2},{},{},{},{},{},{},{},{}",
+                "{:.4},{},{:.2},{:.2},{},{},{},{},{},{},{},{},{},{},{},{}",
                 s.t.secs_since(SimTime::ZERO),
                 opt(s.error_cm, 2),
                 s.mesh_offset_cm,
@@ -187,6 +206,10 @@ impl Timeline {
                 u8::from(s.adjustment),
                 u8::from(s.burst),
                 u8::from(s.spike),
+                if s.rollback { "rollback" } else { "cmc" },
+                opt(s.input_buffer, 2),
+                s.ammo.map_or(String::new(), |a| a.to_string()),
+                s.ammo_jump,
             );
         }
         out
@@ -277,14 +300,37 @@ mod tests {
         let mut t = Timeline::default();
         let o = Offsets {
             mesh_cm: 12.5,
-            proxy_cm: 0.0,
+            ..Offsets::default()
         };
         t.record(SimTime::from_millis(1500), &metrics(1, 4), o);
         let csv = t.csv();
         let lines: Vec<&str> = csv.lines().collect();
         assert_eq!(lines.len(), 2);
         assert!(lines[0].starts_with("t_s,position_error_cm,mesh_offset_cm"));
-        assert_eq!(lines[1], "1.5000,3.25,12.50,0.00,4,,1,0,0,1,0,0");
+        assert_eq!(lines[1], "1.5000,3.25,12.50,0.00,4,,1,0,0,1,0,0,cmc,,,0");
+        // In the rollback model the queue column holds the ticks ahead and
+        // the buffer its own column.
+        let m = Metrics {
+            rollback: Some(sim::rollback::RollbackMetrics {
+                input_buffer: Some(2.25),
+                ..Default::default()
+            }),
+            ..metrics(1, 9)
+        };
+        t.record(SimTime::from_millis(1600), &m, o);
+        assert!(
+            t.csv().ends_with(",9,,1,0,0,0,0,0,rollback,2.25,,0\n"),
+            "{}",
+            t.csv()
+        );
+        // In a room: the ammo shown and a jump.
+        let o = Offsets {
+            ammo: Some(9),
+            ammo_jump: 1,
+            ..Offsets::default()
+        };
+        t.record(SimTime::from_millis(1700), &metrics(1, 4), o);
+        assert!(t.csv().ends_with(",cmc,,9,1\n"), "{}", t.csv());
     }
 
     #[test]
@@ -296,7 +342,7 @@ mod tests {
         for (i, cm) in offsets.iter().enumerate() {
             let o = Offsets {
                 mesh_cm: *cm,
-                proxy_cm: 0.0,
+                ..Offsets::default()
             };
             t.record(SimTime::from_millis(i as u64 * 50), &metrics(0, 0), o);
         }

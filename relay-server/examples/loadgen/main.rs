@@ -22,7 +22,7 @@
 //!
 //! With `--via-nginx` the sessions go through nginx (the shipped
 //! `deploy/nginx.conf`) to three relays, each session in a room of its own
-//! (`?room=load-<n>`), and the CPU of nginx and of the relays together is
+//! (a private one, `?room=p-load-<n>`, as a page draws), and the CPU of nginx and of the relays together is
 //! recorded; pinned, the relays and nginx share CPU 0.
 //!
 //! A fresh relay per run; `--repeat K` runs each N K times and judges it

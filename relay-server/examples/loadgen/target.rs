@@ -109,7 +109,7 @@ pub enum Target {
     Single(Relay),
     /// Sessions connect to the bare WebSocket server.
     Floor(Floor),
-    /// Sessions connect to nginx, `?room=load-<session>`.
+    /// Sessions connect to nginx, `?room=p-load-<session>` (private).
     Cluster {
         /// The relays.
         relays: Vec<Relay>,
@@ -179,7 +179,7 @@ impl Target {
         match self {
             Target::Single(relay) => relay.url.clone(),
             Target::Floor(floor) => floor.url.clone(),
-            Target::Cluster { nginx, .. } => format!("ws://{}/ws?room=load-{id}", nginx.addr),
+            Target::Cluster { nginx, .. } => format!("ws://{}/ws?room=p-load-{id}", nginx.addr),
         }
     }
 

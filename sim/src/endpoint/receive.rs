@@ -114,7 +114,12 @@ impl ClientEndpoint {
     /// A Welcome: the world, and the half of the model it names. A resumed
     /// CMC session keeps its predicted character (the server corrects it
     /// with its next response); otherwise the model starts afresh, and a
-    /// switch of model clears the panels' trails.
+    /// switch of model clears the panels' trails. A rollback half takes
+    /// the rollback settings last asked for when there are some: settings
+    /// changed after a SetModel but before its Welcome reach the host
+    /// live (no second Welcome), so the Welcome's may be older than the
+    /// client-side ones (redundancy, prediction window, input buffer);
+    /// the tick rate comes from the match's Start either way.
     fn welcome(&mut self, world: World, params: MovementParams, model: Model) -> ClientEvent {
         let resumed = std::mem::take(&mut self.resuming);
         let switched = self.model() != model;
@@ -125,7 +130,10 @@ impl ClientEndpoint {
                     Client::with_config(params, world.spawn, self.client_config, self.seed);
                 self.predictor = Predictor::Cmc(Box::new(CmcPredictor::new(client)));
             }
-            Model::Rollback(config) => match RollbackPredictor::new(config) {
+            Model::Rollback(welcomed) => match RollbackPredictor::new(match self.requested {
+                Model::Rollback(asked) => asked,
+                Model::Cmc => welcomed,
+            }) {
                 Ok(r) => self.predictor = Predictor::Rollback(Box::new(r)),
                 Err(e) => return ClientEvent::ServerError(e.to_string()),
             },

@@ -73,6 +73,10 @@ pub enum HostError {
     /// [`MAX_INPUTS_PER_PACKET`].
     #[error("input packet with {0} inputs: at most {MAX_INPUTS_PER_PACKET} per packet")]
     TooManyInputs(usize),
+    /// A shared room's message ([`ClientMsg::Room`]) reached a
+    /// single-player host: rooms are joined with `/ws?room=NAME`.
+    #[error("room messages need a shared room (connect to /ws?room=NAME)")]
+    NotARoom,
 }
 
 /// The authority of the model in force.
@@ -210,6 +214,7 @@ impl ServerHost {
             ClientMsg::LagSpike(spike) => self.link.start_lag_spike(now, spike)?,
             ClientMsg::SetModel(m) => self.set_model(now, m)?,
             ClientMsg::Resume { .. } => return Err(HostError::ResumeUnavailable),
+            ClientMsg::Room(_) => return Err(HostError::NotARoom),
             ClientMsg::Inputs(p) if p.inputs.len() > MAX_INPUTS_PER_PACKET => {
                 return Err(HostError::TooManyInputs(p.inputs.len()));
             }

@@ -7,7 +7,7 @@ use serde::Serialize;
 use thiserror::Error;
 
 /// Version byte at the start of every frame. Bump on any wire change.
-pub const PROTOCOL_VERSION: u8 = 4;
+pub const PROTOCOL_VERSION: u8 = 5;
 
 /// Largest frame accepted or produced, bytes. A ServerMove is ~20 bytes and
 /// an observer snapshot under 600; anything bigger is rejected *before*
@@ -123,7 +123,7 @@ mod tests {
             decode::<ClientMsg>(&[9, 0]),
             Err(DecodeError::UnsupportedVersion {
                 got: 9,
-                expected: 4
+                expected: 5
             })
         );
         assert!(matches!(

@@ -12,7 +12,7 @@ use crate::bounded::Bounded;
 use crate::net::conditioner::Fate;
 use crate::net::protocol::{ClientMsg, MoveResponse, ServerMove, ServerMsg};
 use crate::rollback::RollbackServerMsg;
-use crate::room::wire::{RoomClientMsg, RoomServerMsg};
+use crate::room::wire::RoomServerMsg;
 use crate::time::SimTime;
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
@@ -108,29 +108,11 @@ impl Traced for ServerMsg {
                 (PacketKind::State, s.snapshot.tick.0)
             }
             ServerMsg::Proxy(p) => (PacketKind::Proxy, p.seq),
+            ServerMsg::Room(RoomServerMsg::Proxies(b)) => (PacketKind::Proxy, b.seq.0),
             ServerMsg::Pong { id, .. } => (PacketKind::Pong, *id),
             _ => (PacketKind::Other, 0),
         };
         (kind, detail, [0; 2])
-    }
-}
-
-impl Traced for RoomClientMsg {
-    fn traced(&self) -> (PacketKind, u32, [u32; 2]) {
-        match self {
-            RoomClientMsg::ServerMove(m) => m.traced(),
-            _ => (PacketKind::Other, 0, [0; 2]),
-        }
-    }
-}
-
-impl Traced for RoomServerMsg {
-    fn traced(&self) -> (PacketKind, u32, [u32; 2]) {
-        match self {
-            RoomServerMsg::MoveResponse(r) => r.traced(),
-            RoomServerMsg::Proxies(b) => (PacketKind::Proxy, b.seq.0, [0; 2]),
-            _ => (PacketKind::Other, 0, [0; 2]),
-        }
     }
 }
 

@@ -72,6 +72,14 @@ pub enum TickRate {
 }
 
 impl TickRate {
+    /// Every rate, slowest first (the page's `#rollback-tick-rate`).
+    pub const ALL: [TickRate; 3] = [TickRate::Hz30, TickRate::Hz60, TickRate::Hz120];
+
+    /// The rate of `hz` ticks per second, if it is one of [`TickRate::ALL`].
+    pub fn from_hz(hz: u32) -> Option<TickRate> {
+        TickRate::ALL.into_iter().find(|r| r.hz() == hz)
+    }
+
     /// Ticks per second.
     pub const fn hz(self) -> u32 {
         match self {
@@ -129,5 +137,13 @@ mod tests {
         assert_eq!(TickRate::Hz60.ticks_in_ms(250), 15);
         assert_eq!(TickRate::Hz30.ticks_in_ms(250), 8);
         assert_eq!(TickRate::Hz120.ticks_in_ms(500), 60);
+    }
+
+    #[test]
+    fn every_rate_is_found_by_its_hz_and_no_other_is() {
+        for r in TickRate::ALL {
+            assert_eq!(TickRate::from_hz(r.hz()), Some(r));
+        }
+        assert_eq!(TickRate::from_hz(90), None);
     }
 }

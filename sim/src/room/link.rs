@@ -4,8 +4,8 @@
 //! counted), when their next net update is due, and how far their view
 //! runs ahead of the server.
 
-use super::wire::RoomClientMsg;
 use crate::net::link::HostLink;
+use crate::net::protocol::ClientMsg;
 use crate::time::SimTime;
 
 pub use crate::net::link::Traffic;
@@ -14,7 +14,7 @@ pub use crate::net::link::Traffic;
 #[derive(Debug, Clone)]
 pub(crate) struct PlayerLink {
     /// The connection: conditioners, settings, control frames, traffic.
-    pub(crate) conn: HostLink<RoomClientMsg>,
+    pub(crate) conn: HostLink<ClientMsg>,
     /// When this player's next net update is due.
     pub(crate) next_net_update: SimTime,
     /// How far this player's own view runs ahead of the server, µs: the

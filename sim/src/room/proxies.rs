@@ -27,6 +27,8 @@ pub struct RoomProxy {
     buffer: InterpolationBuffer,
     mode: MovementMode,
     drawn: Vec2,
+    /// The newest update's position, as replicated.
+    replicated: Vec2,
 }
 
 /// The mesh-offset mode the collision proxy runs: interpolation draws from
@@ -46,6 +48,7 @@ impl RoomProxy {
             buffer: InterpolationBuffer::default(),
             mode: MovementMode::Walking,
             drawn: Vec2::ZERO,
+            replicated: Vec2::ZERO,
         }
     }
 
@@ -70,6 +73,7 @@ impl RoomProxy {
         // seen for the first time is drawn where it is until then.
         let first = self.buffer.newest_time().is_none();
         self.buffer.push(server_time, position);
+        self.replicated = position;
         self.mode = m.mode;
         if smoothing != SmoothingMode::Interpolation || first {
             self.drawn = self.sim.drawn_position();
@@ -112,6 +116,12 @@ impl RoomProxy {
     /// The replicated movement mode.
     pub fn mode(&self) -> MovementMode {
         self.mode
+    }
+
+    /// Where the newest net update put it, cm: the server's state at that
+    /// update's tick, neither extrapolated nor smoothed.
+    pub fn replicated(&self) -> Vec2 {
+        self.replicated
     }
 }
 
@@ -199,6 +209,12 @@ impl ProxySet {
     pub fn extrapolated_time(&self, now: SimTime) -> Option<SimTime> {
         self.newest_at
             .map(|(server, arrived)| server.plus_micros(now.micros_since(arrived)))
+    }
+
+    /// The newest net update applied: its replication counter and server
+    /// time.
+    pub fn newest(&self) -> Option<(Seq, SimTime)> {
+        Some((self.newest?, self.newest_at?.0))
     }
 
     /// The proxy of player `id`.

@@ -1,15 +1,23 @@
-//! Room messages: client → room [`RoomClientMsg`], room → client
-//! [`RoomServerMsg`], framed with [`crate::net::codec`] like the
-//! single-player protocol. Every float a simulation or a trace uses is
-//! quantized here first (DESIGN "Time and determinism").
+//! Room messages, nested in the one protocol: client → room
+//! [`RoomClientMsg`] travels as [`ClientMsg::Room`], room → client
+//! [`RoomServerMsg`] as [`ServerMsg::Room`], framed with
+//! [`crate::net::codec`]. What a room shares with a single-player session
+//! is the connection's own messages — settings, rules, lag spikes,
+//! Ping / Pong, resume, errors — and the CMC model's ServerMove and
+//! MoveResponse: a room player sends and receives those as they are. Every
+//! float a simulation or a trace uses is quantized here first (DESIGN
+//! "Time and determinism").
 //!
 //! | message | channel | why |
 //! |---|---|---|
-//! | Join → Joined / Refused, Roster, settings, AddBot, Error | control: at once | a connection's set-up, like Hello / Welcome |
-//! | ServerMove → MoveResponse | through the link conditioner | the CMC model of `000_…` |
+//! | Join → Joined / Refused, Roster, player settings, `MaxRecordTime`, AddBot | control: at once | a player's set-up, like Hello / Welcome |
+//! | (ServerMove → MoveResponse, Ping → Pong) | through the link conditioner | the CMC model of `000_…`, the link's RTT probe |
 //! | TimeRequest → TimeReport | conditioned | clock sync (`003_…` 对表) |
 //! | Fire → ShotResult + Ammo; Reload → Ammo | conditioned | lag compensation, predicted ammo |
 //! | Proxies | conditioned, per net update | replicated movement, newest wins |
+//!
+//! [`ClientMsg::Room`]: crate::net::protocol::ClientMsg::Room
+//! [`ServerMsg::Room`]: crate::net::protocol::ServerMsg::Room
 
 use super::config::PlayerSettings;
 use super::hitbox::HitZone;
@@ -17,7 +25,7 @@ use super::seq::Seq;
 use super::weapon::WeaponConfig;
 use crate::math::Vec2;
 use crate::movement::{CharacterState, MovementParams};
-use crate::net::protocol::{MoveResponse, NetPosition, NetSettings, ServerMove, ServerRules};
+use crate::net::protocol::NetPosition;
 use crate::time::SimTime;
 use crate::world::World;
 use serde::{Deserialize, Serialize};
@@ -130,8 +138,9 @@ pub struct ReplicatedMovement {
 pub const REPLICATED_MOVEMENT_MAX_LEN: usize = 22;
 
 /// Largest encoded [`ProxyBatch`] frame without its characters, bytes:
-/// version (1) + variant (1) + seq (5) + server time (10) + count (1).
-pub const PROXY_BATCH_HEADER_MAX_LEN: usize = 18;
+/// version (1) + `ServerMsg::Room` (1) + `Proxies` (1) + seq (5) + server
+/// time (10) + count (1).
+pub const PROXY_BATCH_HEADER_MAX_LEN: usize = 19;
 
 /// Most characters one net update can carry and still fit
 /// [`crate::net::codec::MAX_FRAME_LEN`]: 92. A room holds at most one
@@ -266,13 +275,13 @@ pub struct AmmoUpdate {
     pub ammo: u16,
 }
 
-/// A client → room message.
+/// A client → room message (on the wire as
+/// [`crate::net::protocol::ClientMsg::Room`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum RoomClientMsg {
-    /// First message: answered with [`RoomServerMsg::Joined`].
+    /// Take a seat (and again after a resume): answered with
+    /// [`RoomServerMsg::Joined`].
     Join,
-    /// The player's moves, re-simulated by the CMC server.
-    ServerMove(ServerMove),
     /// `ServerRequestServerTime` (`003_…`).
     TimeRequest {
         /// The client's clock when it sent this.
@@ -290,10 +299,6 @@ pub enum RoomClientMsg {
         /// When, in estimated server time.
         at: SimTime,
     },
-    /// This player's link conditioners (control channel).
-    SetNetSettings(NetSettings),
-    /// This player's CMC server rules (control channel).
-    SetServerRules(ServerRules),
     /// This player's room switches (control channel).
     SetPlayerSettings(PlayerSettings),
     /// The room's `MaxRecordTime`, ms (control channel, room-wide).
@@ -305,14 +310,16 @@ pub enum RoomClientMsg {
     AddBot,
 }
 
-/// A room → client message.
+/// A room → client message (on the wire as
+/// [`crate::net::protocol::ServerMsg::Room`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum RoomServerMsg {
     /// The answer to Join.
     Joined {
         /// This player.
         you: PlayerId,
-        /// Where the character starts, cm.
+        /// Where the character stands now (the spawn point for a
+        /// newcomer), cm.
         spawn: Vec2,
         /// The arena.
         world: World,
@@ -322,6 +329,8 @@ pub enum RoomServerMsg {
         weapon: WeaponConfig,
         /// This player's switches in force.
         settings: PlayerSettings,
+        /// The room's `MaxRecordTime` in force, ms.
+        max_record_time_ms: u16,
     },
     /// The room would not take this connection (full): the driver sends it
     /// and closes.
@@ -329,10 +338,14 @@ pub enum RoomServerMsg {
         /// Why, for people.
         reason: String,
     },
-    /// Who is in the room, sent to everyone when it changes.
-    Roster(Vec<RosterEntry>),
-    /// Ack or Adjustment of this player's moves.
-    MoveResponse(MoveResponse),
+    /// Who is in the room, sent to everyone when it changes (and the
+    /// room-wide `MaxRecordTime`, which anyone may change).
+    Roster {
+        /// Everyone, by id.
+        players: Vec<RosterEntry>,
+        /// The room's `MaxRecordTime` in force, ms.
+        max_record_time_ms: u16,
+    },
     /// A net update.
     Proxies(ProxyBatch),
     /// `ClientReportServerTime` (`003_…`).
@@ -346,21 +359,17 @@ pub enum RoomServerMsg {
     ShotResult(ShotResult),
     /// This player's ammo.
     Ammo(AmmoUpdate),
-    /// Something this player sent was refused; the session goes on.
-    Error {
-        /// Why, for people.
-        reason: String,
-    },
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::net::codec;
+    use crate::net::protocol::{ClientMsg, ServerMsg};
     use proptest::prelude::*;
 
     #[test]
-    fn a_net_update_for_15_characters_is_191_bytes() {
+    fn a_net_update_for_15_characters_is_192_bytes() {
         let characters = (0..15u32)
             .map(|i| ReplicatedMovement {
                 id: PlayerId(i + 1),
@@ -369,16 +378,16 @@ mod tests {
                 mode: MovementMode::Walking,
             })
             .collect();
-        let msg = RoomServerMsg::Proxies(ProxyBatch {
+        let msg = ServerMsg::Room(RoomServerMsg::Proxies(ProxyBatch {
             seq: Seq(123_456),
             server_time: SimTime::from_millis(3_600_000),
             characters,
-        });
+        }));
         let frame = codec::encode(&msg);
-        assert_eq!(codec::decode::<RoomServerMsg>(&frame).unwrap(), msg);
-        // 1 version + 1 variant + 3 seq + 5 time + 1 count
+        assert_eq!(codec::decode::<ServerMsg>(&frame).unwrap(), msg);
+        // 1 version + 2 variants + 3 seq + 5 time + 1 count
         // + 15 × (1 id + 3 + 3 position + 2 + 2 velocity + 1 mode).
-        assert_eq!(frame.len(), 11 + 15 * 12);
+        assert_eq!(frame.len(), 12 + 15 * 12);
     }
 
     #[test]
@@ -396,11 +405,11 @@ mod tests {
             mode: MovementMode::Dashing,
         };
         let batch = |n| {
-            codec::encode(&RoomServerMsg::Proxies(ProxyBatch {
+            codec::encode(&ServerMsg::Room(RoomServerMsg::Proxies(ProxyBatch {
                 seq: Seq(u32::MAX),
                 server_time: SimTime(u64::MAX),
                 characters: vec![worst; n],
-            }))
+            })))
             .len()
         };
         assert_eq!(batch(0), PROXY_BATCH_HEADER_MAX_LEN);
@@ -410,7 +419,7 @@ mod tests {
         );
         assert_eq!(MAX_CHARACTERS_PER_BATCH, 92);
         let largest = batch(MAX_CHARACTERS_PER_BATCH);
-        assert_eq!(largest, 2042);
+        assert_eq!(largest, 2043);
         assert!(largest + REPLICATED_MOVEMENT_MAX_LEN > codec::MAX_FRAME_LEN);
     }
 
@@ -436,22 +445,22 @@ mod tests {
         /// error — never a panic.
         #[test]
         fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..96)) {
-            let _ = codec::decode::<RoomClientMsg>(&bytes);
-            let _ = codec::decode::<RoomServerMsg>(&bytes);
+            let _ = codec::decode::<ClientMsg>(&bytes);
+            let _ = codec::decode::<ServerMsg>(&bytes);
         }
 
         /// Invariant: a shot survives the wire unchanged.
         #[test]
         fn shots_round_trip(seq in any::<u32>(), at in any::<u64>(), back in any::<u32>(),
                             x in any::<i32>(), y in any::<i32>(), dx in any::<i16>(), dy in any::<i16>()) {
-            let msg = RoomClientMsg::Fire(Shot {
+            let msg = ClientMsg::Room(RoomClientMsg::Fire(Shot {
                 seq: Seq(seq),
                 at: SimTime(at),
                 hit_time: SimTime(at.saturating_sub(back.into())),
                 origin: NetPosition { x, y },
                 direction: NetDirection { x: dx, y: dy },
-            });
-            prop_assert_eq!(codec::decode::<RoomClientMsg>(&codec::encode(&msg)).unwrap(), msg);
+            }));
+            prop_assert_eq!(codec::decode::<ClientMsg>(&codec::encode(&msg)).unwrap(), msg);
         }
     }
 }

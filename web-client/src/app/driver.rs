@@ -162,13 +162,15 @@ impl Remote {
     /// first, then the character ticks, replaying any correction just
     /// received, then the frame is drawn), the client's frame, frames out.
     /// `setup` is re-sent after a resume (the relay kept the settings of
-    /// before the drop).
+    /// before the drop). `fire` is the rollback arena's action button.
+    #[allow(clippy::too_many_arguments)]
     pub fn step(
         &mut self,
         t: SimTime,
         dt: f64,
         dir: Vec2,
         dash: bool,
+        fire: bool,
         setup: &Setup,
         events: &mut Vec<LinkEvent>,
     ) {
@@ -197,7 +199,7 @@ impl Remote {
                 }
             }
         }
-        let out = self.endpoint.frame(t, dt, dir, dash, false);
+        let out = self.endpoint.frame(t, dt, dir, dash, fire);
         // While reconnecting, moves are lost like packets (the SavedMoves
         // keep them; the server corrects the client when it is back).
         // Sending nothing still flushes the Resume queued on the socket.

@@ -12,6 +12,9 @@
 //! | `inspect` | the packet timeline's modes, scrubbing, the correction inspector's clicks, the console line |
 //! | `inspect_view` | what the inspector draws and writes: timeline scene, read-outs, latency budget |
 //! | `fork` | what-if forks: made, compared, saved |
+//! | `column` | one column of panels' own state: Replayed log, display smoothing, camera, re-simulation clock |
+//! | `ab` | the A/B view: column B, forked from the run with one setting different, fed the same input |
+//! | `room_link`, `room`, `room_view` | a shared room (`?room=NAME`, Join): its connection; its frame; what it draws and writes |
 //!
 //! By default the page connects to the relay that served it. `?mode=local`,
 //! a missing relay, Record and scenario links run the authoritative host
@@ -20,44 +23,74 @@
 //! recorded and played back bit for bit. A real socket's timing cannot be
 //! replayed, which is why recording always runs locally.
 
+mod ab;
+mod column;
 mod driver;
 mod fork;
 mod inspect;
 mod inspect_view;
 mod playback;
 mod recorder;
+mod room;
+mod room_link;
+mod room_view;
 mod view;
 
+use crate::bench::clock_ms;
 use crate::clock::{now, query_param};
 use crate::dom::Clicks;
 use crate::inspector::Inspector;
 use crate::link_card::LinkCard;
 use crate::model_controls::ModelControls;
+use crate::model_view::ModelView;
 use crate::net_controls::NetControls;
 use crate::panel_chrome::PanelChrome;
 use crate::playback::{RunState, TimeControl};
 use crate::plots::Plots;
 use crate::readouts::Readouts;
+use crate::rollback_controls::RollbackControls;
+use crate::rollback_readouts::RollbackReadouts;
+use crate::room_controls::RoomControls;
 use crate::scenario_panel::ScenarioPanel;
 use crate::share::{self, Mailbox, Reply};
+use ab::AbView;
 use driver::{Driver, LinkEvent};
 use macroquad::prelude::*;
 use playback::Playback;
 use recorder::Recorder;
+use sim::rollback::{BotPlayer, InputCmd, RollbackConfig};
 use sim::scenario::{Setting, Setup};
-use sim::{Bot, ClientConfig, NetSettings, ServerRules, SmoothingMode, Vec2 as SimVec2};
+use sim::{ClientConfig, Model, NetSettings, ServerRules, SmoothingMode, Vec2 as SimVec2};
 use view::ViewState;
+
+/// One frame's input: the stick, dash pressed, fire held, and whether the
+/// user (not the bot) pressed something.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Input {
+    dir: SimVec2,
+    dash: bool,
+    fire: bool,
+    user: bool,
+}
 
 /// Everything the loop owns.
 struct App {
     readouts: Readouts,
     net_controls: NetControls,
     model_controls: ModelControls,
+    rollback_controls: RollbackControls,
+    rollback_readouts: RollbackReadouts,
+    model_view: ModelView,
+    ab: AbView,
     link_card: LinkCard,
     chrome: PanelChrome,
     plots: Plots,
     panel: ScenarioPanel,
     driver: Driver,
+    /// The shared room the page is in, if any: it runs instead of the
+    /// driver while it lasts.
+    room: Option<Box<room_link::RoomRun>>,
+    room_controls: RoomControls,
     state: RunState,
     time: TimeControl,
     playback: Option<Playback>,
@@ -69,7 +102,9 @@ struct App {
     /// Settings last moved onto the controls by playback.
     shown: Setup,
     mailbox: Mailbox<Reply>,
-    bot: Bot,
+    /// Drives the local player when the user does not: the arena tour, and
+    /// in the rollback model fire in bursts.
+    bot: BotPlayer,
     bot_driving: bool,
     bot_clicks: Clicks,
     clear_clicks: Clicks,
@@ -77,7 +112,15 @@ struct App {
     rules: ServerRules,
     client_config: ClientConfig,
     smoothing: SmoothingMode,
+    /// The model the selector asks for.
+    model: Model,
+    /// The rollback settings the controls show (in force while rollback
+    /// runs).
+    rollback: RollbackConfig,
 }
+
+/// The bot's tour starts at its first waypoint, like the CMC bot's.
+const BOT_TOUR_START: usize = 0;
 
 impl App {
     fn new(doc: &web_sys::Document) -> App {
@@ -88,11 +131,19 @@ impl App {
             || shared_id.is_some();
         let net_controls = NetControls::new(doc);
         let model_controls = ModelControls::new(doc);
+        let rollback_controls = RollbackControls::new(doc);
+        let rollback = rollback_controls.config(RollbackConfig::default());
         let mut app = App {
             settings: net_controls.settings(),
             rules: model_controls.server_rules(),
             client_config: model_controls.client_config(),
             smoothing: model_controls.smoothing(),
+            model: rollback_controls.model(rollback),
+            rollback,
+            rollback_controls,
+            rollback_readouts: RollbackReadouts::new(doc),
+            model_view: ModelView::new(doc),
+            ab: AbView::new(doc),
             readouts: Readouts::new(doc),
             link_card: LinkCard::new(doc),
             chrome: PanelChrome::new(doc),
@@ -101,6 +152,8 @@ impl App {
             net_controls,
             model_controls,
             driver: Driver::local(Setup::default()),
+            room: None,
+            room_controls: RoomControls::new(doc),
             state: RunState::Local,
             time: TimeControl::default(),
             playback: None,
@@ -110,7 +163,7 @@ impl App {
             last_fragment: fragment.clone(),
             shown: Setup::default(),
             mailbox: Mailbox::default(),
-            bot: Bot::new(),
+            bot: BotPlayer::new(BOT_TOUR_START),
             bot_driving: true,
             bot_clicks: Clicks::on(doc, "bot-toggle", "click"),
             clear_clicks: Clicks::on(doc, "clear-trails", "click"),
@@ -127,6 +180,14 @@ impl App {
             share::load(id, app.mailbox.clone());
         }
         app.show_state();
+        if let (false, Some(name)) = (local, query_param("room")) {
+            match crate::room_rules::room_name(&name) {
+                Ok(name) => app.enter_room(&name),
+                Err(why) => app
+                    .room_controls
+                    .note(&format!("?room={name}: {why}"), true),
+            }
+        }
         app
     }
 
@@ -137,7 +198,7 @@ impl App {
             rules: self.rules,
             client: self.client_config,
             smoothing: self.smoothing,
-            model: sim::Model::Cmc,
+            model: self.model,
         }
     }
 
@@ -148,9 +209,10 @@ impl App {
         driver.keep_timeline();
         self.driver = driver;
         self.state = state;
-        self.bot = Bot::new();
+        self.bot = BotPlayer::new(BOT_TOUR_START);
         self.view.reset();
         self.inspector.forget();
+        self.ab.refork(&self.driver, self.rollback);
     }
 
     /// A fresh in-page run, live and unrecorded.
@@ -159,6 +221,9 @@ impl App {
     }
 
     fn frame(&mut self) {
+        if self.room_tick() {
+            return;
+        }
         let page_dt = f64::from(get_frame_time());
         let fragment = share::fragment();
         if fragment != self.last_fragment {
@@ -174,31 +239,56 @@ impl App {
         self.take_replies();
         self.handle_clicks();
         let changed = self.read_controls();
+        self.handle_ab();
         // The time the in-page run advances by (the relay runs on).
         let run_dt = match self.state {
             RunState::Relay => Some(page_dt),
             RunState::Local | RunState::Recording => self.time.live_dt(page_dt, self.state),
             RunState::Playing | RunState::Finished | RunState::Recorded => None,
         };
-        let (dir, dash, user) = self.input(run_dt.unwrap_or(0.0));
+        let Input {
+            dir,
+            dash,
+            fire,
+            user,
+        } = self.input(run_dt.unwrap_or(0.0));
         if self.state.is_playback() && (user || changed) {
             self.take_over();
         }
         // Fresh time stamp: pings sent now are timed from the send itself.
         let t = now();
         let setup = self.setup();
+        let started = clock_ms();
         match &mut self.driver {
-            Driver::Remote(r) => r.step(t, page_dt, dir, dash, &setup, &mut events),
+            Driver::Remote(r) => r.step(t, page_dt, dir, dash, fire, &setup, &mut events),
             Driver::Local(run) => match self.state {
                 RunState::Playing => {
                     if let Some(p) = &mut self.playback {
+                        let from = run.frame_index();
                         p.advance(run, page_dt, &mut self.time);
+                        let to = run.frame_index();
+                        self.view.column.timed(run.endpoint(), clock_ms() - started);
+                        if let Some(twin) = &mut self.ab.twin {
+                            twin.mirror(run.scenario(), from, to);
+                        }
                     }
                 }
                 RunState::Local | RunState::Recording => {
                     if let Some(dt) = run_dt {
                         let was_recording = run.is_recording();
-                        run.step_live(dt, dir, dash, false);
+                        // The column that runs second finds the code and
+                        // data warm: the two take turns, so neither's
+                        // re-simulation time is the cheaper one always.
+                        let b_first = self.ab.take_turn();
+                        if let (true, Some(twin)) = (b_first, &mut self.ab.twin) {
+                            twin.step(dt, dir, dash, fire);
+                        }
+                        let started = clock_ms();
+                        run.step_live(dt, dir, dash, fire);
+                        self.view.column.timed(run.endpoint(), clock_ms() - started);
+                        if let (false, Some(twin)) = (b_first, &mut self.ab.twin) {
+                            twin.step(dt, dir, dash, fire);
+                        }
                         if self.state == RunState::Recording && was_recording && !run.is_recording()
                         {
                             self.keep_recording();
@@ -207,6 +297,9 @@ impl App {
                 }
                 _ => {}
             },
+        }
+        if let Driver::Remote(r) = &self.driver {
+            self.view.column.timed(&r.endpoint, clock_ms() - started);
         }
         self.link_events(events);
         self.follow_playback();
@@ -221,7 +314,7 @@ impl App {
                 LinkEvent::Opened => self.show_state(),
                 LinkEvent::Reconnected => self.readouts.set_status("connected", "reconnected"),
                 LinkEvent::NewSession => {
-                    self.bot = Bot::new();
+                    self.bot = BotPlayer::new(BOT_TOUR_START);
                     self.view.reset();
                     self.readouts
                         .set_status("connected", "reconnected · new session");
@@ -294,11 +387,31 @@ impl App {
             self.smoothing = m;
             changes.push(Setting::Smoothing(m));
         }
+        let rollback = self.rollback_controls.config(self.rollback);
+        let model = self.rollback_controls.model(rollback);
+        if rollback != self.rollback {
+            self.rollback = rollback;
+            if let Some(twin) = &mut self.ab.twin {
+                twin.set_rollback(rollback);
+            }
+        }
+        if model != self.model {
+            self.model = model;
+            changes.push(Setting::Model(model));
+        }
         if let Some(spike) = self.net_controls.take_lag_spike() {
             changes.push(Setting::LagSpike(spike));
         }
         for &change in &changes {
-            self.driver.apply(change);
+            match &mut self.room {
+                Some(room) => room.apply(change),
+                None => {
+                    self.driver.apply(change);
+                    if let Some(twin) = &mut self.ab.twin {
+                        twin.follow(change);
+                    }
+                }
+            }
         }
         let mut touched = !changes.is_empty();
         if self.bot_clicks.take() % 2 == 1 {
@@ -308,15 +421,21 @@ impl App {
         }
         if self.clear_clicks.take() > 0 {
             self.driver.clear_trails();
-            self.view.corrections.clear();
+            self.view.column.corrections.clear();
+            self.view.column.rebases.clear();
+            if let Some(twin) = &mut self.ab.twin {
+                twin.run.clear_trails();
+                twin.view.reset();
+            }
         }
         touched
     }
 
-    /// Keyboard or bot input for a frame of `dt` s of the run, and whether
-    /// the user (not the bot) pressed something. Keys reach the game only
-    /// while the canvas has focus (the page's loader sees to that).
-    fn input(&mut self, dt: f64) -> (SimVec2, bool, bool) {
+    /// Keyboard or bot input for a frame of `dt` s of the run. Keys reach
+    /// the game only while the canvas has focus (the page's loader sees to
+    /// that): WASD / arrows steer, Space dashes, F (or J) fires, B hands
+    /// control to the bot.
+    fn input(&mut self, dt: f64) -> Input {
         let key = |a: KeyCode, b: KeyCode| is_key_down(a) || is_key_down(b);
         let mut dir = SimVec2::ZERO;
         if key(KeyCode::A, KeyCode::Left) {
@@ -332,22 +451,39 @@ impl App {
             dir.y += 1.0;
         }
         let dash = is_key_pressed(KeyCode::Space);
-        let mut user = !dir.is_zero() || dash;
+        let fire = key(KeyCode::F, KeyCode::J);
+        let pressed = !dir.is_zero() || dash || fire;
+        let mut user = pressed;
         if is_key_pressed(KeyCode::B) {
             user = true;
             self.bot_driving = !self.bot_driving;
             self.readouts.set_bot_driving(self.bot_driving);
         }
-        if self.bot_driving && (!dir.is_zero() || dash) {
+        if self.bot_driving && pressed {
             self.bot_driving = false;
             self.readouts.set_bot_driving(false);
         }
         if self.bot_driving {
-            let position = self.driver.endpoint().position();
-            let (d, dash) = self.bot.input(position, dt as f32);
-            (d, dash, user)
+            let position = match &self.room {
+                Some(room) => room.endpoint.client().state().position,
+                None => self.driver.endpoint().position(),
+            };
+            let (dir, buttons) = self.bot.input(position, dt as f32);
+            let held = |b: u16| buttons & b != 0;
+            Input {
+                dir,
+                dash: held(InputCmd::DASH),
+                // The CMC model has no action button: its bot never fires.
+                fire: held(InputCmd::FIRE) && matches!(self.model, Model::Rollback(_)),
+                user,
+            }
         } else {
-            (dir.safe_normal(), dash, user)
+            Input {
+                dir: dir.safe_normal(),
+                dash,
+                fire,
+                user,
+            }
         }
     }
 }

@@ -95,10 +95,17 @@ impl App {
         self.shown = setup;
         self.model_controls.show(&setup);
         self.net_controls.show(&setup.net);
+        self.rollback_controls.show(&setup.model);
         self.settings = self.net_controls.settings();
         self.rules = self.model_controls.server_rules();
         self.client_config = self.model_controls.client_config();
         self.smoothing = self.model_controls.smoothing();
+        let base = match setup.model {
+            sim::Model::Rollback(r) => r,
+            sim::Model::Cmc => self.rollback,
+        };
+        self.rollback = self.rollback_controls.config(base);
+        self.model = self.rollback_controls.model(self.rollback);
     }
 
     /// ❚❚ / ▶: pauses or resumes any running run; at the end of a

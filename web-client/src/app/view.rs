@@ -1,17 +1,17 @@
 //! What the loop draws and writes each frame: the panels (from the live
-//! endpoint, or from a frozen copy while a relay run is paused), the
-//! timeline, the correction log behind the Replayed panel, the controls'
-//! read-outs, the Metrics and Link cards, and the CSV download.
+//! endpoint, or from a frozen copy while a relay run is paused) in the
+//! model the endpoint runs, the A/B view's second column, the timeline,
+//! the Replayed panel's log, the controls' read-outs, the Metrics and Link
+//! cards, and the CSV download.
 
+use super::column::ColumnState;
 use super::App;
 use crate::clock::now;
-use crate::corrections::CorrectionLog;
 use crate::model_controls::Achieved;
 use crate::readouts::Extra;
-use crate::render::camera::FollowCamera;
+use crate::render;
 use crate::render::view::warm_fonts;
-use crate::render::{self, Frame};
-use crate::timeline::{Offsets, PerSecond, Timeline};
+use crate::timeline::{PerSecond, Timeline};
 use crate::{captions, download};
 use macroquad::prelude::*;
 use sim::{ClientEndpoint, NetSettings, SimTime, Vec2 as SimVec2};
@@ -19,14 +19,13 @@ use sim::{ClientEndpoint, NetSettings, SimTime, Vec2 as SimVec2};
 /// How often the text read-outs are rewritten, ms.
 const READOUTS_EVERY_MS: u64 = 100;
 /// A mesh offset growing by more than this in one frame is a snap, cm.
-const SNAP_JUMP_CM: f32 = 1.0;
+pub const SNAP_JUMP_CM: f32 = 1.0;
 
 /// The view's own state.
 pub struct ViewState {
-    /// The Replayed panel's corrections.
-    pub corrections: CorrectionLog,
+    /// The main column's own state (column A in the A/B view).
+    pub column: ColumnState,
     timeline: Timeline,
-    camera: FollowCamera,
     /// A relay run's endpoint as it was when the view was paused.
     frozen: Option<Box<ClientEndpoint>>,
     frames: u64,
@@ -43,9 +42,8 @@ impl ViewState {
     /// A fresh view.
     pub fn new(_doc: &web_sys::Document) -> ViewState {
         ViewState {
-            corrections: CorrectionLog::default(),
+            column: ColumnState::default(),
             timeline: Timeline::default(),
-            camera: FollowCamera::default(),
             frozen: None,
             frames: 0,
             fps: PerSecond::default(),
@@ -59,9 +57,8 @@ impl ViewState {
 
     /// Forgets the run's history (a new run).
     pub fn reset(&mut self) {
-        self.corrections.clear();
+        self.column.reset();
         self.timeline.clear();
-        self.camera.reset();
         self.frozen = None;
         self.send_rate = PerSecond::default();
         self.measured = None;
@@ -95,38 +92,21 @@ impl App {
             _ => v.measured = Some((self.settings, run_now)),
         }
         let live = self.driver.endpoint();
-        let offsets = Offsets {
-            mesh_cm: live
-                .cmc()
-                .map_or(0.0, |c| (c.drawn_position() - c.state().position).length()),
-            proxy_cm: live
-                .proxy()
-                .map_or(0.0, |p| (p.drawn_position() - p.position()).length()),
-        };
-        if !self.inspector.inspecting {
-            v.timeline.record(run_now, &m, offsets);
-        }
-        // Field by field: the corrections' ages are updated below.
+        // The run at the playhead while inspecting, else the live one.
         let shown = (self.inspector.scrub.as_ref())
             .filter(|_| self.inspector.inspecting)
             .map(|s| s.run());
         let ep: &ClientEndpoint = (v.frozen.as_deref())
             .or(shown.map(|r| r.endpoint()))
             .unwrap_or(live);
-        if let Some(c) = ep.cmc() {
-            v.corrections.update(
-                c.corrections(),
-                c.counters().adjustments,
-                f32::from(self.rules.max_position_error_tenth_cm) / 10.0,
-            );
+        let dt = run_dt.unwrap_or(0.0) as f32;
+        let threshold_cm = f32::from(self.rules.max_position_error_tenth_cm) / 10.0;
+        v.column.update(ep, threshold_cm, dt);
+        if !self.inspector.inspecting {
+            v.timeline.record(run_now, &m, v.column.offsets(live));
         }
         let (older, newer) = self.chrome.take_steps();
-        for _ in 0..older {
-            v.corrections.older();
-        }
-        for _ in 0..newer {
-            v.corrections.newer();
-        }
+        v.column.step(ep.rollback().is_some(), older, newer);
 
         // The panels.
         let dpi = screen_dpi_scale();
@@ -135,45 +115,53 @@ impl App {
             warm_fonts(dpi);
         }
         let zoom = self.chrome.zoom();
-        let follow = zoom.map(|z| {
-            let dt = run_dt.unwrap_or(0.0) as f32;
-            let drawn = ep.cmc().map_or(ep.position(), |c| c.drawn_position());
-            (v.camera.follow(drawn, dt), z)
-        });
+        let follow = v.column.follow(ep, zoom, dt);
         let mesh_offsets = v.timeline.around_last_snap(SNAP_JUMP_CM);
-        let layout = self.chrome.layout((screen_width(), screen_height()));
+        let size = (screen_width(), screen_height());
+        let layout = self.chrome.layout(size);
         render::clear();
         let shown_now = shown.map_or(run_now, |r| r.now());
         let ages = &mut self.inspector.correction_ages;
         ages.update(ep.server_corrections(), shown_now);
         let show = self.inspector.show_corrections;
         render::draw(
-            &Frame {
-                endpoint: ep,
-                input,
-                push_zones: self.rules.server_effects,
-                server_corrections: ages.drawn(
+            &v.column
+                .frame(
+                    ep,
+                    input,
+                    self.rules.server_effects,
+                    follow,
+                    mesh_offsets.as_deref(),
+                )
+                .with_corrections(
+                    ages.drawn(show, self.inspector.correction_lifetime_s, shown_now),
                     show,
-                    self.inspector.correction_lifetime_s,
-                    shown_now,
                 ),
-                follow,
-                correction: v.corrections.shown().map(|(g, _, _)| g).filter(|_| show),
-                mesh_offsets: mesh_offsets.as_deref(),
-            },
             &layout,
+        );
+        self.ab.draw_twin(
+            size,
+            input,
+            self.rules.server_effects,
+            zoom,
+            dt,
+            threshold_cm,
         );
         if v.frozen.is_none() {
             self.plots.draw(
                 &v.timeline,
                 t,
-                f32::from(self.rules.max_position_error_tenth_cm) / 10.0,
+                threshold_cm,
+                f32::from(self.rollback.input_buffer),
                 self.settings.rtt_ms() as f32,
             );
         }
+        self.model_view.show(live.model().name());
         self.net_controls.write(&self.settings);
         self.model_controls
             .write(&self.rules, &self.client_config, v.achieved);
+        self.rollback_controls
+            .write(&self.driver.endpoint().model(), &self.rollback);
         if t >= v.next_readouts {
             v.next_readouts = t.plus_millis(READOUTS_EVERY_MS);
             self.write_readouts(t, &m);
@@ -194,37 +182,19 @@ impl App {
         );
         self.chrome
             .mark("predicted-sub", self.state.label(self.time.paused));
-        self.chrome.text(
-            "predicted-foot",
-            &ep.cmc().map_or_else(
-                || {
-                    format!(
-                        "rollback model · tick {}",
-                        ep.rollback().and_then(|r| r.tick()).map_or(0, |t| t.0)
-                    )
-                },
-                |c| captions::predicted_foot(c, ep.smoothing()),
-            ),
-        );
-        self.chrome.text(
-            "authoritative-foot",
-            &captions::authoritative_foot(&ep.server_totals()),
-        );
-        let shown = v.corrections.shown();
+        let texts = v.column.texts(ep);
+        self.chrome.text("predicted-foot", &texts.predicted_foot);
+        self.chrome
+            .text("authoritative-foot", &texts.authoritative_foot);
         let sub = if self.inspector.show_corrections {
-            captions::replayed_sub(shown)
+            texts.replayed_sub
         } else {
             "corrections hidden (p.NetShowCorrections 0)".to_owned()
         };
         self.chrome.text("replayed-sub", &sub);
-        self.chrome.text(
-            "replayed-foot",
-            &captions::replayed_foot(shown.map(|(g, _, _)| g)),
-        );
-        self.chrome.show("replayed-empty", shown.is_none());
-        let pos = shown.map_or(0, |(_, i, _)| i);
-        self.chrome
-            .set_steppable(pos > 1, !v.corrections.follows_newest());
+        self.chrome.text("replayed-foot", &texts.replayed_foot);
+        self.chrome.show("replayed-empty", texts.empty);
+        self.chrome.set_steppable(texts.older, texts.newer);
         let peak = |f: fn(&crate::timeline::Sample) -> f32| {
             v.timeline.last(1_000_000).map(f).fold(0.0, f32::max)
         };
@@ -238,6 +208,8 @@ impl App {
                 proxy_offset_peak_cm: peak(|s| s.proxy_offset_cm),
             },
         );
+        self.rollback_readouts
+            .write(m.rollback.as_ref(), v.column.resim.last_us());
         let since = v
             .measured
             .map_or(0.0, |(_, at)| self.driver.now(t).secs_since(at));
@@ -245,6 +217,7 @@ impl App {
         self.link_card.write(&settings, m, since);
         self.write_run_bar();
         self.write_playhead();
+        self.write_twin_readouts(m);
     }
 
     /// The run bar's read-outs: state, progress, trajectory hash.

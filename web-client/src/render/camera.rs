@@ -35,12 +35,6 @@ impl FollowCamera {
         self.centre = Some(c);
         c
     }
-
-    /// Forgets the centre: the next [`FollowCamera::follow`] cuts to its
-    /// target.
-    pub fn reset(&mut self) {
-        self.centre = None;
-    }
 }
 
 #[cfg(test)]

@@ -8,12 +8,16 @@
 //! |---|---|
 //! | `view` | world → canvas mapping, clipped primitives, colours |
 //! | `arena` | floor, walls, push zone, trails, characters, scale bar |
-//! | `panels` | Predicted, Authoritative and Replayed contents |
+//! | `panels` | Predicted, Authoritative and Replayed contents (CMC) |
+//! | `rollback` | the same three in the rollback model |
 //! | `camera` | the Predicted panel's follow camera |
+//! | `room` | the three panels in a shared room: the others, shots, the four views of one |
 
 pub mod arena;
 pub mod camera;
 pub mod panels;
+pub mod rollback;
+pub mod room;
 pub mod view;
 
 use crate::corrections::Group;
@@ -51,6 +55,22 @@ pub struct Frame<'a> {
     /// The local character's mesh offset around its last snap: (s since
     /// the snap, cm), oldest first; `None` before the first snap.
     pub mesh_offsets: Option<&'a [(f32, f32)]>,
+    /// What the rollback model's panels need (unused in the CMC model).
+    pub rollback: rollback::RollbackDraw<'a>,
+}
+
+impl Frame<'_> {
+    /// The same frame drawing only the `server_corrections` newest of the
+    /// server's corrections, and the Replayed panel's correction only when
+    /// `show` (UE `p.NetShowCorrections` / `p.NetCorrectionLifetime`).
+    #[must_use]
+    pub fn with_corrections(self, server_corrections: usize, show: bool) -> Self {
+        Frame {
+            server_corrections,
+            correction: self.correction.filter(|_| show),
+            ..self
+        }
+    }
 }
 
 /// Clears the canvas (to the panels' colour: on software WebGL every
@@ -60,8 +80,20 @@ pub fn clear() {
     clear_background(view::PANEL_BG);
 }
 
-/// Draws one column of panels.
+/// Draws one column of panels, in the model its endpoint runs.
 pub fn draw(f: &Frame, layout: &Layout) {
+    if let Some(r) = f.endpoint.rollback() {
+        if layout.predicted.is_drawable() {
+            rollback::predicted(f, r, layout.predicted);
+        }
+        if layout.authoritative.is_drawable() {
+            rollback::authoritative(f, r, layout.authoritative);
+        }
+        if layout.replayed.is_drawable() {
+            rollback::replayed(f, layout.replayed);
+        }
+        return;
+    }
     if layout.predicted.is_drawable() {
         panels::predicted(f, layout.predicted);
     }

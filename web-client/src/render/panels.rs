@@ -25,7 +25,6 @@ use sim::{CorrectionRecord, Vec2 as SimVec2};
 /// The Predicted panel.
 pub fn predicted(f: &Frame, area: RectF) {
     let ep = f.endpoint;
-    // The rollback model's panels are drawn by its own view.
     let Some(client) = ep.cmc() else {
         return;
     };

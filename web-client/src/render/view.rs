@@ -97,6 +97,15 @@ impl View {
         )
     }
 
+    /// The world point (cm) under canvas point `p` (CSS px): the inverse
+    /// of [`View::pt`].
+    pub fn to_world(&self, p: (f32, f32)) -> SimVec2 {
+        SimVec2::new(
+            self.origin.x + (p.0 - self.ox) / self.scale,
+            self.origin.y + (p.1 - self.oy) / self.scale,
+        )
+    }
+
     /// A world length in px.
     pub fn len(&self, cm: f32) -> f32 {
         cm * self.scale

@@ -4,7 +4,9 @@
 //! spikes, resume, errors, the model switch) are shared, and each model
 //! adds its own — the CMC model's ServerMove / MoveResponse / Proxy /
 //! Observer, the rollback model's Inputs / [`ServerMsg::Rollback`] /
-//! [`ServerMsg::RollbackObserver`] ([`crate::rollback::wire`]). Every
+//! [`ServerMsg::RollbackObserver`] ([`crate::rollback::wire`]), and a
+//! shared room's [`ClientMsg::Room`] / [`ServerMsg::Room`]
+//! ([`crate::room::wire`]; a room player's moves are the CMC model's). Every
 //! float that feeds a simulation is quantized here before anyone
 //! simulates with it (DESIGN "Time and determinism").
 //!
@@ -28,6 +30,7 @@ use crate::model::Model;
 use crate::movement::MovementParams;
 use crate::net::link_stats::SeqWindow;
 use crate::rollback::wire::{InputPacket, RollbackObserver, RollbackServerMsg};
+use crate::room::wire::{RoomClientMsg, RoomServerMsg};
 use crate::world::World;
 use serde::{Deserialize, Serialize};
 
@@ -69,6 +72,10 @@ pub enum ClientMsg {
     /// The rollback model's input packet: the last inputs, every client
     /// tick. Travels through the link conditioner.
     Inputs(InputPacket),
+    /// A shared room's own message (join, clock sync, shots, reloads, the
+    /// player's room switches, add bot: [`crate::room::wire`]). Only a
+    /// room answers it; a single-player host refuses it.
+    Room(RoomClientMsg),
 }
 
 /// An unguessable name for a session (128 random bits from the relay's OS
@@ -150,4 +157,7 @@ pub enum ServerMsg {
     /// The rollback server's true state (debug view, like
     /// [`ServerMsg::Observer`]).
     RollbackObserver(RollbackObserver),
+    /// A shared room's own message (joined or refused, roster, net
+    /// updates, clock sync, shot verdicts, ammo: [`crate::room::wire`]).
+    Room(RoomServerMsg),
 }

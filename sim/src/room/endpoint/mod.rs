@@ -1,29 +1,35 @@
 //! [`RoomEndpoint`]: the client end of a room, sans IO. It predicts the
 //! player's own character ([`Client`], the CMC model), keeps the other
 //! characters as proxies, syncs its clock, predicts ammo and remembers its
-//! shots. The page and the tests feed it frames and time (its **own**
-//! clock: the server's is only estimated); it returns frames to send.
+//! shots; its link probe ([`ClientLink`]: Pings, RTT, loss, bytes) is a
+//! single-player page's. The page and the tests feed it frames and time
+//! (its **own** clock: the server's is only estimated); it returns frames
+//! to send, in the one protocol ([`ClientMsg`], the room's own nested in
+//! [`ClientMsg::Room`]).
 
 use crate::client::{Client, ClientConfig};
 use crate::math::Vec2;
-use crate::metrics::RateMeter;
+use crate::metrics::Metrics;
 use crate::movement::MovementParams;
-use crate::net::codec::{self, DecodeError};
-use crate::net::protocol::NetSettings;
+use crate::net::codec;
+use crate::net::link::ClientLink;
+use crate::net::protocol::{ClientMsg, LagSpike, NetSettings, ResumeToken, ServerRules};
 use crate::room::ammo::{AmmoMode, PredictedAmmo};
 use crate::room::clock::{ClockSync, TIME_SYNC_INTERVAL_MS};
 use crate::room::config::PlayerSettings;
+use crate::room::history::DEFAULT_MAX_RECORD_TIME_MS;
 use crate::room::interpolation::render_delay_us;
 use crate::room::proxies::ProxySet;
 use crate::room::seq::Seq;
 use crate::room::shots::ShotLog;
 use crate::room::weapon::WeaponConfig;
-use crate::room::wire::{PlayerId, RoomClientMsg, RoomServerMsg, RosterEntry};
+use crate::room::wire::{PlayerId, RoomClientMsg, RosterEntry};
 use crate::smoothing::SmoothingMode;
 use crate::time::SimTime;
 use crate::world::World;
 use thiserror::Error;
 
+mod receive;
 mod weapon;
 
 /// What a received frame was, for the driver.
@@ -35,6 +41,9 @@ pub enum RoomEvent {
     Refused(String),
     /// The room rejected something; shown to the user.
     ServerError(String),
+    /// The relay refused a [`RoomEndpoint::resume_frame`] (the seat's
+    /// grace period is over, or the relay restarted): join afresh.
+    ResumeRefused(String),
     /// Anything else (already applied).
     Applied,
 }
@@ -81,6 +90,8 @@ pub struct RoomEndpoint {
     /// This player's room switches as last sent: the render delay follows
     /// their net update rate.
     settings: PlayerSettings,
+    /// The room's `MaxRecordTime` as last heard, ms.
+    max_record_time_ms: u16,
     /// `None` until the room's answer.
     me: Option<PlayerId>,
     roster: Vec<RosterEntry>,
@@ -93,13 +104,18 @@ pub struct RoomEndpoint {
     /// Client time of the last shot: the local fire-interval check.
     last_shot: Option<SimTime>,
     shots: ShotLog,
+    /// ServerMoves that left.
+    moves_sent: u64,
     /// Frames queued for the next [`RoomEndpoint::frame`] or
     /// [`RoomEndpoint::take_outgoing`].
     outbox: Vec<Vec<u8>>,
-    /// Bytes per second each way, for the Link card.
-    up: RateMeter,
-    down: RateMeter,
+    /// Pings, RTT, loss each way, bytes: the Link card.
+    link: ClientLink,
     last_error: Option<String>,
+    /// The relay's resume token and grace period, once sent.
+    resume: Option<(ResumeToken, u32)>,
+    /// A Resume was sent: the next Joined keeps the predicted character.
+    resuming: bool,
 }
 
 impl RoomEndpoint {
@@ -118,6 +134,7 @@ impl RoomEndpoint {
             client_config: ClientConfig::default(),
             smoothing: SmoothingMode::default(),
             settings: PlayerSettings::default(),
+            max_record_time_ms: DEFAULT_MAX_RECORD_TIME_MS,
             me: None,
             roster: Vec::new(),
             clock: ClockSync::default(),
@@ -127,16 +144,19 @@ impl RoomEndpoint {
             next_action: Seq(1),
             last_shot: None,
             shots: ShotLog::default(),
-            outbox: vec![codec::encode(&RoomClientMsg::Join)],
-            up: RateMeter::default(),
-            down: RateMeter::default(),
+            moves_sent: 0,
+            outbox: vec![codec::encode(&ClientMsg::Room(RoomClientMsg::Join))],
+            link: ClientLink::default(),
             last_error: None,
+            resume: None,
+            resuming: false,
         }
     }
 
     /// Runs one render frame at client time `now` lasting `dt` s with the
     /// player's input and returns the frames to send: the move, a time
-    /// request every [`TIME_SYNC_INTERVAL_MS`], and whatever fire, reload
+    /// request every [`TIME_SYNC_INTERVAL_MS`], a Ping every
+    /// [`crate::net::link::PING_INTERVAL_MS`], and whatever fire, reload
     /// and settings queued. Proxies and the ammo counter advance.
     pub fn frame(&mut self, now: SimTime, dt: f64, direction: Vec2, dash: bool) -> Vec<Vec<u8>> {
         if self.me.is_some() {
@@ -144,7 +164,8 @@ impl RoomEndpoint {
                 .client
                 .tick(dt, direction, dash, self.smoothing, &self.world)
             {
-                self.queue(now, &RoomClientMsg::ServerMove(m));
+                self.queue(now, &ClientMsg::ServerMove(m));
+                self.moves_sent += 1;
             }
             if now >= self.next_time_request {
                 self.next_time_request = now.plus_millis(TIME_SYNC_INTERVAL_MS);
@@ -152,7 +173,10 @@ impl RoomEndpoint {
                     client_time: now,
                     server_estimate: self.clock.server_time(now),
                 };
-                self.queue(now, &msg);
+                self.queue(now, &ClientMsg::Room(msg));
+            }
+            if let Some(id) = self.link.ping_due(now) {
+                self.queue(now, &ClientMsg::Ping { id });
             }
             self.ammo.advance(now);
             let render = self.render_time(now);
@@ -168,9 +192,10 @@ impl RoomEndpoint {
         std::mem::take(&mut self.outbox)
     }
 
-    fn queue(&mut self, now: SimTime, msg: &RoomClientMsg) {
+    /// Queues a frame that counts as game traffic sent at `now`.
+    fn queue(&mut self, now: SimTime, msg: &ClientMsg) {
         let frame = codec::encode(msg);
-        self.up.record(now, frame.len());
+        self.link.sent(now, frame.len());
         self.outbox.push(frame);
     }
 
@@ -189,8 +214,8 @@ impl RoomEndpoint {
     /// link; under jitter the update in hand arrived early or late by its
     /// own jitter and the clock (the best sample, slewed) cannot know it,
     /// while its stamp does. Measured (`tests/room_rewind.rs`: a player
-    /// strafing at RTT 200 ms, ±20 ms jitter, 5 % loss both ways): 190 of
-    /// 193 shots confirmed with the clock's time, 192 with the stamp's.
+    /// strafing at RTT 200 ms, ±20 ms jitter, 5 % loss both ways): 181 of
+    /// 189 shots confirmed with the clock's time, 188 with the stamp's.
     /// Interpolation keeps the clock: its render time must run smoothly,
     /// and a stamp-anchored one would jump with every update's jitter.
     pub fn render_time(&self, now: SimTime) -> Option<SimTime> {
@@ -205,82 +230,54 @@ impl RoomEndpoint {
         })
     }
 
-    /// Takes one frame from the room at client time `now`.
-    ///
-    /// # Errors
-    /// [`DecodeError`] if the frame does not decode; nothing changes.
-    pub fn receive_frame(&mut self, now: SimTime, frame: &[u8]) -> Result<RoomEvent, DecodeError> {
-        let msg = codec::decode::<RoomServerMsg>(frame)?;
-        self.down.record(now, frame.len());
-        Ok(match msg {
-            RoomServerMsg::Joined {
-                you,
-                spawn,
-                world,
-                params,
-                weapon,
-                settings,
-            } => {
-                self.client = Client::with_config(params, spawn, self.client_config, self.seed);
-                self.ammo = PredictedAmmo::new(weapon.magazine, self.ammo.mode());
-                (self.world, self.params, self.weapon, self.settings) =
-                    (world, params, weapon, settings);
-                self.me = Some(you);
-                RoomEvent::Joined(you)
-            }
-            RoomServerMsg::Refused { reason } => RoomEvent::Refused(reason),
-            RoomServerMsg::Roster(r) => {
-                self.roster = r;
-                RoomEvent::Applied
-            }
-            RoomServerMsg::MoveResponse(r) => {
-                self.client.handle_move_response(&r, &self.world);
-                RoomEvent::Applied
-            }
-            RoomServerMsg::Proxies(batch) => {
-                self.proxies.apply(now, &batch, self.me, self.smoothing);
-                RoomEvent::Applied
-            }
-            RoomServerMsg::TimeReport {
-                client_time,
-                server_time,
-            } => {
-                self.clock.record(client_time, server_time, now);
-                RoomEvent::Applied
-            }
-            RoomServerMsg::ShotResult(r) => {
-                self.shots.resolve(r);
-                RoomEvent::Applied
-            }
-            RoomServerMsg::Ammo(u) => {
-                self.ammo.on_server(now, u.ack, u.ammo);
-                RoomEvent::Applied
-            }
-            RoomServerMsg::Error { reason } => {
-                self.last_error = Some(reason.clone());
-                RoomEvent::ServerError(reason)
-            }
-        })
-    }
-
-    /// Queues new link settings for this player's conditioners.
+    /// Queues new link settings for this player's conditioners and
+    /// restarts the link measurement (as a single-player page does).
     pub fn set_net_settings(&mut self, settings: NetSettings) {
         self.outbox
-            .push(codec::encode(&RoomClientMsg::SetNetSettings(settings)));
+            .push(codec::encode(&ClientMsg::SetNetSettings(settings)));
+        self.link.restart();
+    }
+
+    /// Queues new CMC server rules for this player's character.
+    pub fn set_server_rules(&mut self, rules: ServerRules) {
+        self.outbox
+            .push(codec::encode(&ClientMsg::SetServerRules(rules)));
+    }
+
+    /// Asks for a lag spike on this player's link.
+    pub fn start_lag_spike(&mut self, spike: LagSpike) {
+        self.outbox.push(codec::encode(&ClientMsg::LagSpike(spike)));
     }
 
     /// Queues new room switches for this player (net update rate, rewind);
     /// the render delay follows the rate at once.
     pub fn set_player_settings(&mut self, settings: PlayerSettings) {
         self.settings = settings;
-        self.outbox
-            .push(codec::encode(&RoomClientMsg::SetPlayerSettings(settings)));
+        self.send(&RoomClientMsg::SetPlayerSettings(settings));
     }
 
-    /// Queues a request to the room for `msg` (server rules, the room's
+    /// Queues a request to the room for `msg` (the room's
     /// `MaxRecordTime`, add a bot).
     pub fn send(&mut self, msg: &RoomClientMsg) {
-        self.outbox.push(codec::encode(msg));
+        self.outbox
+            .push(codec::encode(&ClientMsg::Room(msg.clone())));
+    }
+
+    /// The frame that takes this player's seat back on a new connection
+    /// ([`ClientMsg::Resume`]), if the relay sent a token; the room answers
+    /// with a Joined that keeps the predicted character. `None` before a
+    /// token (or in a session with no relay).
+    pub fn resume_frame(&mut self) -> Option<Vec<u8>> {
+        let (token, _) = self.resume?;
+        self.resuming = true;
+        Some(codec::encode(&ClientMsg::Resume { token }))
+    }
+
+    /// How long the relay keeps this seat after the socket drops, if it
+    /// said so.
+    pub fn resume_grace(&self) -> Option<std::time::Duration> {
+        self.resume
+            .map(|(_, ms)| std::time::Duration::from_millis(u64::from(ms)))
     }
 
     /// Sets how proxies are drawn.
@@ -356,7 +353,38 @@ impl RoomEndpoint {
 
     /// Bytes per second sent and received over the second ending at `now`.
     pub fn bytes_per_second(&mut self, now: SimTime) -> (u64, u64) {
-        (self.up.per_second(now), self.down.per_second(now))
+        let m = self.link.metrics(now);
+        (m.up_bps, m.down_bps)
+    }
+
+    /// The read-out at `now`: the link's numbers (RTT, loss, bytes/s) and
+    /// the predicting client's counters, as a single-player page shows
+    /// them (the link conditioner's totals are not reported by a room).
+    pub fn metrics(&mut self, now: SimTime) -> Metrics {
+        let m = self.link.metrics(now);
+        let n = self.client.counters();
+        Metrics {
+            moves_sent: self.moves_sent,
+            acks: n.acks,
+            adjustments: n.adjustments,
+            replayed_moves: n.replayed_moves,
+            queue_len: self.client.saved_moves().len(),
+            dash_events: n.dash_events,
+            combined_moves: n.combined_moves,
+            dual_moves: n.dual_moves,
+            old_moves_resent: n.old_moves_resent,
+            stale_updates: {
+                let c = self.proxies.counters();
+                c.late + c.duplicate
+            },
+            ..m
+        }
+    }
+
+    /// The room's `MaxRecordTime` as last heard (the join answer or a
+    /// roster), ms.
+    pub fn max_record_time_ms(&self) -> u16 {
+        self.max_record_time_ms
     }
 
     /// The last error the room reported.

@@ -3,6 +3,7 @@
 
 use super::{FireError, RoomEndpoint};
 use crate::math::Vec2;
+use crate::net::protocol::ClientMsg;
 use crate::net::protocol::NetPosition;
 use crate::room::hitbox::{HitBoxes, Ray};
 use crate::room::seq::Seq;
@@ -78,7 +79,7 @@ impl RoomEndpoint {
             origin,
             direction,
         };
-        self.queue(now, &RoomClientMsg::Fire(shot));
+        self.queue(now, &ClientMsg::Room(RoomClientMsg::Fire(shot)));
         Ok(seq)
     }
 
@@ -103,7 +104,7 @@ impl RoomEndpoint {
         let seq = self.take_seq();
         let until = now.plus_millis(self.weapon.reload_ms.into());
         self.ammo.start_reload(seq, until);
-        self.queue(now, &RoomClientMsg::Reload { seq, at });
+        self.queue(now, &ClientMsg::Room(RoomClientMsg::Reload { seq, at }));
         Ok(seq)
     }
 

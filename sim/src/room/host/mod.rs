@@ -3,11 +3,13 @@
 //! `poll(now)`, `next_wakeup()` — so the relay stays a loop.
 //!
 //! ```text
-//! receive_frame(p) ─► decode ─► control? act now (join, settings, add bot)
+//! receive_frame(p) ─► decode ─► control? act now (join, settings, rules,
+//!                             │   lag spike, room switches, add bot)
 //!                             └► p's uplink conditioner
 //! poll(now):
-//!   1 every uplink's due messages: moves → p's ServerCharacter
-//!     time requests → time reports · shots → weapon → rewind → verdict
+//!   1 every uplink's due messages: moves → p's ServerCharacter · pings →
+//!     pongs · time requests → time reports · shots → weapon → rewind →
+//!     verdict
 //!   2 forced position updates, move responses (≤ 1 per ack interval)
 //!   3 each 60 Hz tick due: bots step · frame history saved ·
 //!     net update to every player whose rate says so
@@ -16,16 +18,28 @@
 //!
 //! Network input is handled before the tick, as in UE's frame. Players are
 //! kept in id order and visited in it: no map iteration in the step.
+//!
+//! A player speaks the one protocol ([`ClientMsg`] / [`ServerMsg`]): the
+//! connection's messages and the CMC model's moves as a single-player
+//! session does, and the room's own nested in [`ClientMsg::Room`] /
+//! [`ServerMsg::Room`]. What only a single-player session understands
+//! (Hello, Resume, SetModel, rollback Inputs) is refused with
+//! [`RoomError::NotInRoom`].
 
 use crate::movement::MovementParams;
 use crate::net::codec::{self, DecodeError};
-use crate::net::protocol::SettingsError;
+use crate::net::protocol::{ClientMsg, ServerMsg, SettingsError};
 use crate::room::config::{check_record_time, PlayerSettings, RoomConfig, TICK_HZ};
 use crate::room::hitbox::HitBoxes;
 use crate::room::link::Traffic;
 use crate::room::player::{Driver, Player, ShotCounters};
 use crate::room::weapon::ActionOutcome;
 use crate::room::wire::{PlayerId, RoomClientMsg, RoomServerMsg};
+
+/// A room message as it goes on the wire.
+pub(crate) fn wrap(msg: RoomServerMsg) -> ServerMsg {
+    ServerMsg::Room(msg)
+}
 use crate::time::SimTime;
 use crate::world::World;
 use thiserror::Error;
@@ -53,6 +67,10 @@ pub enum RoomError {
     /// A setting was out of range; nothing was changed.
     #[error("bad settings: {0}")]
     Settings(#[from] SettingsError),
+    /// A single-player message (Hello, Resume, SetModel, rollback Inputs)
+    /// sent to a room; it names the message.
+    #[error("{0} is not spoken in a room: send Room(Join)")]
+    NotInRoom(&'static str),
 }
 
 /// The authoritative room.
@@ -113,7 +131,7 @@ impl RoomHost {
         id: PlayerId,
         frame: &[u8],
     ) -> Result<(), RoomError> {
-        match codec::decode::<RoomClientMsg>(frame) {
+        match codec::decode::<ClientMsg>(frame) {
             Ok(msg) => self.receive_msg(now, id, frame.len(), msg),
             Err(e) => {
                 let i = self.remote(id)?;
@@ -124,8 +142,8 @@ impl RoomHost {
     }
 
     /// Takes one already decoded message from remote player `id` at `now`
-    /// (for a driver that decodes first, e.g. a room message nested in the
-    /// single-player protocol): the second half of
+    /// (for a driver that decodes first, to rate-limit by message kind):
+    /// the second half of
     /// [`RoomHost::receive_frame`]. `frame_len` is the size of the frame it
     /// came in, bytes: the uplink's bandwidth cap and the player's byte
     /// count take it.
@@ -137,7 +155,7 @@ impl RoomHost {
         now: SimTime,
         id: PlayerId,
         frame_len: usize,
-        msg: RoomClientMsg,
+        msg: ClientMsg,
     ) -> Result<(), RoomError> {
         let i = self.remote(id)?;
         let result = self.receive(now, i, frame_len, msg);
@@ -163,7 +181,7 @@ impl RoomHost {
         if let Some(link) = self.players.get_mut(i).and_then(Player::link_mut) {
             link.conn.heard(now, frame_len);
             if let Err(e) = &result {
-                link.conn.send_now(&RoomServerMsg::Error {
+                link.conn.send_now(&ServerMsg::Error {
                     reason: e.to_string(),
                 });
             }
@@ -176,46 +194,55 @@ impl RoomHost {
         now: SimTime,
         i: usize,
         len: usize,
-        msg: RoomClientMsg,
+        msg: ClientMsg,
     ) -> Result<(), RoomError> {
         let player = &mut self.players[i];
         let Driver::Remote { character, link } = &mut player.driver else {
             return Err(RoomError::NoSuchPlayer(player.id));
         };
         match msg {
-            RoomClientMsg::Join => link.conn.send_now(&RoomServerMsg::Joined {
-                you: player.id,
-                spawn: character.state().position,
-                world: self.world.clone(),
-                params: self.params,
-                weapon: self.config.weapon,
-                settings: player.settings,
-            }),
-            RoomClientMsg::SetNetSettings(s) => {
-                s.validate()?;
-                link.conn.apply(s);
+            ClientMsg::Room(RoomClientMsg::Join) => {
+                link.conn.send_now(&wrap(RoomServerMsg::Joined {
+                    you: player.id,
+                    spawn: character.state().position,
+                    world: self.world.clone(),
+                    params: self.params,
+                    weapon: self.config.weapon,
+                    settings: player.settings,
+                    max_record_time_ms: self.config.max_record_time_ms,
+                }));
             }
-            RoomClientMsg::SetServerRules(r) => {
+            ClientMsg::SetNetSettings(s) => link.conn.set_net_settings(s)?,
+            ClientMsg::SetServerRules(r) => {
                 r.validate()?;
                 character.set_config(r.apply_to(character.config()));
             }
-            RoomClientMsg::SetPlayerSettings(s) => {
+            ClientMsg::LagSpike(spike) => link.conn.start_lag_spike(now, spike)?,
+            ClientMsg::Room(RoomClientMsg::SetPlayerSettings(s)) => {
                 s.validate()?;
                 player.settings = s;
             }
-            RoomClientMsg::SetMaxRecordTime { ms } => {
+            ClientMsg::Room(RoomClientMsg::SetMaxRecordTime { ms }) => {
                 check_record_time(ms)?;
                 self.config.max_record_time_ms = ms;
+                self.send_roster();
             }
-            RoomClientMsg::AddBot => {
+            ClientMsg::Room(RoomClientMsg::AddBot) => {
                 self.add_bot(now)?;
             }
-            msg @ (RoomClientMsg::ServerMove(_)
-            | RoomClientMsg::TimeRequest { .. }
-            | RoomClientMsg::Fire(_)
-            | RoomClientMsg::Reload { .. }) => {
+            msg @ (ClientMsg::ServerMove(_)
+            | ClientMsg::Ping { .. }
+            | ClientMsg::Room(
+                RoomClientMsg::TimeRequest { .. }
+                | RoomClientMsg::Fire(_)
+                | RoomClientMsg::Reload { .. },
+            )) => {
                 link.conn.send_up(now, len, msg);
             }
+            ClientMsg::Hello => return Err(RoomError::NotInRoom("Hello")),
+            ClientMsg::Resume { .. } => return Err(RoomError::NotInRoom("Resume")),
+            ClientMsg::SetModel(_) => return Err(RoomError::NotInRoom("SetModel")),
+            ClientMsg::Inputs(_) => return Err(RoomError::NotInRoom("Inputs")),
         }
         Ok(())
     }
@@ -238,7 +265,7 @@ impl RoomHost {
             if let Driver::Remote { character, link } = &mut p.driver {
                 character.force_position_update(now, &self.world);
                 if let Some(r) = character.flush(now) {
-                    link.conn.send(now, &RoomServerMsg::MoveResponse(r));
+                    link.conn.send(now, &ServerMsg::MoveResponse(r));
                 }
             }
         }
@@ -277,41 +304,51 @@ impl RoomHost {
             .min()
     }
 
+    /// When the next 60 Hz server tick is due: a [`RoomHost::poll`] at or
+    /// after it runs it (a driver times its ticks by this).
+    pub fn next_tick(&self) -> SimTime {
+        self.tick_time(self.tick)
+    }
+
     fn tick_time(&self, tick: u64) -> SimTime {
         self.created.plus_micros(tick * 1_000_000 / TICK_HZ)
     }
 
-    fn deliver(&mut self, now: SimTime, i: usize, msg: RoomClientMsg) {
+    fn deliver(&mut self, now: SimTime, i: usize, msg: ClientMsg) {
         let player = &mut self.players[i];
         let Driver::Remote { character, link } = &mut player.driver else {
             return;
         };
         match msg {
-            RoomClientMsg::ServerMove(m) => {
+            ClientMsg::ServerMove(m) => {
                 character.receive_server_move(&m, now, &self.world);
             }
-            RoomClientMsg::TimeRequest {
+            ClientMsg::Ping { id } => {
+                let received = link.conn.ping_received(id);
+                link.conn.send(now, &ServerMsg::Pong { id, received });
+            }
+            ClientMsg::Room(RoomClientMsg::TimeRequest {
                 client_time,
                 server_estimate,
-            } => {
+            }) => {
                 if let Some(e) = server_estimate {
                     link.lead_us = now.micros_since(e);
                 }
                 link.conn.send(
                     now,
-                    &RoomServerMsg::TimeReport {
+                    &wrap(RoomServerMsg::TimeReport {
                         client_time,
                         server_time: now,
-                    },
+                    }),
                 );
             }
-            RoomClientMsg::Reload { seq, at } => {
+            ClientMsg::Room(RoomClientMsg::Reload { seq, at }) => {
                 let outcome = player.weapon.reload(&self.config.weapon, now, seq, at);
                 player.shots.count_action(outcome);
                 player.shots.reloads += u64::from(outcome == ActionOutcome::Accepted);
                 self.answer_ammo(now, i, outcome);
             }
-            RoomClientMsg::Fire(shot) => self.fire(now, i, &shot),
+            ClientMsg::Room(RoomClientMsg::Fire(shot)) => self.fire(now, i, &shot),
             // Control messages act in `receive` and never enter the uplink.
             _ => {}
         }
@@ -320,6 +357,11 @@ impl RoomHost {
     /// Remote and bot players, by id.
     pub fn player_ids(&self) -> impl Iterator<Item = PlayerId> + '_ {
         self.players.iter().map(|p| p.id)
+    }
+
+    /// How many players are bots.
+    pub fn bot_count(&self) -> usize {
+        self.players.iter().filter(|p| p.link().is_none()).count()
     }
 
     /// Player `id`'s current hit boxes.

@@ -2,6 +2,7 @@
 //! net updates due go out (`000_…` §7.1 replicated movement; `003_…`
 //! `SaveFramePackagePerTick`).
 
+use super::wrap;
 use super::RoomHost;
 use crate::net::protocol::NetPosition;
 use crate::room::history::FramePackage;
@@ -38,19 +39,25 @@ impl RoomHost {
         for p in &mut self.players {
             let (id, interval) = (p.id, p.settings.net_update_interval_us());
             let Some(link) = p.link_mut() else { continue };
-            if t < link.next_net_update {
+            // A quiet player (a hidden tab) gets no net updates until it
+            // sends again (`QUIET_CLIENT_MS`), as a single-player session.
+            if t < link.next_net_update || !link.conn.listening(t) {
                 continue;
             }
-            link.next_net_update = link
-                .next_net_update
-                .plus_micros(interval)
-                .max(t.plus_micros(1));
+            // On the rate's grid; after a pause (a quiet player, a rate
+            // change) a new grid from now, never a burst to catch up.
+            let next = link.next_net_update.plus_micros(interval);
+            link.next_net_update = if next > t {
+                next
+            } else {
+                t.plus_micros(interval)
+            };
             let batch = ProxyBatch {
                 seq,
                 server_time: t,
                 characters: everyone.iter().filter(|c| c.id != id).copied().collect(),
             };
-            link.conn.send(t, &RoomServerMsg::Proxies(batch));
+            link.conn.send(t, &wrap(RoomServerMsg::Proxies(batch)));
         }
     }
 }

@@ -1,7 +1,7 @@
 //! Who is in the room: remote players and bots coming and going, spawn
 //! points, the roster everyone is sent, and the refusal of one too many.
 
-use super::{RoomError, RoomHost};
+use super::{wrap, RoomError, RoomHost};
 use crate::bot::{Bot, BotCharacter};
 use crate::math::Vec2;
 use crate::net::codec;
@@ -19,7 +19,8 @@ const SPAWN_SPACING: f32 = 90.0;
 
 impl RoomHost {
     /// Takes a new remote player in at `now`; their first frame should be
-    /// [`crate::room::RoomClientMsg::Join`].
+    /// [`crate::room::RoomClientMsg::Join`] (in a
+    /// [`crate::net::protocol::ClientMsg::Room`]).
     ///
     /// # Errors
     /// [`RoomError::Full`] if the room holds its most players: send
@@ -103,16 +104,19 @@ impl RoomHost {
         true
     }
 
-    fn send_roster(&mut self) {
-        let roster = RoomServerMsg::Roster(
-            self.players
+    /// Sends everyone the roster and the room-wide `MaxRecordTime`.
+    pub(super) fn send_roster(&mut self) {
+        let roster = wrap(RoomServerMsg::Roster {
+            players: self
+                .players
                 .iter()
                 .map(|p| RosterEntry {
                     id: p.id,
                     bot: p.link().is_none(),
                 })
                 .collect(),
-        );
+            max_record_time_ms: self.config.max_record_time_ms,
+        });
         for link in self.players.iter_mut().filter_map(Player::link_mut) {
             link.conn.send_now(&roster);
         }
@@ -120,8 +124,8 @@ impl RoomHost {
 
     /// The frame that tells a refused connection why.
     pub fn refusal_frame(error: &RoomError) -> Vec<u8> {
-        codec::encode(&RoomServerMsg::Refused {
+        codec::encode(&wrap(RoomServerMsg::Refused {
             reason: error.to_string(),
-        })
+        }))
     }
 }

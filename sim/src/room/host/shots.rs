@@ -2,7 +2,7 @@
 //! `ServerSideRewind` (reference `003_…`), answered with the verdict and
 //! the ammo.
 
-use super::RoomHost;
+use super::{wrap, RoomHost};
 use crate::room::hitbox::HitBoxes;
 use crate::room::rewind::{self, RewindRules, RewindTarget};
 use crate::room::weapon::ActionOutcome;
@@ -32,7 +32,7 @@ impl RoomHost {
             _ => shooter.shots.count_action(outcome),
         }
         if let (Some(r), Some(link)) = (result, shooter.link_mut()) {
-            link.conn.send(now, &RoomServerMsg::ShotResult(r));
+            link.conn.send(now, &wrap(RoomServerMsg::ShotResult(r)));
         }
         self.answer_ammo(now, i, outcome);
     }
@@ -69,7 +69,7 @@ impl RoomHost {
         if outcome != ActionOutcome::Stale {
             if let Some(link) = p.link_mut() {
                 link.conn
-                    .send(now, &RoomServerMsg::Ammo(AmmoUpdate { ack, ammo }));
+                    .send(now, &wrap(RoomServerMsg::Ammo(AmmoUpdate { ack, ammo })));
             }
         }
     }

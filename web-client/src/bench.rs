@@ -1,0 +1,128 @@
+//! What the browser tests and `scripts/bench.sh` call inside the wasm
+//! besides the page: the rollback model's determinism pin and its
+//! re-simulation benchmark (beside `bench_replay` in the crate root, the
+//! CMC model's).
+
+use rand_core::SeedableRng;
+use rand_pcg::Pcg32;
+use sim::rollback::arena::PLAYERS;
+use sim::rollback::sync_test::random_input;
+use sim::rollback::{Arena, InputCmd, RollbackClient, RollbackServer, Tick, TickRate};
+use wasm_bindgen::prelude::wasm_bindgen;
+
+/// A clock for timing loops, ms: `performance.now()` in the browser, a
+/// monotonic clock natively.
+pub fn clock_ms() -> f64 {
+    #[cfg(target_arch = "wasm32")]
+    {
+        web_sys::window()
+            .and_then(|w| w.performance())
+            .map_or(0.0, |p| p.now())
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        use std::sync::OnceLock;
+        static EPOCH: OnceLock<std::time::Instant> = OnceLock::new();
+        EPOCH
+            .get_or_init(std::time::Instant::now)
+            .elapsed()
+            .as_secs_f64()
+            * 1000.0
+    }
+}
+
+/// The 60 Hz arena's state hash after `ticks` ticks of random inputs for
+/// both players drawn from `seed`, as 16 hex digits:
+/// `sim::rollback::sync_test::arena_fingerprint` inside wasm. The browser
+/// test compares `arena_fingerprint(7, 3600)` with the native value
+/// pinned in `sim/tests/rollback_sync.rs` (`7d67cea529874cdf`): the same
+/// step, quantization and hash give the same bits on both targets.
+#[wasm_bindgen]
+pub fn arena_fingerprint(seed: u32, ticks: u32) -> String {
+    let h = sim::rollback::sync_test::arena_fingerprint(u64::from(seed), ticks);
+    format!("{h:016x}")
+}
+
+/// Ticks of client history before the State the benchmark rebases on,
+/// and how old that State is: `rollback_rebase/8` in
+/// `sim/benches/rollback.rs` (tick 100's State applied at tick 108).
+const STATE_TICK: usize = 100;
+/// Ticks re-simulated per rebase.
+const RESIMULATED: usize = 8;
+
+/// Benchmarks a rollback inside wasm and returns the mean time of one, ns:
+/// the same set-up as `rollback_rebase/8` in `sim/benches/rollback.rs`
+/// (the 60 Hz arena, both players' random inputs from seed 12, a client
+/// that predicted 108 ticks, the server's State for tick 100). `iters`
+/// copies of that client are made before the clock starts; then each
+/// takes the State (hash check, desync check of one tick) and rebases on
+/// it: restore and re-simulate 8 ticks. `e2e/bench-wasm.mjs` calls it and
+/// `scripts/bench.sh` divides by the native median of the same run.
+/// Returns NaN if the set-up fails.
+#[wasm_bindgen]
+pub fn bench_rollback(iters: u32) -> f64 {
+    let ticks = STATE_TICK + RESIMULATED;
+    let mut rng = Pcg32::seed_from_u64(12);
+    let inputs: Vec<[InputCmd; PLAYERS]> = (0..ticks as u32)
+        .map(|t| {
+            [
+                random_input(&mut rng, Tick(t)),
+                random_input(&mut rng, Tick(t)),
+            ]
+        })
+        .collect();
+    let arena = Arena::new(TickRate::Hz60);
+    let mut server = RollbackServer::new(arena.clone(), arena.initial(Tick(0)), 6);
+    let mut state = None;
+    for (t, i) in inputs.iter().enumerate().take(STATE_TICK) {
+        for (p, cmd) in i.iter().enumerate() {
+            if server.receive_inputs(p, &[cmd.at(server.tick())]).is_err() {
+                return f64::NAN;
+            }
+        }
+        server.advance();
+        if t + 1 == STATE_TICK {
+            state = Some(server.state_update(1));
+        }
+    }
+    let Some(state) = state else {
+        return f64::NAN;
+    };
+    let mut client = RollbackClient::new(arena.clone(), arena.initial(Tick(0)), 0, None);
+    for i in &inputs {
+        if client.advance(i[0]).is_err() {
+            return f64::NAN;
+        }
+    }
+    let mut batch: Vec<_> = (0..iters.max(1)).map(|_| client.clone()).collect();
+    let started = clock_ms();
+    for c in &mut batch {
+        let ok = c.receive_state(state.clone()).is_ok() && c.rebase_if_due();
+        std::hint::black_box(ok);
+    }
+    let elapsed = clock_ms() - started;
+    let applied = batch
+        .iter()
+        .all(|c| c.counters().resimulated_ticks == RESIMULATED as u64);
+    drop(std::hint::black_box(batch));
+    if !applied {
+        return f64::NAN;
+    }
+    elapsed * 1e6 / f64::from(iters.max(1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_fingerprint_export_is_the_native_pin() {
+        assert_eq!(arena_fingerprint(7, 3600), "7d67cea529874cdf");
+    }
+
+    #[test]
+    fn the_rollback_bench_re_simulates_eight_ticks_per_iteration() {
+        let ns = bench_rollback(3);
+        assert!(ns.is_finite() && ns > 0.0, "{ns}");
+    }
+}
