@@ -59,6 +59,12 @@ test('CSP holds, and the page reconnects to a restarted relay, then falls back t
     await waitFor(async () => /closed 1001: relay shutting down/.test((await status(page)).text), 5_000, 'the close reason in the status');
     relay = await startRelay({ addr });
     await waitFor(async () => /reconnected/.test((await status(page)).text), 8_000, 'reconnected status');
+    // The new relay refused the resume and the page started a new session:
+    // it is resumable once its Welcome (and session token) is in, which
+    // the first Acks prove. Killing the relay before that would leave the
+    // page nothing to resume.
+    const acks0 = await metric(page, 'acks');
+    await waitFor(async () => (await metric(page, 'acks')) > acks0, 5_000, 'acks on the new session');
   });
 
   await t.test('relay killed: the page keeps trying, not local mode', async () => {
