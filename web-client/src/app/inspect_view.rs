@@ -19,9 +19,14 @@ impl App {
     pub(super) fn draw_lanes(&mut self, mode: LaneMode, t: SimTime) {
         let extent = self.lane_extent(mode);
         let transit = u64::from(self.settings.uplink.latency_ms) * 1000;
-        let relay = "On the relay the link conditioner runs out of the page's sight: no packet \
-                     timeline. Run in the page (below), record a run or open a scenario to see \
-                     every packet.";
+        let relay = if self.room.is_some() {
+            "A shared room runs on the relay: its packets are out of the page's sight \
+             (leave the room to inspect a run)."
+        } else {
+            "On the relay the link conditioner runs out of the page's sight: no packet \
+             timeline. Run in the page (below), record a run or open a scenario to see \
+             every packet."
+        };
         let (scrub, open, comparison) = (
             &self.inspector.scrub,
             &self.inspector.open,

@@ -21,9 +21,19 @@ use macroquad::prelude::*;
 use sim::room::{RoomClientMsg, Seq};
 use sim::SimTime;
 
-/// The run bar's controls that do nothing in a room, and why.
-const RUN_BAR: [&str; 4] = ["play-pause", "step-frame", "rec-toggle", "restart"];
-const RUN_BAR_WHY: &str = "Scenarios are single-player: leave the room to record or replay";
+/// The controls that do nothing in a room, and why: the run bar's
+/// (scenarios are single-player) and the model's (a room runs CMC).
+const OFF_IN_A_ROOM: [(&str, &str); 6] = [
+    ("play-pause", SINGLE_PLAYER),
+    ("step-frame", SINGLE_PLAYER),
+    ("rec-toggle", SINGLE_PLAYER),
+    ("restart", SINGLE_PLAYER),
+    ("model", CMC_ONLY),
+    ("ab", CMC_ONLY),
+];
+const SINGLE_PLAYER: &str = "Scenarios are single-player: leave the room to record or replay";
+const CMC_ONLY: &str =
+    "A room runs the CMC model for everyone: leave the room to switch models or compare A/B";
 
 /// The panel texts a room rewrites.
 const ROOM_SLOTS: [&str; 2] = ["authoritative-sub", "replayed-empty"];
@@ -61,13 +71,13 @@ impl App {
             .set_status("connecting", &format!("joining {name}…"));
         set_room_url(Some(name));
         let doc = self.doc();
-        let saved = RUN_BAR
+        let saved = OFF_IN_A_ROOM
             .iter()
-            .filter_map(|&id| {
+            .filter_map(|&(id, why)| {
                 let e = doc.get_element_by_id(id)?;
                 let kept = (id, e.get_attribute("title"), e.has_attribute("disabled"));
                 set_flag(&e, "disabled", true);
-                write_attr(&e, "title", RUN_BAR_WHY);
+                write_attr(&e, "title", why);
                 Some(kept)
             })
             .collect();
@@ -241,6 +251,10 @@ impl App {
         }
         self.room_events(events);
         self.draw_room(t, dir, follow, aim, &layout);
+        // The page shows what a CMC run has (legend, metrics), and the
+        // packet card says why it is empty.
+        self.model_view.show("cmc");
+        self.draw_lanes(super::inspect::LaneMode::Relay, t);
     }
 
     /// Shows what the room's connection did; a lost or full room is left.
