@@ -12,52 +12,17 @@
 #![allow(missing_docs)] // criterion_group! generates undocumented items
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use sim::inspect::Inspection;
-use sim::rollback::{BotPlayer, RollbackConfig};
-use sim::scenario::Setup;
-use sim::{Bot, Model, NetSettings, Scenario, ScenarioRun};
+use sim::inspect::{bot_run, Inspection};
+use sim::rollback::RollbackConfig;
+use sim::Model;
 use std::hint::black_box;
-
-const FRAME: f64 = 1.0 / 60.0;
-
-/// 60 s of the bot (CMC) or the rollback bot player at RTT 150 ms, 10 %
-/// loss, recorded.
-fn sixty_seconds(model: Model) -> Scenario {
-    let setup = Setup {
-        net: NetSettings::symmetric(150, 10, 10),
-        model,
-        ..Setup::default()
-    };
-    let mut run = ScenarioRun::record("bench", 7, setup);
-    let (mut bot, mut player) = (Bot::new(), BotPlayer::new(7));
-    for _ in 0..3600 {
-        let at = run.endpoint().position();
-        let (dir, dash, fire) = match model {
-            Model::Cmc => {
-                let (dir, dash) = bot.input(at, FRAME as f32);
-                (dir, dash, false)
-            }
-            Model::Rollback(_) => {
-                let (dir, buttons) = player.input(at, FRAME as f32);
-                (
-                    dir,
-                    buttons & sim::rollback::InputCmd::DASH != 0,
-                    buttons & sim::rollback::InputCmd::FIRE != 0,
-                )
-            }
-        };
-        run.step_live(FRAME, dir, dash, fire);
-    }
-    run.stop_recording();
-    run.scenario().clone()
-}
 
 fn inspect(c: &mut Criterion) {
     let cases = [
-        ("cmc", sixty_seconds(Model::Cmc)),
+        ("cmc", bot_run(60, Model::Cmc)),
         (
             "rollback",
-            sixty_seconds(Model::Rollback(RollbackConfig::default())),
+            bot_run(60, Model::Rollback(RollbackConfig::default())),
         ),
     ];
     let mut build = c.benchmark_group("inspect_build");

@@ -19,6 +19,23 @@ pub fn select(doc: &Document, id: &str) -> Option<HtmlSelectElement> {
     doc.get_element_by_id(id).and_then(|e| e.dyn_into().ok())
 }
 
+/// The `<canvas>` with this id and its 2D context, each if there is one.
+pub fn canvas_2d(
+    doc: &Document,
+    id: &str,
+) -> (
+    Option<web_sys::HtmlCanvasElement>,
+    Option<web_sys::CanvasRenderingContext2d>,
+) {
+    let canvas: Option<web_sys::HtmlCanvasElement> =
+        doc.get_element_by_id(id).and_then(|e| e.dyn_into().ok());
+    let ctx = canvas
+        .as_ref()
+        .and_then(|c| c.get_context("2d").ok().flatten())
+        .and_then(|c| c.dyn_into().ok());
+    (canvas, ctx)
+}
+
 /// The first element matching a CSS selector.
 pub fn query(doc: &Document, selector: &str) -> Option<Element> {
     doc.query_selector(selector).ok().flatten()

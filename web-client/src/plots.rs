@@ -17,7 +17,7 @@
 
 use crate::timeline::{Sample, Timeline};
 use sim::SimTime;
-use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen::JsValue;
 use web_sys::{CanvasRenderingContext2d, Document, HtmlCanvasElement};
 
 /// Time shown, µs.
@@ -75,13 +75,7 @@ pub struct Plots {
 impl Plots {
     /// Finds `#plots`; without it, drawing does nothing.
     pub fn new(doc: &Document) -> Plots {
-        let canvas: Option<HtmlCanvasElement> = doc
-            .get_element_by_id("plots")
-            .and_then(|e| e.dyn_into().ok());
-        let ctx = canvas
-            .as_ref()
-            .and_then(|c| c.get_context("2d").ok().flatten())
-            .and_then(|c| c.dyn_into().ok());
+        let (canvas, ctx) = crate::dom::canvas_2d(doc, "plots");
         Plots {
             canvas,
             ctx,

@@ -62,6 +62,17 @@ impl Backoff {
     }
 }
 
+/// The decision at `now` for a socket found closed: attempts with a
+/// backoff started on the first call while the relay's `grace` lasts
+/// (`None`: it never offered one, or the socket never opened), else
+/// give up.
+pub fn on_closed(backoff: &mut Option<Backoff>, grace: Option<Duration>, now: SimTime) -> Step {
+    match grace {
+        Some(grace) => backoff.get_or_insert(Backoff::start(now)).poll(now, grace),
+        None => Step::GiveUp,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -98,6 +109,25 @@ mod tests {
         assert_eq!(
             b.poll(SimTime::from_millis(101), Duration::ZERO),
             Step::GiveUp
+        );
+    }
+
+    #[test]
+    fn a_closed_socket_without_a_grace_period_gives_up_and_with_one_starts_attempts() {
+        let mut backoff = None;
+        let t = SimTime::from_millis(2000);
+        assert_eq!(on_closed(&mut backoff, None, t), Step::GiveUp);
+        assert_eq!(backoff, None, "no backoff started");
+        let grace = Some(Duration::from_secs(10));
+        assert_eq!(on_closed(&mut backoff, grace, t), Step::Attempt(1));
+        assert_eq!(
+            on_closed(&mut backoff, grace, t.plus_millis(100)),
+            Step::Wait
+        );
+        assert_eq!(
+            on_closed(&mut backoff, grace, t.plus_millis(10_001)),
+            Step::GiveUp,
+            "10 s after the first call"
         );
     }
 }

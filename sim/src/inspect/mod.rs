@@ -28,13 +28,16 @@
 //! | `story` | [`Story`], [`Rule`], [`Cause`]: why a correction happened |
 //! | `fork` | [`fork`], [`ForkOption`] |
 //! | `budget` | [`LatencyBudget`] |
+//! | `sample` | [`bot_run`]: the run the inspector's costs are measured on |
 
 mod budget;
 mod fork;
+mod sample;
 mod scrub;
 mod story;
 
 pub use budget::{BudgetTerm, LatencyBudget};
 pub use fork::{fork, ForkOption};
+pub use sample::bot_run;
 pub use scrub::{Corrected, Correction, FrameMark, Inspection, RECORDS_KEPT};
 pub use story::{Cause, Rule, Story};

@@ -6,7 +6,7 @@
 
 use crate::clock::local_seed;
 use crate::net::{LinkState, Transport};
-use crate::reconnect::{Backoff, Step};
+use crate::reconnect::{on_closed, Backoff, Step};
 use sim::metrics::Metrics;
 use sim::scenario::{Setting, Setup};
 use sim::{ClientEndpoint, ClientEvent, Scenario, ScenarioRun, SimTime, Vec2};
@@ -224,13 +224,7 @@ impl Remote {
                     .map(|(code, reason)| format!(" (closed {code}: {reason})"))
                     .unwrap_or_default();
                 let grace = self.endpoint.resume_grace().filter(|_| self.ever_open);
-                let step = match grace {
-                    Some(grace) => self
-                        .reconnect
-                        .get_or_insert(Backoff::start(t))
-                        .poll(t, grace),
-                    None => Step::GiveUp,
-                };
+                let step = on_closed(&mut self.reconnect, grace, t);
                 match step {
                     Step::Wait => {}
                     Step::Attempt(n) => {

@@ -5,7 +5,7 @@
 
 use crate::clock::local_seed;
 use crate::net::{LinkState, Transport};
-use crate::reconnect::{Backoff, Step};
+use crate::reconnect::{on_closed, Backoff, Step};
 use crate::render::camera::FollowCamera;
 use crate::room_rules::ShotCursor;
 use crate::timeline::Timeline;
@@ -135,13 +135,7 @@ impl RoomRun {
                     .map(|(code, reason)| format!(" (closed {code}: {reason})"))
                     .unwrap_or_default();
                 let grace = self.endpoint.resume_grace().filter(|_| self.ever_open);
-                let step = match grace {
-                    Some(grace) => self
-                        .reconnect
-                        .get_or_insert(Backoff::start(t))
-                        .poll(t, grace),
-                    None => Step::GiveUp,
-                };
+                let step = on_closed(&mut self.reconnect, grace, t);
                 match step {
                     Step::Wait => {}
                     Step::Attempt(n) => {

@@ -3,14 +3,10 @@
 //! on the run `sim/benches/inspect.rs` measures natively, so
 //! `e2e/bench-wasm.mjs` can report wasm beside native.
 
-use sim::inspect::Inspection;
-use sim::rollback::{BotPlayer, InputCmd, RollbackConfig};
-use sim::scenario::Setup;
-use sim::{Bot, Model, NetSettings, Scenario, ScenarioRun};
+use sim::inspect::{bot_run, Inspection};
+use sim::rollback::RollbackConfig;
+use sim::Model;
 use wasm_bindgen::prelude::wasm_bindgen;
-
-/// The page's frame in the benched run, s (60 Hz, as the native bench).
-const FRAME: f64 = 1.0 / 60.0;
 
 /// Builds the inspection of `seconds` s of the bot (CMC) or the rollback
 /// bot player (`rollback`) at RTT 150 ms ± 10 ms and 10 % loss — the run
@@ -50,38 +46,6 @@ pub fn bench_scrub(seconds: u32, rollback: bool) -> String {
          worst_seek_max_ms={wx:.2} scattered_mean_ms={sm:.2} scattered_max_ms={sx:.2} \
          step_back_ms={step_back:.2}"
     )
-}
-
-/// `seconds` s of the bot's input at RTT 150 ms ± 10 ms and 10 % loss,
-/// recorded at 60 Hz from seed 7.
-fn bot_run(seconds: u32, model: Model) -> Scenario {
-    let setup = Setup {
-        net: NetSettings::symmetric(150, 10, 10),
-        model,
-        ..Setup::default()
-    };
-    let mut run = ScenarioRun::record("bench", 7, setup);
-    let (mut bot, mut player) = (Bot::new(), BotPlayer::new(7));
-    for _ in 0..seconds * 60 {
-        let at = run.endpoint().position();
-        let (dir, dash, fire) = match model {
-            Model::Cmc => {
-                let (dir, dash) = bot.input(at, FRAME as f32);
-                (dir, dash, false)
-            }
-            Model::Rollback(_) => {
-                let (dir, buttons) = player.input(at, FRAME as f32);
-                (
-                    dir,
-                    buttons & InputCmd::DASH != 0,
-                    buttons & InputCmd::FIRE != 0,
-                )
-            }
-        };
-        run.step_live(FRAME, dir, dash, fire);
-    }
-    run.stop_recording();
-    run.scenario().clone()
 }
 
 /// Milliseconds `f` took (its result kept from the optimiser).

@@ -15,7 +15,6 @@ use super::lane_paint::{self as paint, Scene, BG, TEXT};
 use super::lanes::{self, Rows, Segment, Window};
 use super::pointer::{Events, Input};
 use crate::dom::write_attr;
-use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, Document, HtmlCanvasElement};
 
 /// Left gutter for the row labels, CSS px.
@@ -53,13 +52,7 @@ pub struct LaneCanvas {
 impl LaneCanvas {
     /// Finds `#lanes` and listens on it.
     pub fn new(doc: &Document) -> LaneCanvas {
-        let canvas: Option<HtmlCanvasElement> = doc
-            .get_element_by_id("lanes")
-            .and_then(|e| e.dyn_into().ok());
-        let ctx = canvas
-            .as_ref()
-            .and_then(|c| c.get_context("2d").ok().flatten())
-            .and_then(|c| c.dyn_into().ok());
+        let (canvas, ctx) = crate::dom::canvas_2d(doc, "lanes");
         let events = canvas
             .as_ref()
             .map_or_else(Events::default, |c| Events::on(c));

@@ -217,22 +217,8 @@ pub fn replayed(f: &Frame, area: RectF) {
 
 /// A view fitted around one correction, at least 4 m across.
 fn zoomed_view(area: RectF, c: &CorrectionRecord) -> View {
-    let mut min = c.snap;
-    let mut max = c.snap;
-    for p in c.discarded.iter().chain(c.replayed.iter()) {
-        min = SimVec2::new(min.x.min(p.x), min.y.min(p.y));
-        max = SimVec2::new(max.x.max(p.x), max.y.max(p.y));
-    }
-    let centre = (min + max) * 0.5;
-    let aspect = area.w / area.h.max(1.0);
-    let mut half = (max - min) * 0.5 * 1.35;
-    half = SimVec2::new(half.x.max(200.0), half.y.max(200.0));
-    if half.x / half.y < aspect {
-        half.x = half.y * aspect;
-    } else {
-        half.y = half.x / aspect;
-    }
-    View::fit(area, centre - half, centre + half)
+    let path = c.discarded.iter().chain(c.replayed.iter());
+    View::framing(area, std::iter::once(c.snap).chain(path.copied()), 1.35)
 }
 
 fn draw_correction(v: &View, c: &CorrectionRecord, alpha: f32) {

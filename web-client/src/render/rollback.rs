@@ -241,22 +241,7 @@ fn zoomed(area: RectF, e: &Entry) -> View {
         let shots = old.into_iter().chain([new]).flat_map(|s| &s.projectiles);
         pts.extend(shots.map(|q| q.position.to_cm()));
     }
-    let first = pts.first().copied().unwrap_or(SimVec2::ZERO);
-    let (mut min, mut max) = (first, first);
-    for p in &pts {
-        min = SimVec2::new(min.x.min(p.x), min.y.min(p.y));
-        max = SimVec2::new(max.x.max(p.x), max.y.max(p.y));
-    }
-    let centre = (min + max) * 0.5;
-    let aspect = area.w / area.h.max(1.0);
-    let mut half = (max - min) * 0.5 * 1.35;
-    half = SimVec2::new(half.x.max(200.0), half.y.max(200.0));
-    if half.x / half.y < aspect {
-        half.x = half.y * aspect;
-    } else {
-        half.y = half.x / aspect;
-    }
-    View::fit(area, centre - half, centre + half)
+    View::framing(area, pts, 1.35)
 }
 
 /// Projectiles in flight, coloured by who fired them.

@@ -198,21 +198,7 @@ fn ray(v: &View, shot: &ShotRecord, thickness: f32, color: Color) {
 
 /// A view around the points of one shot, at least 4 m across.
 fn shot_view(area: RectF, points: &[SimVec2]) -> View {
-    let (mut min, mut max) = (points[0], points[0]);
-    for p in points {
-        min = SimVec2::new(min.x.min(p.x), min.y.min(p.y));
-        max = SimVec2::new(max.x.max(p.x), max.y.max(p.y));
-    }
-    let centre = (min + max) * 0.5;
-    let aspect = area.w / area.h.max(1.0);
-    let mut half = (max - min) * 0.5 * 1.4;
-    half = SimVec2::new(half.x.max(200.0), half.y.max(200.0));
-    if half.x / half.y < aspect {
-        half.x = half.y * aspect;
-    } else {
-        half.y = half.x / aspect;
-    }
-    View::fit(area, centre - half, centre + half)
+    View::framing(area, points.iter().copied(), 1.4)
 }
 
 fn replayed(f: &RoomFrame, area: RectF) {

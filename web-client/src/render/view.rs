@@ -77,6 +77,31 @@ impl View {
         }
     }
 
+    /// A view of `clip` framing `points` (cm): their bounding box grown by
+    /// `margin` (1.35 = 35 %) around its centre, at least 4 m across, at
+    /// the clip's aspect. The Replayed panels' zoom on one correction,
+    /// rebase or shot; an empty `points` frames the origin.
+    pub fn framing(clip: RectF, points: impl IntoIterator<Item = SimVec2>, margin: f32) -> View {
+        let mut points = points.into_iter();
+        let first = points.next().unwrap_or(SimVec2::ZERO);
+        let (min, max) = points.fold((first, first), |(min, max), p| {
+            (
+                SimVec2::new(min.x.min(p.x), min.y.min(p.y)),
+                SimVec2::new(max.x.max(p.x), max.y.max(p.y)),
+            )
+        });
+        let centre = (min + max) * 0.5;
+        let aspect = clip.w / clip.h.max(1.0);
+        let mut half = (max - min) * 0.5 * margin;
+        half = SimVec2::new(half.x.max(200.0), half.y.max(200.0));
+        if half.x / half.y < aspect {
+            half.x = half.y * aspect;
+        } else {
+            half.y = half.x / aspect;
+        }
+        View::fit(clip, centre - half, centre + half)
+    }
+
     /// `scale` px per cm with `centre` (cm) in the middle of `clip`.
     pub fn centred(clip: RectF, centre: SimVec2, scale: f32) -> View {
         let half = SimVec2::new(clip.w / 2.0 / scale, clip.h / 2.0 / scale);
