@@ -84,6 +84,12 @@ fn files_and_links_give_the_recorded_hash() {
         text.contains("is neither a file, a scenario id, nor a scenario link"),
         "{text}"
     );
+    // One id in 64 starts with '-': it is a source, not a flag.
+    let db = dir.join("empty.sqlite3");
+    let (code, text) = cli(&["run", "-mAbCdEfGhIjK", "--db", db.to_str().unwrap()]);
+    assert_eq!(code, 2, "{text}");
+    assert!(text.contains("-mAbCdEfGhIjK"), "{text}");
+    assert!(!text.contains("unexpected argument"), "{text}");
     std::fs::remove_dir_all(dir).unwrap();
 }
 

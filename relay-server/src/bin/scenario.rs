@@ -41,7 +41,9 @@ enum Command {
     /// Run a scenario and print its outcome.
     Run {
         /// A scenario file (JSON or compact bytes), a scenario id, a
-        /// `/s/{id}` link or a `#s=` link.
+        /// `/s/{id}` link or a `#s=` link. May start with `-` (one id in 64
+        /// does: base64url's alphabet has it).
+        #[arg(allow_hyphen_values = true)]
         source: String,
         /// Store to look ids and `/s/` links up in, as the relay's `--db`:
         /// a SQLite file or a `postgres://` URL (read only). The CLI does
