@@ -37,7 +37,7 @@ tool_profile=(
 trunk_profile=("${tool_profile[@]}" CARGO_PROFILE_RELEASE_OPT_LEVEL=0)
 
 if ! trunk --version 2>/dev/null | grep -q "$TRUNK_VERSION"; then
-  say "installing trunk $TRUNK_VERSION from crates.io (first time only, ~4 min on 2 cores)"
+  say "installing trunk $TRUNK_VERSION from crates.io (first time only, ≈ 3 min on 2 cores)"
   env "${trunk_profile[@]}" cargo install trunk --version "$TRUNK_VERSION" --locked --no-default-features
 else
   say "trunk $TRUNK_VERSION: present"
