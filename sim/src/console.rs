@@ -22,6 +22,7 @@
 //! Names are case-insensitive, as in UE. A value out of its control's range
 //! is refused with the range, and nothing changes.
 
+use crate::controls;
 use crate::net::protocol::{LinkSettings, NetSettings, SettingsError};
 use crate::scenario::{Setting, Setup};
 use thiserror::Error;
@@ -181,12 +182,15 @@ fn net_command(rest: &str, net: NetSettings) -> Result<ConsoleAction, ConsoleErr
         n
     };
     let n = match key {
+        // Both ways alike, as the RTT and jitter sliders set them: no more
+        // than those sliders can show (half the RTT range one way).
         "pktlag" => {
-            let ms = whole("Net PktLag", value, 0, 1000)? as u16;
+            let max = (controls::RTT.max / 2.0) as u32;
+            let ms = whole("Net PktLag", value, 0, max)? as u16;
             both(&|l| l.latency_ms = ms)
         }
         "pktlagvariance" => {
-            let ms = whole("Net PktLagVariance", value, 0, 500)? as u16;
+            let ms = whole("Net PktLagVariance", value, 0, controls::JITTER.max as u32)? as u16;
             both(&|l| l.jitter_ms = ms)
         }
         "pktloss" => {
@@ -207,7 +211,7 @@ fn net_command(rest: &str, net: NetSettings) -> Result<ConsoleAction, ConsoleErr
             } else {
                 "Net PktIncomingLagMax"
             };
-            let ms = whole(command, value, 0, 1000)?;
+            let ms = whole(command, value, 0, controls::LATENCY.max as u32)?;
             let d = net.downlink;
             let (lo, hi) = (
                 u32::from(d.latency_ms.saturating_sub(d.jitter_ms)),
@@ -292,6 +296,11 @@ mod tests {
     fn every_packet_lag_command_sets_what_its_slider_sets() {
         assert_eq!(net("Net PktLag=200"), NetSettings::symmetric(400, 0, 0));
         assert_eq!(net("net pktlag = 35").rtt_ms(), 70);
+        assert_eq!(
+            f64::from(net("Net PktLag=500").rtt_ms()),
+            controls::RTT.max,
+            "the largest lag is the RTT slider's end"
+        );
         assert_eq!(net("Net PktLagVariance=30").uplink.jitter_ms, 30);
         assert_eq!(net("Net PktLoss=5"), NetSettings::symmetric(100, 0, 5));
         assert_eq!(net("Net PktLoss=2.5").downlink.loss_tenth_percent, 25);
@@ -340,9 +349,11 @@ mod tests {
     fn bad_lines_are_answered_and_change_nothing() {
         let s = Setup::default();
         let err = |line: &str| parse(line, &s).unwrap_err().to_string();
+        // One way, both ways: the RTT slider's 1000 ms is 500 each way.
+        assert_eq!(err("Net PktLag=600"), "Net PktLag = 600 is outside 0..=500");
         assert_eq!(
-            err("Net PktLag=5000"),
-            "Net PktLag = 5000 is outside 0..=1000"
+            err("Net PktLagVariance=101"),
+            "Net PktLagVariance = 101 is outside 0..=100"
         );
         assert_eq!(
             err("Net PktLoss=abc"),

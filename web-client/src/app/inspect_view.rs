@@ -23,9 +23,8 @@ impl App {
             "A shared room runs on the relay: its packets are out of the page's sight \
              (leave the room to inspect a run)."
         } else {
-            "On the relay the link conditioner runs out of the page's sight: no packet \
-             timeline. Run in the page (below), record a run or open a scenario to see \
-             every packet."
+            "On the relay the link conditioner is out of the page's sight: run in the \
+             page (below) to see every packet."
         };
         let (scrub, open, comparison) = (
             &self.inspector.scrub,

@@ -281,9 +281,11 @@ impl App {
                     "connecting",
                     &format!("relay lost{why} · reconnecting (attempt {n})"),
                 ),
+                // A refused action (a bot in a full room, a shot too old):
+                // the connection is fine, so the room's note says it.
                 RoomLink::ServerError(reason) => {
-                    self.readouts
-                        .set_status("error", &format!("server error: {reason}"));
+                    self.room_controls
+                        .note(&format!("the room refused: {reason}"), true);
                 }
                 RoomLink::Lost(why) => {
                     self.leave_room(Some(&why));

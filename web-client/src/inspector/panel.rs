@@ -307,7 +307,14 @@ impl InspectorPanel {
             let p = self.el("p", "fork-saved", "");
             for word in saved.split(' ') {
                 if word.starts_with("http") {
-                    let a = self.el("a", "", word);
+                    // A self-contained link is kilobytes of base64: named,
+                    // not printed (as the run bar names it).
+                    let text = if word.contains("/#s=") {
+                        format!("self-contained link ({} characters)", word.len())
+                    } else {
+                        word.to_owned()
+                    };
+                    let a = self.el("a", "", &text);
                     let _ = a.set_attribute("href", word);
                     let _ = p.append_child(&a);
                     let _ = p.append_child(&self.doc.create_text_node(" "));
