@@ -27,7 +27,8 @@ use crate::movement::MovementParams;
 use crate::net::codec;
 use crate::net::link::ClientLink;
 use crate::net::newest_wins::NewestWins;
-use crate::net::protocol::{ClientMsg, LagSpike, NetSettings, ResumeToken, ServerRules};
+use crate::net::protocol::{ClientMsg, LagSpike, NetSettings, ServerRules};
+use crate::net::resume::ResumeTicket;
 use crate::rollback::predictor::RollbackEndpointError;
 use crate::rollback::{InputCmd, RollbackPredictor};
 use crate::scenario::{Setting, Setup};
@@ -91,9 +92,7 @@ pub struct ClientEndpoint {
     observer_updates: NewestWins,
     last_error: Option<String>,
     /// The relay's resume token and grace period, once sent.
-    resume: Option<(ResumeToken, u32)>,
-    /// A Resume was sent: the next Welcome keeps the predicted character.
-    resuming: bool,
+    resume: ResumeTicket,
     /// Records kept in the CMC client's move log while inspecting
     /// ([`ClientEndpoint::inspect`]).
     inspect: Option<usize>,
@@ -127,8 +126,7 @@ impl ClientEndpoint {
             others: Vec::new(),
             observer_updates: NewestWins::default(),
             last_error: None,
-            resume: None,
-            resuming: false,
+            resume: ResumeTicket::default(),
             inspect: None,
         }
     }
@@ -204,17 +202,14 @@ impl ClientEndpoint {
     /// the Welcome, frames other than settings are held back by the driver.
     /// `None` in local mode.
     pub fn resume_frame(&mut self) -> Option<Vec<u8>> {
-        let (token, _) = self.resume?;
-        self.resuming = true;
-        Some(codec::encode(&ClientMsg::Resume { token }))
+        self.resume.frame()
     }
 
     /// How long the relay keeps this session after its socket drops (the
     /// relay's [`crate::net::protocol::ServerMsg::SessionToken`]), if it
     /// said so.
     pub fn resume_grace(&self) -> Option<std::time::Duration> {
-        self.resume
-            .map(|(_, ms)| std::time::Duration::from_millis(u64::from(ms)))
+        self.resume.grace()
     }
 
     /// Runs one render frame at `now` lasting `dt` seconds with the player's

@@ -41,7 +41,7 @@ impl ClientEndpoint {
                 _,
             ) => self.welcome(world, params, model),
             (ServerMsg::SessionToken { token, grace_ms }, _) => {
-                self.resume = Some((token, grace_ms));
+                self.resume.offered(token, grace_ms);
                 ClientEvent::Applied
             }
             (ServerMsg::MoveResponse(r), Predictor::Cmc(c)) => {
@@ -98,8 +98,7 @@ impl ClientEndpoint {
             (ServerMsg::Error { reason }, _) => {
                 self.last_error = Some(reason.clone());
                 // While resuming, only the Resume frame is out.
-                if std::mem::take(&mut self.resuming) {
-                    self.resume = None;
+                if self.resume.refused() {
                     ClientEvent::ResumeRefused(reason)
                 } else {
                     ClientEvent::ServerError(reason)
@@ -121,7 +120,7 @@ impl ClientEndpoint {
     /// client-side ones (redundancy, prediction window, input buffer);
     /// the tick rate comes from the match's Start either way.
     fn welcome(&mut self, world: World, params: MovementParams, model: Model) -> ClientEvent {
-        let resumed = std::mem::take(&mut self.resuming);
+        let resumed = self.resume.greeted();
         let switched = self.model() != model;
         match model {
             Model::Cmc if resumed && !switched => {}

@@ -4,7 +4,8 @@
 //! ([`gilbert_elliott`]), named link profiles ([`preset`]), the link
 //! measured from its ends ([`link_stats`], [`link_meter`]), one
 //! connection's link at each end ([`link`]), and the newest-wins rule for
-//! replicated state ([`newest_wins`]); what happened to every packet, for
+//! replicated state ([`newest_wins`]); the client's resume ticket
+//! ([`resume`]); what happened to every packet, for
 //! the packet timeline ([`trace`]).
 
 pub mod codec;
@@ -17,4 +18,5 @@ pub mod newest_wins;
 pub mod packed;
 pub mod preset;
 pub mod protocol;
+pub mod resume;
 pub mod trace;

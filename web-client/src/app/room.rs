@@ -15,7 +15,7 @@ use super::App;
 use crate::clock::now;
 use crate::dom::{query, set_flag, write_attr};
 use crate::download;
-use crate::render::room as draw_room;
+use crate::render::view::View;
 use crate::room_rules;
 use macroquad::prelude::*;
 use sim::room::{RoomClientMsg, Seq};
@@ -191,7 +191,7 @@ impl App {
             let drawn = room.endpoint.client().drawn_position();
             (room.camera.follow(drawn, page_dt as f32), z)
         });
-        let view = draw_room::predicted_view(layout.predicted, room.endpoint.world(), follow);
+        let view = View::arena(layout.predicted, room.endpoint.world().size, follow);
         let mouse = mouse_position();
         let aim = layout
             .predicted

@@ -29,13 +29,7 @@ pub fn predicted(f: &Frame, area: RectF) {
         return;
     };
     let world = ep.world();
-    let v = match f.follow {
-        Some((centre, zoom)) => {
-            let fit = View::fit(area, SimVec2::ZERO, world.size).scale;
-            View::centred(area, centre, fit * zoom)
-        }
-        None => View::fit(area, SimVec2::ZERO, world.size),
-    };
+    let v = View::arena(area, world.size, f.follow);
     arena::floor(&v, world);
     arena::push_zones(&v, world, f.push_zones);
     let trail = ep.predicted_trail();

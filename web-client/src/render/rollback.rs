@@ -49,13 +49,7 @@ fn player_colour(p: usize) -> Color {
 pub fn predicted(f: &Frame, r: &RollbackPredictor, area: RectF) {
     let ep = f.endpoint;
     let world = ep.world();
-    let v = match f.follow {
-        Some((centre, zoom)) => {
-            let fit = View::fit(area, SimVec2::ZERO, world.size).scale;
-            View::centred(area, centre, fit * zoom)
-        }
-        None => View::fit(area, SimVec2::ZERO, world.size),
-    };
+    let v = View::arena(area, world.size, f.follow);
     arena::floor(&v, world);
     let trail = ep.predicted_trail();
     arena::trail(&v, trail.iter(), trail.len(), CYAN, 2.0);

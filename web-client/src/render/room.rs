@@ -19,7 +19,7 @@ use macroquad::prelude::*;
 use sim::room::hitbox::HEAD_RADIUS;
 use sim::room::shots::ShotRecord;
 use sim::room::{PlayerId, RoomEndpoint};
-use sim::{Vec2 as SimVec2, World};
+use sim::Vec2 as SimVec2;
 use std::collections::VecDeque;
 
 /// How long a shot's ray stays in the Predicted panel, s.
@@ -43,17 +43,6 @@ pub struct RoomFrame<'a> {
     pub shot: Option<&'a ShotRecord>,
     /// The newest shot and its age, s (its ray fades out).
     pub newest_shot: Option<(&'a ShotRecord, f32)>,
-}
-
-/// The Predicted panel's mapping (whole arena, or the follow camera).
-pub fn predicted_view(area: RectF, world: &World, follow: Option<(SimVec2, f32)>) -> View {
-    match follow {
-        Some((centre, zoom)) => {
-            let fit = View::fit(area, SimVec2::ZERO, world.size).scale;
-            View::centred(area, centre, fit * zoom)
-        }
-        None => View::fit(area, SimVec2::ZERO, world.size),
-    }
 }
 
 /// Draws the three panels.
@@ -99,7 +88,7 @@ fn outcome_color(o: Outcome) -> Color {
 fn predicted(f: &RoomFrame, area: RectF) {
     let e = f.endpoint;
     let world = e.world();
-    let v = predicted_view(area, world, f.follow);
+    let v = View::arena(area, world.size, f.follow);
     arena::floor(&v, world);
     arena::push_zones(&v, world, f.push_zones);
     arena::trail(&v, f.trail.iter(), f.trail.len(), CYAN, 2.0);

@@ -102,6 +102,16 @@ impl View {
         View::fit(clip, centre - half, centre + half)
     }
 
+    /// The Predicted panel's mapping: the whole arena of `size` (cm), or
+    /// the follow camera's `(centre, zoom over the whole-arena scale)`.
+    pub fn arena(clip: RectF, size: SimVec2, follow: Option<(SimVec2, f32)>) -> View {
+        let whole = View::fit(clip, SimVec2::ZERO, size);
+        match follow {
+            Some((centre, zoom)) => View::centred(clip, centre, whole.scale * zoom),
+            None => whole,
+        }
+    }
+
     /// `scale` px per cm with `centre` (cm) in the middle of `clip`.
     pub fn centred(clip: RectF, centre: SimVec2, scale: f32) -> View {
         let half = SimVec2::new(clip.w / 2.0 / scale, clip.h / 2.0 / scale);

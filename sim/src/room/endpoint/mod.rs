@@ -13,7 +13,8 @@ use crate::metrics::Metrics;
 use crate::movement::MovementParams;
 use crate::net::codec;
 use crate::net::link::ClientLink;
-use crate::net::protocol::{ClientMsg, LagSpike, NetSettings, ResumeToken, ServerRules};
+use crate::net::protocol::{ClientMsg, LagSpike, NetSettings, ServerRules};
+use crate::net::resume::ResumeTicket;
 use crate::room::ammo::{AmmoMode, PredictedAmmo};
 use crate::room::clock::{ClockSync, TIME_SYNC_INTERVAL_MS};
 use crate::room::config::PlayerSettings;
@@ -113,9 +114,7 @@ pub struct RoomEndpoint {
     link: ClientLink,
     last_error: Option<String>,
     /// The relay's resume token and grace period, once sent.
-    resume: Option<(ResumeToken, u32)>,
-    /// A Resume was sent: the next Joined keeps the predicted character.
-    resuming: bool,
+    resume: ResumeTicket,
 }
 
 impl RoomEndpoint {
@@ -148,8 +147,7 @@ impl RoomEndpoint {
             outbox: vec![codec::encode(&ClientMsg::Room(RoomClientMsg::Join))],
             link: ClientLink::default(),
             last_error: None,
-            resume: None,
-            resuming: false,
+            resume: ResumeTicket::default(),
         }
     }
 
@@ -268,16 +266,13 @@ impl RoomEndpoint {
     /// with a Joined that keeps the predicted character. `None` before a
     /// token (or in a session with no relay).
     pub fn resume_frame(&mut self) -> Option<Vec<u8>> {
-        let (token, _) = self.resume?;
-        self.resuming = true;
-        Some(codec::encode(&ClientMsg::Resume { token }))
+        self.resume.frame()
     }
 
     /// How long the relay keeps this seat after the socket drops, if it
     /// said so.
     pub fn resume_grace(&self) -> Option<std::time::Duration> {
-        self.resume
-            .map(|(_, ms)| std::time::Duration::from_millis(u64::from(ms)))
+        self.resume.grace()
     }
 
     /// Sets how proxies are drawn.

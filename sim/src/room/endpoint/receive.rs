@@ -29,14 +29,13 @@ impl RoomEndpoint {
                 RoomEvent::Applied
             }
             ServerMsg::SessionToken { token, grace_ms } => {
-                self.resume = Some((token, grace_ms));
+                self.resume.offered(token, grace_ms);
                 RoomEvent::Applied
             }
             ServerMsg::Error { reason } => {
                 self.last_error = Some(reason.clone());
                 // While resuming, only the Resume frame is out.
-                if std::mem::take(&mut self.resuming) {
-                    self.resume = None;
+                if self.resume.refused() {
                     RoomEvent::ResumeRefused(reason)
                 } else {
                     RoomEvent::ServerError(reason)
@@ -60,7 +59,7 @@ impl RoomEndpoint {
             } => {
                 // A resumed seat keeps its predicted character and ammo
                 // (the server corrects them with its next answers).
-                let resumed = std::mem::take(&mut self.resuming) && self.me == Some(you);
+                let resumed = self.resume.greeted() && self.me == Some(you);
                 if !resumed {
                     self.client = Client::with_config(params, spawn, self.client_config, self.seed);
                     self.ammo = PredictedAmmo::new(weapon.magazine, self.ammo.mode());
