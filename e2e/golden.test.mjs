@@ -3,10 +3,17 @@
 // natively — trajectory hash, state hash, adjustments, replayed moves,
 // acks, moves sent; four are rollback runs. `sim/tests/golden.rs` checks
 // the same files natively. The rollback arena's fingerprint — a minute of
-// random inputs, fire included, stepped and hashed — is the native one.
+// random inputs, fire included, stepped and hashed — is the native one, and
+// so is each golden room run's (one per public bug report of issue #26,
+// pinned in `sim::endpoints::room::reports`, checked natively by
+// `sim/tests/room_reports.rs`).
 // JSON files go through the relay first (POST, which also replays them
 // natively and refuses a wrong outcome with 422; then GET the compact
 // bytes), so a file saved from the page joins both checks as it is.
+// The frozen corpus of old links (scenarios/frozen/, one per released
+// format version) opens, upgrades and replays in wasm to what
+// scenarios/frozen/manifest.json declares, as sim/tests/frozen.rs checks
+// natively.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -57,6 +64,28 @@ test('every golden scenario replays in wasm to its native outcome', async (t) =>
   await page.close();
 });
 
+test('every frozen old link replays in wasm as the native replay declares', async (t) => {
+  const dir = join(ROOT, 'scenarios', 'frozen');
+  const { scenarios } = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'));
+  const versions = new Set(scenarios.map((s) => s.version));
+  assert.ok(versions.size >= 3 && [1, 2, 3].every((v) => versions.has(v)), `versions ${[...versions]}`);
+  const page = await env.browser.context.newPage();
+  await page.goto(`${env.relay.url}?mode=local`);
+  await page.waitForFunction(() => window.wasmBindings && window.wasmBindings.scenario_verdict, null, { timeout: 20_000 });
+  let replayed = 0;
+  for (const s of scenarios) {
+    const bytes = readFileSync(join(dir, `${s.stem}.bin`));
+    const got = await page.evaluate((b) => window.wasmBindings.scenario_verdict(new Uint8Array(b)), Array.from(bytes));
+    t.diagnostic(`${s.stem}.bin: ${got}`);
+    const m = got.match(/^version=(\d+) frames=\d+ trajectory=([0-9a-f]{16}) verdict=(.*)$/);
+    assert.ok(m, got);
+    assert.deepEqual([Number(m[1]), m[2], m[3]], [s.version, s.replay.trajectory_hash, s.replay.verdict], s.stem);
+    replayed++;
+  }
+  assert.equal(replayed, scenarios.length);
+  await page.close();
+});
+
 test('the rollback arena steps and hashes bit for bit as natively', async () => {
   const page = await env.browser.context.newPage();
   await page.goto(`${env.relay.url}?mode=local`);
@@ -64,5 +93,21 @@ test('the rollback arena steps and hashes bit for bit as natively', async () => 
   // sim/tests/rollback_sync.rs pins 0x7d67_cea5_2987_4cdf natively.
   assert.equal(await page.evaluate(() => window.wasmBindings.arena_fingerprint(7, 3600)), '7d67cea529874cdf');
   assert.notEqual(await page.evaluate(() => window.wasmBindings.arena_fingerprint(8, 3600)), '7d67cea529874cdf');
+  await page.close();
+});
+
+test('every golden room run replays in wasm to its pinned native fingerprint', async (t) => {
+  const page = await env.browser.context.newPage();
+  await page.goto(`${env.relay.url}?mode=local`);
+  await page.waitForFunction(() => window.wasmBindings && window.wasmBindings.room_report, null, { timeout: 20_000 });
+  const names = (await page.evaluate(() => window.wasmBindings.room_report_names())).split(',');
+  assert.deepEqual(names, ['sbox-2931', 'etlegacy-1644', 'garrysmod-4667', 'chickynoid-29', 'riseofthedead-875', 'mirror-3423', 'lightyear-1450']);
+  for (const name of names) {
+    const line = await page.evaluate((n) => window.wasmBindings.room_report(n), name);
+    t.diagnostic(`${name}: ${line}`);
+    const m = line.match(/^pinned=([0-9a-f]{16}) fingerprint=([0-9a-f]{16}) /);
+    assert.ok(m, line);
+    assert.equal(m[2], m[1], name);
+  }
   await page.close();
 });

@@ -17,6 +17,13 @@ export const RELAY_BIN = process.env.RELAY_BIN ?? join(ROOT, 'target', 'release'
 export const SCENARIO_BIN = join(dirname(RELAY_BIN), 'scenario');
 
 /**
+ * Every page of the suite saves from 127.0.0.1: the per-address save
+ * budget (10 at once, then one every 6 s) is the relay tests' to check,
+ * so the browser tests' relay gets a larger burst.
+ */
+const SAVE_BUDGET = ['--save-burst', '1000'];
+
+/**
  * Starts `relay-server --addr 127.0.0.1:0` and resolves with its URL, the
  * scenario store it uses (`db`: a fresh temporary SQLite file unless given)
  * and `stop()`/`kill()`.
@@ -24,7 +31,7 @@ export const SCENARIO_BIN = join(dirname(RELAY_BIN), 'scenario');
 export function startRelay({ db, addr = '127.0.0.1:0' } = {}) {
   const dist = process.env.DIST_DIR ?? join(ROOT, 'dist');
   db ??= join(mkdtempSync(join(tmpdir(), 'np-db-')), 'scenarios.sqlite3');
-  const child = spawn(RELAY_BIN, ['--addr', addr, '--dist', dist, '--seed', '1', '--db', db], {
+  const child = spawn(RELAY_BIN, ['--addr', addr, '--dist', dist, '--seed', '1', '--db', db, ...SAVE_BUDGET], {
     stdio: ['ignore', 'pipe', 'inherit'],
     env: { ...process.env, RUST_LOG: process.env.RUST_LOG ?? 'warn' },
   });

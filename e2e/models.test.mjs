@@ -269,7 +269,7 @@ test('a saved rollback scenario replays identically in a fresh profile and in th
       await waitFor(async () => ['playing', 'finished'].includes(await metricText(p2, 'scenario-state')), 20_000, 'playback starts');
       await setControl(p2, 'speed', '4');
       await waitFor(async () => (await metricText(p2, 'scenario-state')) === 'finished', 30_000, 'playback finishes');
-      assert.equal(await metricText(p2, 'scenario-verdict'), 'identical to the recording');
+      assert.equal(await metricText(p2, 'scenario-verdict'), 'identical to the original');
       assert.equal(await metricText(p2, 'trajectory-hash'), recorded.trajectoryHash);
       assert.equal(await metricText(p2, 'state-hash'), recorded.stateHash);
       // The controls show the recording's model and its last settings.

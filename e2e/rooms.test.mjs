@@ -2,8 +2,9 @@
 // relay: two pages in one room see each other move, the room list shows
 // both, a shot from one is confirmed and shown in four views, and the ammo
 // counter jumps in naive mode at RTT 200 ms and never with sequence
-// numbers. The two pages are two browsers (two windows): a second tab of
-// one browser runs its frames a few times a second, as a hidden tab does.
+// numbers; a shot is in both players' packet lanes with its verdict
+// (issue 23). The two pages are two browsers (two windows): a second tab
+// of one browser runs its frames a few times a second, as a hidden tab does.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -68,21 +69,84 @@ test('two pages in one room', async (t) => {
     assert.deepEqual(listed.rooms, [{ room: 'e2e-lobby', players: 2, bots: 0, max_players: 16 }]);
   });
 
+  // The bots wander among the arena's blocks, which stop a shot: shots
+  // whose ray reached the body A drew (its four views read "you saw →
+  // tested") are the ones the server must confirm.
+  let fired = 0;
+  let confirmed = 0;
   await t.test('a shot from one is confirmed and shown in four views', async () => {
-    for (let i = 0; i < 4; i++) {
+    const reached = [];
+    while (fired < 24 && reached.length < 3) {
       await fire(a);
-      await sleep(300);
+      fired += 1;
+      const k = fired;
+      await waitFor(
+        async () => new RegExp(`shot ${k} of ${k} · #${k} (hit|miss|rejected)`).test(await a.locator('[data-panel-text="replayed-sub"]').textContent()),
+        5_000,
+        `shot ${k} judged`,
+      ).catch(async (e) => {
+        throw new Error(`${e.message}: ${await a.locator('[data-panel-text="replayed-sub"]').textContent()}`);
+      });
+      // A shot the server refused (too old: the page hitched on a busy
+      // machine) was never tested against anyone.
+      const sub = await a.locator('[data-panel-text="replayed-sub"]').textContent();
+      const foot = await a.locator('[data-panel-text="replayed-foot"]').textContent();
+      if (!/rejected/.test(sub) && /you saw → 3 tested/.test(foot)) {
+        reached.push({ k, sub, foot });
+      }
+      await sleep(250);
     }
-    await waitFor(async () => /\/ 4/.test(await metricText(a, 'shot-tally')), 5_000, 'four shots judged');
-    const [hits] = (await metricText(a, 'shot-tally')).split(' / ').map(Number);
-    assert.ok(hits >= 3, `hits / judged ${await metricText(a, 'shot-tally')}`);
-    const sub = await a.locator('[data-panel-text="replayed-sub"]').textContent();
-    assert.match(sub, /shot 4 of 4 · #4 (hit|miss)/);
+    t.diagnostic(`${fired} shots fired, ${reached.length} reached the body drawn: ${reached.map((r) => `#${r.k}`).join(' ')}`);
+    assert.ok(reached.length >= 3, `${reached.length} of ${fired} shots reached the body A drew`);
     assert.equal(await a.locator('[data-panel-text="replayed-empty"]').isHidden(), true);
-    assert.match(await a.locator('[data-panel-text="replayed-foot"]').textContent(), /1→3 \d+ cm · 3→2 \d+ cm/);
+    for (const { k, sub, foot } of reached) {
+      assert.match(sub, new RegExp(`#${k} hit`), `shot #${k} drawn on the target is confirmed`);
+      // The boxes tested are where A drew B: "you saw → tested" reads at
+      // most 1 cm (issue #26).
+      const apart = foot.match(/1 you saw → 3 tested (\d+\.\d) cm · 3→2 \d+ cm/);
+      assert.ok(apart, foot);
+      assert.ok(Number(apart[1]) <= 1, foot);
+    }
+    confirmed = reached.at(-1).k;
+    assert.match(await metricText(a, 'shot-tally'), new RegExp(`^\\d+ / ${fired}`));
     await a.screenshot({ path: join(ARTIFACTS, 'rooms-shot.png') });
     // The target is told nothing of it (its own log is empty).
     assert.equal(await metricText(b, 'shot-tally'), '0 / 0');
+  });
+
+  await t.test("a shot is in both players' lanes with its verdict", async () => {
+    // The shooter's and the target's lists and lanes: the same shot and
+    // verdict (the target learns of it from the relay's trace only).
+    const shotRow = async (page, what) => {
+      const rows = await page.locator('#correction-list button').allTextContents();
+      return rows.find((r) => what.test(r));
+    };
+    let mine, theirs;
+    await waitFor(async () => {
+      mine = await shotRow(a, new RegExp(`your shot #${confirmed} → P2`));
+      theirs = await shotRow(b, new RegExp(`shot at you by P1 #${confirmed}(?!\\d)`));
+      return mine && theirs && !/awaiting/.test(mine);
+    }, 5_000, `shot #${confirmed} listed on both pages`).catch(async (e) => {
+      const rows = async (page) => (await page.locator('#correction-list button').allTextContents()).filter((r) => !/jumped/.test(r)).join(' | ');
+      throw new Error(`${e.message}: A lists ${await rows(a)}; B lists ${await rows(b)}`);
+    });
+    const verdict = (row) => row.match(/(hit head|hit body|miss|rejected: [a-z ]+) · (rewound|\d)/)?.[1];
+    assert.ok(verdict(mine), mine);
+    assert.equal(verdict(theirs), verdict(mine), `${mine} / ${theirs}`);
+    assert.match(await metricText(a, 'list-title'), /Shots and jumps/);
+    for (const page of [a, b]) {
+      const shots = await page.evaluate(() => Number(document.getElementById('lanes').dataset.shots));
+      assert.ok(shots >= (page === a ? fired : 1), `${shots} shots in the lanes`);
+    }
+    // Clicking the target's row opens the shot's views as the server
+    // judged it; the shooter's shows its four views in the Replayed panel.
+    await b.locator('#correction-list button', { hasText: new RegExp(`shot at you by P1 #${confirmed}(?!\\d)`) }).click();
+    await waitFor(async () => (await b.locator('#story h3').textContent().catch(() => '')) === `Shot #${confirmed} at you by P1`, 3_000, 'the story on B');
+    assert.match(await b.locator('.story-causes').textContent(), /3 · the server tested \(/);
+    await a.locator('#correction-list button', { hasText: 'your shot #1' }).first().click();
+    await waitFor(async () => new RegExp(`shot 1 of ${fired}`).test(await a.locator('[data-panel-text="replayed-sub"]').textContent()), 3_000, 'shot 1 in the Replayed panel');
+    await a.locator('#inspector').screenshot({ path: join(ARTIFACTS, 'rooms-lanes-shot.png') });
+    await b.locator('#inspector').screenshot({ path: join(ARTIFACTS, 'rooms-lanes-shot-target.png') });
   });
 
   await t.test('the naive ammo counter jumps at RTT 200 ms and the sequence counter does not', async () => {

@@ -2,11 +2,16 @@
 // the relay, open the short link in a fresh browser (new profile) and see
 // the identical run; the CLI gives the same hash from the relay's store;
 // the self-contained link plays from a plain static file server with no
-// relay at all; broken links say so and the page still runs.
+// relay at all; broken links say so and the page still runs; links saved
+// by older versions of the playground (scenarios/frozen/) open, upgraded,
+// and their end says whether today's model gives the original run
+// (issue #25); a link from a newer version names both versions.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { join, normalize, extname } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { relayAndBrowser, waitForConn, launchBrowser, metric, metricText, setControl, waitFor, sleep, ROOT, SCENARIO_BIN, ARTIFACTS } from './harness.mjs';
@@ -115,7 +120,7 @@ test('record, save, and the link replays identically for someone else', async (t
       await p2.click('#play-pause');
       const end = await playToEnd(p2, 'short link');
       await p2.screenshot({ path: join(ARTIFACTS, 'scenario-replayed.png') });
-      assert.equal(end.verdict, 'identical to the recording');
+      assert.equal(end.verdict, 'identical to the original');
       assert.equal(end.trajectory, recorded.trajectoryHash);
       assert.equal(end.stateHash, recorded.stateHash);
       assert.equal(end.adjustments, Number(recorded.adjustments));
@@ -150,7 +155,7 @@ test('record, save, and the link replays identically for someone else', async (t
       const p3 = await env.browser.context.newPage();
       await p3.goto(files.url + fragmentLink.slice(fragmentLink.indexOf('#')));
       const end = await playToEnd(p3, 'self-contained link');
-      assert.equal(end.verdict, 'identical to the recording');
+      assert.equal(end.verdict, 'identical to the original');
       assert.equal(end.trajectory, recorded.trajectoryHash);
       await p3.close();
     } finally {
@@ -181,6 +186,51 @@ test('broken links say so and the page still runs', async (t) => {
     await waitFor(async () => (await page.locator('#scenario-message').getAttribute('data-kind')) === 'error', 20_000, 'error message');
     assert.match(await page.locator('#scenario-message').textContent(), /cannot be played/);
     assert.equal(await metricText(page, 'scenario-state'), 'local');
+  });
+  await page.close();
+});
+
+/** The self-contained link fragment of compact scenario bytes. */
+const fragmentOf = (bytes) => `#s=${Buffer.from(bytes).toString('base64url')}`;
+
+test('old links open upgraded, and their end says whether the model changed', async (t) => {
+  const page = await env.browser.context.newPage();
+  const frozen = (name) => readFileSync(join(ROOT, 'scenarios', 'frozen', name));
+  await t.test('a version-2 link replays identically to the original', async () => {
+    // A link is opened in a fresh load, as a colleague opens it (a
+    // fragment change alone may be read after the old run's end).
+    await page.goto('about:blank');
+    await page.goto(env.relay.url + fragmentOf(frozen('v2.bin')));
+    await waitFor(async () => /saved as scenario version 2, read as version 3/.test(await page.locator('#scenario-message').textContent()), 20_000, 'the version note');
+    const end = await playToEnd(page, 'version 2');
+    assert.equal(end.verdict, 'identical to the original');
+    assert.equal(end.trajectory, '339b533a1463afeb');
+    assert.equal(await page.locator('#scenario-message').getAttribute('data-kind'), 'ok');
+  });
+  await t.test('a version-1 link recorded before the fault fixes says it differs', async () => {
+    // A link is opened in a fresh load, as a colleague opens it (a
+    // fragment change alone may be read after the old run's end).
+    await page.goto('about:blank');
+    await page.goto(env.relay.url + fragmentOf(frozen('v1a.bin')));
+    const end = await playToEnd(page, 'version 1');
+    assert.equal(end.verdict, 'differs (from when unknown)');
+    const message = await page.locator('#scenario-message').textContent();
+    t.diagnostic(message);
+    assert.ok(message.startsWith('Replay finished: recorded with an older model; this replay differs from the original (a scenario saved before version 3 keeps no checkpoints, so from when is not known).'), message);
+    assert.equal(await page.locator('#scenario-message').getAttribute('data-kind'), 'error');
+  });
+  await t.test('a link from a newer playground names both versions', async () => {
+    // The current file with its version (postcard's first byte) raised.
+    const bytes = frozen('v3.bin');
+    const body = inflateRawSync(bytes.subarray(1));
+    body[0] = 9;
+    const newer = Buffer.concat([bytes.subarray(0, 1), deflateRawSync(body)]);
+    // A link is opened in a fresh load, as a colleague opens it (a
+    // fragment change alone may be read after the old run's end).
+    await page.goto('about:blank');
+    await page.goto(env.relay.url + fragmentOf(newer));
+    await waitFor(async () => (await page.locator('#scenario-message').getAttribute('data-kind')) === 'error', 20_000, 'error message');
+    assert.match(await page.locator('#scenario-message').textContent(), /this scenario is version 9, made by a newer version of the playground; this build reads versions 1 to 3/);
   });
   await page.close();
 });

@@ -2,8 +2,8 @@
 # Runs every benchmark of issue #6 in one go and writes the results:
 #   bench-results/<UTC date>.json   everything measured, raw
 #   bench-results/latest.json       the same, newest run
-#   bench-results/latest.md         the table the README's "Performance"
-#                                   section quotes (budgets and verdicts)
+#   bench-results/latest.md         the table docs/performance.md quotes
+#                                   in "Latest numbers" (budgets and verdicts)
 #
 #   scripts/bench.sh           full run (about 9 min on the 2-core machine)
 #   scripts/bench.sh --quick   short run that checks the plumbing (~3 min)
@@ -20,7 +20,8 @@
 # replay and a rollback in wasm, first frame and frame times in
 # headless Chromium (e2e/bench-wasm.mjs); the hot paths again with `sim` at
 # opt-level 3 (the shipped profile is opt-level "s"); the relay load test
-# (relay-server/examples/loadgen/). Absolute times drift on a shared
+# (relay-server/examples/loadgen/, each N also with every session's
+# packet trace on: its CPU overhead). Absolute times drift on a shared
 # machine: compare the ratios, which come from this one run.
 # Not part of scripts/test.sh (only the size check is).
 set -euo pipefail
@@ -41,12 +42,12 @@ done
 if [[ $quick -eq 1 ]]; then
   crit=(--warm-up-time 0.3 --measurement-time 1)
   wasm=(--seconds 4 --samples 5 --reloads 2)
-  load=(--sessions 100,400 --duration 3 --warmup 1 --idle 1 --stall-probe 1)
+  load=(--sessions 100,400 --duration 3 --warmup 1 --idle 1 --stall-probe 1 --trace-overhead)
   cluster_load=(--sessions 100,400 --duration 3 --warmup 1 --idle 1)
 else
   crit=()
   wasm=(--seconds 10 --samples 15 --reloads 4)
-  load=(--sessions 500,750,1000 --repeat 3 --bisect 2 --duration 10 --warmup 3 --idle 2 --stall-probe 10)
+  load=(--sessions 500,750,1000 --repeat 3 --bisect 2 --duration 10 --warmup 3 --idle 2 --stall-probe 10 --trace-overhead)
   # Every message crosses nginx twice, on the relays' core: fewer sessions.
   cluster_load=(--sessions 125,250,500,1000 --repeat 3 --bisect 2 --duration 10 --warmup 3 --idle 2)
 fi
@@ -197,6 +198,8 @@ def median_run(n, target="relay"):
     return rs[len(rs) // 2] if rs else None
 cpu_ratios = [b["cpu_ratio_to_floor"] for b in relay.get("by_sessions", []) if b.get("cpu_ratio_to_floor") is not None]
 worst_cpu_ratio = max(cpu_ratios) if cpu_ratios else None
+trace_rows = [b for b in relay.get("by_sessions", []) if b.get("trace_cpu_ratio") is not None]
+worst_trace_ratio = max((b["trace_cpu_ratio"] for b in trace_rows), default=None)
 idle_kib = max((r["idle_kib_per_session"] for r in runs if r.get("target", "relay") == "relay"), default=None)
 f = wasm.get("frames", {})
 ff = wasm.get("first_frame", {})
@@ -255,6 +258,9 @@ rows = [
     ("relay CPU / transport floor's CPU, same sessions and traffic (worst N)", "≤ 1.5×",
      " · ".join(f"N={b['sessions']}: {b['cpu_ratio_to_floor']}× CPU, {b['p99_ratio_to_floor']}× p99" for b in relay.get("by_sessions", []) if b.get("cpu_ratio_to_floor") is not None) or "–",
      verdict(worst_cpu_ratio is not None and worst_cpu_ratio <= 1.5)),
+    ("relay: CPU with every session's packet trace on / off, same sessions and traffic (worst N); the trace's bytes/s per session (issue 23)", "≤ 1.15×",
+     " · ".join(f"N={b['sessions']}: {b['trace_cpu_ratio']}× CPU, p99 {b['trace_p99_ms_median']} ms, {b['trace_bytes_per_s_per_session']:.0f} B/s" for b in trace_rows) or "–",
+     verdict(worst_trace_ratio is not None and worst_trace_ratio <= 1.15)),
     ("relay: resident memory per idle session", "≤ 64 kB",
      f"{idle_kib:.1f} KiB" if idle_kib is not None else "–", verdict(idle_kib is not None and idle_kib * 1.024 <= 64)),
     ("release wasm, raw / gzip -9", "≤ 1.5 MB / ≤ 500 kB",

@@ -5,7 +5,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use sim::net::codec;
-use sim::net::protocol::{ClientMsg, ServerMsg};
+use sim::protocol::{ClientMsg, ServerMsg};
 
 fuzz_target!(|frame: &[u8]| {
     if let Ok(msg) = codec::decode::<ClientMsg>(frame) {

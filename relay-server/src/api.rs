@@ -6,15 +6,27 @@
 //! | `GET /api/scenarios/{id}` | the scenario as JSON, or its compact bytes with `Accept: application/octet-stream` |
 //! | `GET /s/{id}` | the page, which loads and plays scenario `id` (404 status, same page, if unknown) |
 //!
-//! Every rejection is a 4xx with a JSON body `{"error": "<reason>"}`;
-//! nothing is stored then. Bodies are read up to [`MAX_BODY_BYTES`] and
-//! no further. Before storing, the relay replays the scenario headless
+//! Every rejection is a 4xx (or 5xx) with a JSON body
+//! `{"error": "<reason>"}`; nothing is stored then. Each client address
+//! has a budget of saves ([`crate::Limits::saves`]: 429 with
+//! `Retry-After` beyond it, before the replay); the stored
+//! scenarios together have a cap ([`crate::Limits::max_store_bytes`]: 507
+//! beyond it); a store that does not answer within its deadline gives 503
+//! with `Retry-After`. Bodies are read up to [`MAX_BODY_BYTES`] and no
+//! further, within [`crate::Limits::header_timeout`] (408 after).
+//! Scenarios of every version are read, upgraded to this build's
+//! ([`sim::scenario::migrate`]); one of a newer version is a 422 naming
+//! both versions. Before storing, the relay replays the scenario headless
 //! ([`ScenarioRun::run_to_end`], ~1 µs per frame): a recorded outcome that
-//! the replay does not reproduce is rejected, and a scenario without one
-//! gets the replay's, so every stored scenario carries the outcome its
-//! viewers will see.
+//! the replay does not reproduce is rejected with the replay's
+//! [`Verdict`] (*recorded with an older model; this replay differs from
+//! the original from 12 s*), and a scenario without one — or from before
+//! checkpoints — gets the replay's, so every stored scenario carries the
+//! outcome its viewers will see. Stored scenarios are served as they were
+//! saved (bytes) or upgraded (JSON).
 
 use crate::metrics::Save;
+use crate::proxy::ClientAddr;
 use crate::store::{is_id, StoreError};
 use crate::AppState;
 use axum::body::{Body, Bytes};
@@ -23,7 +35,7 @@ use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{Html, IntoResponse, Response};
 use axum::Json;
 use serde_json::json;
-use sim::scenario::codec;
+use sim::scenario::{codec, Verdict};
 use sim::{Scenario, ScenarioRun};
 
 /// Largest request body, bytes: a compact scenario is at most
@@ -45,13 +57,15 @@ async fn verify(mut scenario: Scenario) -> Result<Scenario, ApiError> {
     let got = tokio::task::spawn_blocking(move || ScenarioRun::run_to_end(replay))
         .await
         .map_err(|e| bad(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
-    match scenario.outcome {
-        Some(claimed) if claimed != got => Err(bad(
+    let verdict = Verdict::of(scenario.outcome.as_ref(), &got);
+    match (&scenario.outcome, verdict.is_ok()) {
+        (Some(claimed), false) => Err(bad(
             StatusCode::UNPROCESSABLE_ENTITY,
             format!(
-                "the recorded outcome does not match a replay of the scenario: recorded \
-                 trajectory {:016x} / state {:016x} / {} adjustments, replayed {:016x} / \
-                 {:016x} / {} (recorded with another version of the model?)",
+                "the recorded outcome does not match a replay of the scenario: {verdict} \
+                 (recorded trajectory {:016x} / state {:016x} / {} adjustments, replayed \
+                 {:016x} / {:016x} / {}); save it without its outcome to keep the run as it \
+                 replays now",
                 claimed.trajectory_hash,
                 claimed.state_hash,
                 claimed.adjustments,
@@ -67,28 +81,63 @@ async fn verify(mut scenario: Scenario) -> Result<Scenario, ApiError> {
     }
 }
 
-/// An API error: status and reason, answered as `{"error": reason}`.
+/// An API error: status, reason and when to try again, answered as
+/// `{"error": reason}` (with `Retry-After`, s, when there is one).
 #[derive(Debug)]
-pub struct ApiError(StatusCode, String);
+pub struct ApiError(StatusCode, String, Option<u64>);
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        (self.0, Json(json!({ "error": self.1 }))).into_response()
+        let mut response = (self.0, Json(json!({ "error": self.1 }))).into_response();
+        if let Some(secs) = self.2 {
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, secs.into());
+        }
+        response
     }
 }
 
-impl From<StoreError> for ApiError {
-    fn from(e: StoreError) -> Self {
-        tracing::error!(error = %e, "scenario store failed");
-        ApiError(StatusCode::SERVICE_UNAVAILABLE, e.to_string())
+impl ApiError {
+    /// A store failure: 507 over the storage cap, 503 otherwise (with
+    /// `Retry-After: 1` after a timeout); timeouts counted.
+    fn store(state: &AppState, e: StoreError) -> ApiError {
+        match e {
+            StoreError::Full { .. } => {
+                tracing::warn!(error = %e, "save refused: store full");
+                ApiError(StatusCode::INSUFFICIENT_STORAGE, e.to_string(), None)
+            }
+            StoreError::Timeout(_) => {
+                state.inner.metrics.store_timeout();
+                tracing::error!(error = %e, "scenario store timed out");
+                ApiError(StatusCode::SERVICE_UNAVAILABLE, e.to_string(), Some(1))
+            }
+            e => {
+                tracing::error!(error = %e, "scenario store failed");
+                ApiError(StatusCode::SERVICE_UNAVAILABLE, e.to_string(), None)
+            }
+        }
     }
 }
 
 fn bad(status: StatusCode, reason: impl Into<String>) -> ApiError {
-    ApiError(status, reason.into())
+    ApiError(status, reason.into(), None)
 }
 
-/// Parses a posted body by its content type into a validated scenario.
+/// A scenario that did not decode, as an answer: 413 over the size
+/// limit, 422 for values out of range or a newer version, else 400.
+fn undecodable(e: codec::DecodeError) -> ApiError {
+    use codec::DecodeError as E;
+    let status = match e {
+        E::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+        E::Invalid(_) | E::Newer { .. } => StatusCode::UNPROCESSABLE_ENTITY,
+        _ => StatusCode::BAD_REQUEST,
+    };
+    bad(status, e.to_string())
+}
+
+/// Parses a posted body by its content type into a validated scenario of
+/// this build's version.
 fn parse(headers: &HeaderMap, body: &[u8]) -> Result<Scenario, ApiError> {
     let content_type = headers
         .get(header::CONTENT_TYPE)
@@ -99,23 +148,9 @@ fn parse(headers: &HeaderMap, body: &[u8]) -> Result<Scenario, ApiError> {
         .unwrap_or("")
         .trim()
         .to_ascii_lowercase();
-    let scenario = match content_type.as_str() {
-        "application/octet-stream" => codec::decode(body).map_err(|e| match e {
-            codec::DecodeError::Invalid(e) => bad(StatusCode::UNPROCESSABLE_ENTITY, e.to_string()),
-            codec::DecodeError::TooLarge(_) => bad(StatusCode::PAYLOAD_TOO_LARGE, e.to_string()),
-            e => bad(StatusCode::BAD_REQUEST, e.to_string()),
-        })?,
-        "application/json" => {
-            let s: Scenario = serde_json::from_slice(body)
-                .map_err(|e| bad(StatusCode::BAD_REQUEST, format!("scenario JSON: {e}")))?;
-            s.validate().map_err(|e| {
-                bad(
-                    StatusCode::UNPROCESSABLE_ENTITY,
-                    format!("invalid scenario: {e}"),
-                )
-            })?;
-            s
-        }
+    let decoded = match content_type.as_str() {
+        "application/octet-stream" => codec::open(body),
+        "application/json" => codec::open_json(body),
         other => {
             return Err(bad(
                 StatusCode::UNSUPPORTED_MEDIA_TYPE,
@@ -126,22 +161,25 @@ fn parse(headers: &HeaderMap, body: &[u8]) -> Result<Scenario, ApiError> {
             ))
         }
     };
-    Ok(scenario)
+    decoded.map(|d| d.scenario).map_err(undecodable)
 }
 
 /// `POST /api/scenarios`: 201 `{id, url, api, bytes, frames, duration_s}`,
 /// where `url` is the share link (absolute under the relay's public URL
 /// when it has one, else `/s/{id}`); counted in
 /// `relay_scenario_saves_total` by its answer.
-pub async fn create(
+pub(crate) async fn create(
     State(state): State<AppState>,
+    ClientAddr(client): ClientAddr,
     headers: HeaderMap,
     body: Body,
 ) -> Result<(StatusCode, Json<serde_json::Value>), ApiError> {
-    let answer = save(&state, &headers, body).await;
+    let answer = save(&state, client, &headers, body).await;
     let result = match &answer {
         Ok(_) => Save::Created,
-        Err(ApiError(status, _)) if status.is_client_error() => Save::Rejected,
+        Err(ApiError(StatusCode::TOO_MANY_REQUESTS, ..)) => Save::RateLimited,
+        Err(ApiError(StatusCode::INSUFFICIENT_STORAGE, ..)) => Save::StoreFull,
+        Err(ApiError(status, ..)) if status.is_client_error() => Save::Rejected,
         Err(_) => Save::Failed,
     };
     state.inner.metrics.save(result);
@@ -150,22 +188,54 @@ pub async fn create(
 
 async fn save(
     state: &AppState,
+    client: std::net::IpAddr,
     headers: &HeaderMap,
     body: Body,
 ) -> Result<(StatusCode, Json<serde_json::Value>), ApiError> {
-    let body: Bytes = axum::body::to_bytes(body, MAX_BODY_BYTES)
+    let limits = &state.inner.limits;
+    let read = axum::body::to_bytes(body, MAX_BODY_BYTES);
+    let body: Bytes = tokio::time::timeout(limits.header_timeout, read)
         .await
+        .map_err(|_| {
+            bad(
+                StatusCode::REQUEST_TIMEOUT,
+                format!(
+                    "the body did not arrive within {} s",
+                    limits.header_timeout.as_secs()
+                ),
+            )
+        })?
         .map_err(|_| {
             bad(
                 StatusCode::PAYLOAD_TOO_LARGE,
                 format!("body is over the limit of {MAX_BODY_BYTES} bytes"),
             )
         })?;
+    // Charged once the body is in (a client answered before its upload
+    // ends may see its connection reset instead of the 429), before the
+    // replay and the store.
+    if let Err(wait) = state.inner.saves.take(client, state.now()) {
+        let secs = wait.as_secs_f64().ceil().max(1.0) as u64;
+        return Err(ApiError(
+            StatusCode::TOO_MANY_REQUESTS,
+            format!(
+                "too many saves from this address ({} at once, then one every {:.0} s): \
+                 try again in {secs} s",
+                limits.saves.burst,
+                1.0 / limits.saves.per_second
+            ),
+            Some(secs),
+        ));
+    }
     let scenario = verify(parse(headers, &body)?).await?;
     let bytes = codec::encode(&scenario);
     let frames = scenario.frames.len() as u32;
     let size = bytes.len();
-    let id = state.store().insert(&scenario.name, &bytes, frames).await?;
+    let id = state
+        .store()
+        .insert(&scenario.name, &bytes, frames, limits.max_store_bytes)
+        .await
+        .map_err(|e| ApiError::store(state, e))?;
     tracing::info!(%id, name = %scenario.name, frames, bytes = size, "scenario saved");
     Ok((
         StatusCode::CREATED,
@@ -195,7 +265,8 @@ pub async fn fetch(
     let row = state
         .store()
         .get(&id)
-        .await?
+        .await
+        .map_err(|e| ApiError::store(&state, e))?
         .ok_or_else(|| bad(StatusCode::NOT_FOUND, format!("no scenario with id {id}")))?;
     let wants_bytes = headers
         .get(header::ACCEPT)

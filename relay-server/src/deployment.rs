@@ -1,10 +1,13 @@
 //! How this relay is deployed: its name among several, the public address
-//! of its links, the proxies it trusts and how it drains. Defaults suit one
+//! of its links, the proxies it trusts, the pages it serves sockets to,
+//! where the other relays reach it and how it drains. Defaults suit one
 //! relay on its own (`scripts/run.sh`); `scripts/cluster.sh` sets them for
 //! three behind nginx.
 
+use crate::origin::AllowedOrigins;
 use crate::proxy::TrustedProxies;
 use axum::http::{HeaderName, HeaderValue};
+use std::net::SocketAddr;
 use std::time::Duration;
 
 /// Response header naming the relay that answered (every response).
@@ -31,6 +34,17 @@ pub struct Deployment {
     /// on — before it closes them: give a balancer's health check that
     /// long to notice.
     pub drain_delay: Duration,
+    /// Origins of pages that may open sockets besides the relay's own
+    /// ([`crate::origin`]).
+    pub allowed_origins: AllowedOrigins,
+    /// Where the other relays reach this one to pass a room's players on
+    /// to it (`crate::homes`); `None`: nowhere, so with a shared
+    /// (PostgreSQL) registry this relay refuses to start.
+    pub internal_addr: Option<SocketAddr>,
+    /// How long a claim on a shared room lasts unless renewed (every
+    /// third of it): how long a room whose home stopped answering (but is
+    /// still listening) waits before another relay takes it over.
+    pub room_lease: Duration,
 }
 
 impl Default for Deployment {
@@ -40,6 +54,9 @@ impl Default for Deployment {
             public_url: None,
             trusted_proxies: TrustedProxies::default(),
             drain_delay: Duration::ZERO,
+            allowed_origins: AllowedOrigins::default(),
+            internal_addr: None,
+            room_lease: Duration::from_secs(10),
         }
     }
 }

@@ -4,7 +4,7 @@
 //! gets its own [`sim::ServerHost`] (link conditioner both ways + the
 //! authoritative character + a bot proxy), ticking on its own task — or,
 //! with `?room=NAME`, a seat in the shared room NAME, one authoritative
-//! [`sim::room::RoomHost`] per room on its own task (`GET /api/rooms`
+//! [`sim::endpoints::room::RoomHost`] per room on its own task (`GET /api/rooms`
 //! lists them);
 //! `/api/scenarios` stores and returns saved scenarios (SQLite or
 //! PostgreSQL) and `/s/{id}` opens one in the page; `/healthz` and
@@ -12,9 +12,11 @@
 //! is the built page from the dist folder.
 //!
 //! Several relays can run behind nginx (`deploy/nginx.conf`), which pins
-//! each room (`/ws?room=<id>`, [`room`]) to one of them; they share only
-//! a PostgreSQL scenario store. Every response names the relay that
-//! answered (`X-Relay-Instance`).
+//! each room (`/ws?room=<id>`, [`room`]) to one of them; they share a
+//! PostgreSQL database: the scenario store and the registry of live rooms
+//! (`homes`), which keeps each shared room on one relay at a time while
+//! relays come and go. Every response names the relay that answered
+//! (`X-Relay-Instance`).
 //!
 //! The relay only moves bytes and reads the clock: every decision lives in
 //! `sim`, the same code the page's local mode and the tests run.
@@ -23,20 +25,27 @@
 //! | module | holds |
 //! |---|---|
 //! | `lib.rs` | [`AppState`], [`app`]: the router |
-//! | `ws` | the per-connection task |
+//! | `listen` | accepting connections: HTTP/1.1, the header timeout, the cap on half-sent requests |
+//! | `ws` | `/ws`: the upgrade's checks, the per-connection task, players passed on to a room's home |
+//! | `session` | one connection's protocol rules, sans IO |
+//! | `heartbeat` | the WebSocket Ping every 20 s and the peer found dead |
+//! | `origin` | which pages may open sockets (403 for the others) |
 //! | `api` | the scenario API and share links |
 //! | `store` | the scenario store: one trait, SQLite and PostgreSQL |
+//! | `homes` | the registry of live rooms: each shared room's home relay, leases, hand-offs |
 //! | `room` | room ids in `/ws?room=<id>`, what the proxy routes on |
-//! | `rooms` | shared rooms: the registry, each room's task, players' seats, `/api/rooms` |
+//! | `rooms` | shared rooms: the registry, each room's task, players' seats, checkpoints, `/api/rooms` |
 //! | `proxy` | the client's address, from `X-Forwarded-For` behind a trusted proxy |
-//! | `deployment` | [`Deployment`]: instance name, public URL, trusted proxies, drain delay |
+//! | `deployment` | [`Deployment`]: instance name, public URL, trusted proxies, allowed origins, internal address, drain delay |
 //! | `health` | `/healthz`: starting, ready, draining |
 //! | `metrics` | `/metrics`: Prometheus counters, gauges and the poll histogram |
-//! | `limits` | [`Limits`]: per-connection budgets, strikes, 1008 closes |
-//! | `addr_cap` | the cap on sessions per client address |
+//! | `limits` | [`Limits`]: per-connection budgets, strikes, 1008 closes; what one address may hold |
+//! | `addr_cap` | the cap on sessions (and half-sent requests) per client address |
 //! | `page_headers` | Content-Security-Policy and `nosniff` |
 //! | `shutdown` | graceful shutdown: 1001 closes, session drain |
 //! | `resume` | dropped sessions kept 10 s for a reconnect |
+//! | `token` | a resume token's SHA-256, what the relay keeps of it |
+//! | `trace` | the relay's processing times added to a page's packet trace |
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
@@ -44,8 +53,12 @@ mod addr_cap;
 pub mod api;
 mod deployment;
 mod health;
+mod heartbeat;
+mod homes;
 mod limits;
+mod listen;
 mod metrics;
+pub mod origin;
 mod page_headers;
 pub mod proxy;
 pub mod resume;
@@ -54,16 +67,18 @@ pub mod rooms;
 mod session;
 pub mod shutdown;
 pub mod store;
+mod token;
+mod trace;
 mod ws;
 
 pub use deployment::{Deployment, DeploymentError, INSTANCE_HEADER};
 pub use health::Readiness;
 pub use limits::{Limits, Rate};
+pub use ws::HOME_HEADER;
 
 use axum::http::header;
 use axum::routing::{get, post};
 use axum::Router;
-use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
@@ -100,6 +115,8 @@ struct Inner {
     limits: Limits,
     /// Open sessions per client address.
     addr_cap: Arc<addr_cap::AddrCap>,
+    /// Each client address's budget of scenario saves.
+    saves: limits::AddrBuckets,
     /// Upgrades refused by the per-address cap (for rate-limited logging).
     refused: AtomicU64,
     /// The page's Content-Security-Policy.
@@ -110,6 +127,9 @@ struct Inner {
     resume: resume::ResumeStore,
     /// The shared rooms.
     rooms: Arc<rooms::Rooms>,
+    /// The registry of live rooms shared with the other relays (a
+    /// PostgreSQL store); `None`: this relay alone.
+    homes: Option<Arc<homes::Homes>>,
 }
 
 impl AppState {
@@ -132,13 +152,7 @@ impl AppState {
         let deployment = Deployment::default();
         let epoch = Instant::now();
         let shutdown = shutdown::Shutdown::default();
-        let rooms = rooms::Rooms::new(
-            limits.max_room_players,
-            limits.empty_room_lifetime,
-            seed_base,
-            epoch,
-            shutdown.token.clone(),
-        );
+        let rooms = rooms::Rooms::new(&limits, seed_base, epoch, shutdown.token.clone());
         AppState {
             inner: Arc::new(Inner {
                 csp: page_headers::Csp::new(&dist),
@@ -152,10 +166,12 @@ impl AppState {
                 health: health::Health::default(),
                 limits,
                 addr_cap: Arc::new(addr_cap::AddrCap::new(limits.max_connections_per_ip)),
+                saves: limits::AddrBuckets::new(limits.saves),
                 refused: AtomicU64::new(0),
                 shutdown,
                 resume: resume::ResumeStore::default(),
                 rooms: Arc::new(rooms),
+                homes: None,
             }),
         }
     }
@@ -182,6 +198,49 @@ impl AppState {
         inner.metrics = Arc::new(metrics::Metrics::new(&deployment.instance));
         inner.deployment = deployment;
         self
+    }
+
+    /// This state with its shared rooms registered in the PostgreSQL
+    /// database at `url` (already migrated by its [`store::PgStore`]), so
+    /// that each room has one home among the relays sharing it
+    /// (`crate::homes`); calls bounded by `deadline`. Call it after
+    /// [`AppState::with_deployment`]: the registry names this relay by its
+    /// instance and internal address.
+    ///
+    /// # Errors
+    /// [`store::StoreError::Location`] without an internal address (the
+    /// other relays could not reach this one); another
+    /// [`store::StoreError`] if the database cannot be reached.
+    ///
+    /// # Panics
+    /// If the state was cloned already (call it right after
+    /// [`AppState::new`]).
+    pub async fn with_room_registry(
+        mut self,
+        url: &str,
+        deadline: Duration,
+    ) -> Result<AppState, store::StoreError> {
+        let inner =
+            Arc::get_mut(&mut self.inner).expect("with_room_registry before the state is shared");
+        let d = &inner.deployment;
+        let me = d.internal_addr.ok_or_else(|| {
+            store::StoreError::Location(
+                "a relay listening on all interfaces needs --internal-addr (where the other \
+                 relays reach it) to share rooms through PostgreSQL"
+                    .into(),
+            )
+        })?;
+        let homes = homes::Homes::open(
+            url,
+            me.to_string(),
+            d.instance.clone(),
+            d.room_lease,
+            inner.limits.empty_room_lifetime,
+            deadline,
+        )
+        .await?;
+        inner.homes = Some(Arc::new(homes));
+        Ok(self)
     }
 
     /// The scenario store.
@@ -232,62 +291,50 @@ pub fn runtime(threads: usize) -> std::io::Result<tokio::runtime::Runtime> {
         .build()
 }
 
-/// Serves [`app`] on `listener` until `shutdown` completes, with
-/// `TCP_NODELAY` on every connection: moves, acks and pongs are tiny and
-/// frequent, and Nagle's algorithm with the peer's delayed ACK would hold
-/// them back by up to 40 ms — adding to the very latency the playground
-/// measures.
+/// Serves [`app`] on `listener` until `shutdown` completes (see
+/// `listen`: HTTP/1.1, the header timeout, the cap on half-sent requests
+/// per address, `TCP_NODELAY`).
 ///
 /// `/healthz` is ready from the start. When `shutdown` completes the relay
-/// drains: for [`Deployment::drain_delay`] it still serves, but `/healthz`
-/// answers 503 and new WebSocket sessions are refused (503); then no new
-/// connections, [`AppState::shutdown_token`] is cancelled, every WebSocket
-/// client gets a close frame (1001 going away), and this returns once the
-/// sessions have ended (at most [`shutdown::DRAIN_TIMEOUT`]). Use
-/// [`shutdown::signal`] for SIGTERM/Ctrl-C.
+/// drains: with a room registry it hands every shared room to another
+/// relay at once (`homes`: the players reconnect there and resume their
+/// seats); for [`Deployment::drain_delay`] it still serves, but
+/// `/healthz` answers 503 and new WebSocket sessions are refused (503);
+/// then no new connections, [`AppState::shutdown_token`] is cancelled,
+/// every WebSocket client gets a close frame (1001 going away), and this
+/// returns once the sessions have ended (at most
+/// [`shutdown::DRAIN_TIMEOUT`]). Use [`shutdown::signal`] for
+/// SIGTERM/Ctrl-C.
 ///
 /// # Errors
-/// The listener's I/O error, if serving stops on one.
+/// None today (accept errors are retried); kept for callers that treat
+/// serving as fallible.
 pub async fn serve(
     listener: tokio::net::TcpListener,
     state: AppState,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    use axum::serve::ListenerExt;
-    let send_buffer = state.inner.limits.socket_send_buffer;
-    let listener = listener.tap_io(move |tcp| {
-        if let Err(e) = tcp.set_nodelay(true) {
-            tracing::debug!(error = %e, "could not set TCP_NODELAY");
-        }
-        // Bounded kernel buffering: a client that stops reading is seen
-        // (and dropped) within seconds, not minutes (`Limits`).
-        if let Err(e) = socket2::SockRef::from(&*tcp).set_send_buffer_size(send_buffer) {
-            tracing::debug!(error = %e, "could not set SO_SNDBUF");
-        }
-    });
     let token = state.shutdown_token();
     let draining = state.clone();
     state.inner.health.ready();
-    let result = axum::serve(
-        listener,
-        app(state.clone()).into_make_service_with_connect_info::<SocketAddr>(),
-    )
-    .with_graceful_shutdown(async move {
+    homes::spawn(&state);
+    let signal = async move {
         tokio::select! {
             () = shutdown => {}
             () = token.cancelled() => {}
         }
         draining.inner.health.drain();
+        homes::hand_off_all(&draining).await;
         let delay = draining.inner.deployment.drain_delay;
         tracing::info!(
             delay_ms = delay.as_millis() as u64,
             "draining: /healthz answers 503 and new sessions are refused"
         );
         tokio::time::sleep(delay).await;
-    })
-    .await;
+    };
+    listen::serve(listener, app(state.clone()), state.clone(), signal).await;
     state.inner.shutdown.drain().await;
-    result
+    Ok(())
 }
 
 /// The relay's router: `/ws` (WebSocket), `/healthz`, `/metrics`, the
@@ -297,8 +344,9 @@ pub async fn serve(
 /// Every response carries the page's Content-Security-Policy,
 /// `X-Content-Type-Options: nosniff` and `X-Relay-Instance`.
 ///
-/// `/ws` needs the peer address: serve with
-/// `into_make_service_with_connect_info::<SocketAddr>()`, as [`serve`] does.
+/// `/ws` and `POST /api/scenarios` need the peer address: serve with
+/// `into_make_service_with_connect_info::<SocketAddr>()`, or as [`serve`]
+/// does.
 pub fn app(state: AppState) -> Router {
     let dist = state.inner.dist.clone();
     let pages = ServeDir::new(&dist).not_found_service(ServeFile::new(dist.join("index.html")));

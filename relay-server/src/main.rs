@@ -35,7 +35,7 @@ struct Args {
     /// a further one is refused with 429. Behind a reverse proxy, name it
     /// with --trusted-proxy so that the cap counts the clients, not the
     /// proxy.
-    #[arg(long, default_value_t = relay_server::Limits::default().max_connections_per_ip, env = "PLAYGROUND_MAX_CONNECTIONS_PER_IP")]
+    #[arg(long, default_value_t = defaults().max_connections_per_ip, env = "PLAYGROUND_MAX_CONNECTIONS_PER_IP")]
     max_connections_per_ip: usize,
     /// Most players in one shared room (`/ws?room=NAME`), bots included;
     /// one more is refused with a reason and close code 1013.
@@ -64,9 +64,72 @@ struct Args {
     trusted_proxy: TrustedProxies,
     /// After SIGTERM, ms the relay keeps answering (/healthz 503, new
     /// sessions refused with 503, open ones going on) before it closes its
-    /// sessions: a load balancer's health-check interval.
+    /// sessions: a load balancer's health-check interval. Its shared rooms
+    /// are handed to other relays at once (with a PostgreSQL store).
     #[arg(long, env = "PLAYGROUND_DRAIN_DELAY_MS", default_value_t = 0)]
     drain_delay_ms: u64,
+    /// Origins (scheme://host[:port]) whose pages may open WebSockets to
+    /// the relay, comma-separated, besides its own (--public-url, or
+    /// without one the address the request was sent to); `*` allows any.
+    /// Any other page's socket is refused with 403.
+    #[arg(long, env = "PLAYGROUND_ALLOWED_ORIGINS", default_value = "", value_parser = relay_server::origin::AllowedOrigins::parse)]
+    allowed_origin: relay_server::origin::AllowedOrigins,
+    /// Where the other relays reach this one (host:port), for players they
+    /// pass on to the rooms this relay is the home of (with a PostgreSQL
+    /// store). Default: the address it listens on, unless that is
+    /// 0.0.0.0 or [::] (then this flag is needed).
+    #[arg(long, env = "PLAYGROUND_INTERNAL_ADDR")]
+    internal_addr: Option<SocketAddr>,
+    /// How long a relay's claim on a shared room lasts unless renewed
+    /// (renewed every third of it, with the room's checkpoint), ms.
+    #[arg(long, env = "PLAYGROUND_ROOM_LEASE_MS", default_value_t = relay_server::Deployment::default().room_lease.as_millis() as u64,
+          value_parser = clap::value_parser!(u64).range(300..))]
+    room_lease_ms: u64,
+    /// Longest a call to the scenario store or the room registry may take,
+    /// ms; past it the call fails with a clear error (503).
+    #[arg(long, env = "PLAYGROUND_DB_TIMEOUT_MS", default_value_t = relay_server::store::DEFAULT_DEADLINE.as_millis() as u64,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    db_timeout_ms: u64,
+    /// Seats one client address may hold in one shared room (0 = no cap).
+    #[arg(long, env = "PLAYGROUND_MAX_SEATS_PER_ADDRESS", default_value_t = defaults().max_seats_per_address)]
+    max_seats_per_address: usize,
+    /// Ms a room seat may stay silent after joining before it is closed.
+    #[arg(long, env = "PLAYGROUND_SILENT_SEAT_GRACE_MS", default_value_t = defaults().silent_seat_grace.as_millis() as u64)]
+    silent_seat_grace_ms: u64,
+    /// Scenario saves one client address may make at once…
+    #[arg(long, env = "PLAYGROUND_SAVE_BURST", default_value_t = defaults().saves.burst as u32,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    save_burst: u32,
+    /// …and per minute after that.
+    #[arg(long, env = "PLAYGROUND_SAVES_PER_MINUTE", default_value_t = defaults().saves.per_second * 60.0)]
+    saves_per_minute: f64,
+    /// Bytes all stored scenarios may take together (0 = no cap); a save
+    /// past it is refused with 507.
+    #[arg(long, env = "PLAYGROUND_MAX_STORE_BYTES", default_value_t = defaults().max_store_bytes)]
+    max_store_bytes: u64,
+    /// Connections per address whose first request head has not arrived
+    /// (0 = no cap); one more is closed at once. Trusted proxies are not
+    /// capped.
+    #[arg(long, env = "PLAYGROUND_MAX_HANDSHAKES_PER_IP", default_value_t = defaults().max_handshakes_per_ip)]
+    max_handshakes_per_ip: usize,
+    /// Ms a client may take to send a request head (or a save's body).
+    #[arg(long, env = "PLAYGROUND_HEADER_TIMEOUT_MS", default_value_t = defaults().header_timeout.as_millis() as u64,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    header_timeout_ms: u64,
+    /// Ms between the relay's WebSocket Pings on each socket.
+    #[arg(long, env = "PLAYGROUND_HEARTBEAT_INTERVAL_MS", default_value_t = defaults().heartbeat_interval.as_millis() as u64,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    heartbeat_interval_ms: u64,
+    /// Ms after a Ping within which something must arrive, else the socket
+    /// is closed (and its session kept for the resume grace).
+    #[arg(long, env = "PLAYGROUND_HEARTBEAT_TIMEOUT_MS", default_value_t = defaults().heartbeat_timeout.as_millis() as u64,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    heartbeat_timeout_ms: u64,
+}
+
+/// The defaults of the limits' flags.
+fn defaults() -> relay_server::Limits {
+    relay_server::Limits::default()
 }
 
 fn main() -> anyhow::Result<()> {
@@ -96,9 +159,10 @@ async fn run(args: Args) -> anyhow::Result<()> {
             .map(|d| d.as_nanos() as u64)
             .unwrap_or(0)
     });
+    let db_timeout = Duration::from_millis(args.db_timeout_ms);
     let store = args
         .db
-        .open()
+        .open(db_timeout)
         .await
         .with_context(|| format!("opening the scenario store {}", args.db))?;
     tracing::info!(db = %args.db, backend = store.backend(), scenarios = store.count().await?, "scenario store open");
@@ -109,10 +173,27 @@ async fn run(args: Args) -> anyhow::Result<()> {
     // The e2e test and scripts read this exact line to find the port.
     println!("relay-server listening on http://{local}/");
     tracing::info!(addr = %local, dist = %args.dist.display(), "serving");
+    let ms = Duration::from_millis;
     let limits = relay_server::Limits {
         max_connections_per_ip: args.max_connections_per_ip,
         max_room_players: args.max_room_players.into(),
-        ..relay_server::Limits::default()
+        max_seats_per_address: args.max_seats_per_address,
+        silent_seat_grace: ms(args.silent_seat_grace_ms),
+        saves: relay_server::Rate {
+            per_second: args.saves_per_minute / 60.0,
+            burst: f64::from(args.save_burst),
+        },
+        max_store_bytes: args.max_store_bytes,
+        max_handshakes_per_ip: args.max_handshakes_per_ip,
+        header_timeout: ms(args.header_timeout_ms),
+        heartbeat_interval: ms(args.heartbeat_interval_ms),
+        heartbeat_timeout: ms(args.heartbeat_timeout_ms),
+        ..defaults()
+    };
+    let internal_addr = match (args.internal_addr, local.ip().is_unspecified()) {
+        (Some(addr), _) => Some(addr),
+        (None, false) => Some(local),
+        (None, true) => None,
     };
     let deployment = Deployment {
         instance: args
@@ -120,12 +201,21 @@ async fn run(args: Args) -> anyhow::Result<()> {
             .unwrap_or_else(|| format!("relay-{}", local.port())),
         public_url: args.public_url,
         trusted_proxies: args.trusted_proxy,
-        drain_delay: Duration::from_millis(args.drain_delay_ms),
+        drain_delay: ms(args.drain_delay_ms),
+        allowed_origins: args.allowed_origin,
+        internal_addr,
+        room_lease: ms(args.room_lease_ms),
     };
     tracing::info!(instance = %deployment.instance, trusted_proxies = %deployment.trusted_proxies, "deployment");
-    let state = relay_server::AppState::with_limits(args.dist, seed, limits)
+    let mut state = relay_server::AppState::with_limits(args.dist, seed, limits)
         .with_store(store)
         .with_deployment(deployment);
+    if let Location::Postgres(url) = &args.db {
+        state = state
+            .with_room_registry(url, db_timeout)
+            .await
+            .context("opening the room registry")?;
+    }
     let store = state.store().clone();
     relay_server::serve(listener, state, relay_server::shutdown::signal())
         .await

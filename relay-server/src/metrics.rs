@@ -11,10 +11,17 @@
 //! | `relay_frames_out_total` | counter | `kind` ([`SERVER_KINDS`]) | frames sent |
 //! | `relay_frames_rejected_total` | counter | – | frames answered with an `Error` (undecodable, text, out-of-range settings, failed resume) |
 //! | `relay_frames_dropped_total` | counter | `kind` (`move`, `ping`, `control`, `inputs`, `room`) | frames over their rate budget (`limits`) |
-//! | `relay_upgrades_refused_total` | counter | `reason` (`address_cap`, `draining`, `bad_room`) | `/ws` upgrades refused (429, 503, 400) |
+//! | `relay_upgrades_refused_total` | counter | `reason` (`address_cap`, `draining`, `bad_room`, `origin`, `room_moving`) | `/ws` upgrades refused (429, 503, 400, 403, 409) |
+//! | `relay_seats_refused_total` | counter | `reason` (`room_full`, `address_cap`) | room seats refused (close 1013, 1008) |
+//! | `relay_sessions_ended_total` | counter | `reason` ([`ENDED`]) | WebSocket sessions ended, by what ended them |
+//! | `relay_connections_refused_total` | counter | – | TCP connections closed at once: their address has its most connections whose request head has not arrived |
+//! | `relay_header_timeouts_total` | counter | – | connections closed because a request head did not arrive in time |
+//! | `relay_sessions_forwarded_total` | counter | – | room players passed on to the room's home relay |
+//! | `relay_room_homes_total` | counter | `event` (`claimed`, `restored`, `handed_off`, `lease_lost`) | rooms this relay became the home of (fresh, or from a checkpoint), handed to another, or found taken |
+//! | `relay_store_timeouts_total` | counter | – | store and room-registry calls past their deadline |
 //! | `relay_host_poll_seconds` | histogram | – | one `ServerHost::poll` of a private session, s |
 //! | `relay_room_tick_seconds` | histogram | – | one shared room's poll that ran its 60 Hz tick (bots, frame history, net updates, and the players' messages due), s |
-//! | `relay_scenario_saves_total` | counter | `result` (`created`, `rejected`, `failed`) | `POST /api/scenarios` answered 201, 4xx, 5xx |
+//! | `relay_scenario_saves_total` | counter | `result` (`created`, `rejected`, `failed`, `rate_limited`, `store_full`) | `POST /api/scenarios` answered 201, another 4xx, another 5xx, 429, 507 |
 //!
 //! Rates (frames per second by kind) are PromQL's job:
 //! `rate(relay_frames_in_total[1m])`.
@@ -26,6 +33,11 @@
 //! array increment, a poll two clock reads and a bucket search; no
 //! allocation, no atomic, no lock per frame.
 
+mod session;
+
+pub(crate) use session::SessionMetrics;
+use session::{CLIENT_KINDS, SERVER_KINDS};
+
 use crate::limits::Kind;
 use crate::AppState;
 use axum::extract::State;
@@ -36,40 +48,8 @@ use prometheus::{
     Encoder, Histogram, HistogramOpts, IntCounter, IntCounterVec, IntGauge, IntGaugeVec, Opts,
     Registry, TextEncoder,
 };
-use sim::net::codec::PROTOCOL_VERSION;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
-
-/// `kind` label of frames in, by the message's tag (`sim`'s `ClientMsg`
-/// variant order); `other` for frames that are not a known message.
-pub(crate) const CLIENT_KINDS: [&str; 11] = [
-    "hello",
-    "server_move",
-    "set_net_settings",
-    "set_server_rules",
-    "ping",
-    "lag_spike",
-    "resume",
-    "set_model",
-    "inputs",
-    "room",
-    "other",
-];
-
-/// `kind` label of frames out, by `sim`'s `ServerMsg` variant order.
-pub(crate) const SERVER_KINDS: [&str; 11] = [
-    "welcome",
-    "move_response",
-    "proxy",
-    "observer",
-    "pong",
-    "error",
-    "session_token",
-    "rollback",
-    "rollback_observer",
-    "room",
-    "other",
-];
+use std::time::Duration;
 
 /// Buckets of [`Metrics::poll`], s: 1 µs to 10 ms (a poll takes a few µs;
 /// the relay's latency budget is 2 ms).
@@ -90,6 +70,56 @@ pub(crate) enum Refusal {
     Draining = 1,
     /// The `room` query is malformed (400).
     BadRoom = 2,
+    /// The page that opened the socket is from another site (403).
+    Origin = 3,
+    /// The room's home is changing hands (409).
+    RoomMoving = 4,
+}
+
+/// How a WebSocket session ended: the `reason` label of
+/// `relay_sessions_ended_total`, indexed by [`Ended`].
+pub(crate) const ENDED: [&str; 11] = [
+    "client",
+    "client_closed",
+    "violation",
+    "too_big",
+    "room_full",
+    "shutdown",
+    "slow_reader",
+    "address_cap",
+    "heartbeat",
+    "silent_seat",
+    "room_moved",
+];
+
+/// How a WebSocket session ended (the relay's log line says it in words).
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Ended {
+    /// The socket failed or ended without a close handshake.
+    Client = 0,
+    /// The client sent a Close frame.
+    ClientClosed = 1,
+    /// Closed by the relay for abuse (1008).
+    Violation = 2,
+    /// Closed by the relay for a message over the socket's limit (1009).
+    TooBig = 3,
+    /// The shared room was full (1013).
+    RoomFull = 4,
+    /// The relay shut down (1001).
+    Shutdown = 5,
+    /// A send did not complete within the send timeout: the client stopped
+    /// reading.
+    SlowReader = 6,
+    /// The address holds its most seats in the room (1008).
+    AddressCap = 7,
+    /// No answer to the relay's Pings within the heartbeat's timeout
+    /// (1001).
+    Heartbeat = 8,
+    /// No frame within the silent-seat grace after joining a room (1008).
+    SilentSeat = 9,
+    /// The room left this relay: the player reconnects to its new home
+    /// (1012).
+    RoomMoved = 10,
 }
 
 /// How a scenario save was answered.
@@ -97,10 +127,36 @@ pub(crate) enum Refusal {
 pub(crate) enum Save {
     /// 201.
     Created = 0,
-    /// 4xx: the scenario was refused.
+    /// 4xx (but 429): the scenario was refused.
     Rejected = 1,
-    /// 5xx: the store or a task failed.
+    /// 5xx (but 507): the store or a task failed.
     Failed = 2,
+    /// 429: the address's budget of saves is spent.
+    RateLimited = 3,
+    /// 507: the store is full.
+    StoreFull = 4,
+}
+
+/// Why a seat was refused.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum SeatRefusal {
+    /// The room holds its most players (1013).
+    RoomFull = 0,
+    /// The address holds its most seats in the room (1008).
+    AddressCap = 1,
+}
+
+/// What happened to a room's home.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum HomeEvent {
+    /// This relay became the home of a new room.
+    Claimed = 0,
+    /// This relay became the home of a room from its checkpoint.
+    Restored = 1,
+    /// This relay handed a room to whichever relay its players reach next.
+    HandedOff = 2,
+    /// Another relay holds the room's lease: its players were sent there.
+    LeaseLost = 3,
 }
 
 /// The relay's metrics, registered in their own registry.
@@ -116,6 +172,16 @@ pub(crate) struct Metrics {
     dropped: Vec<IntCounter>,
     /// By [`Refusal`].
     refused: Vec<IntCounter>,
+    /// By [`SeatRefusal`].
+    seats_refused: Vec<IntCounter>,
+    /// By [`Ended`].
+    ended: Vec<IntCounter>,
+    connections_refused: IntCounter,
+    header_timeouts: IntCounter,
+    forwarded: IntCounter,
+    /// By [`HomeEvent`].
+    homes: Vec<IntCounter>,
+    store_timeouts: IntCounter,
     poll: Histogram,
     room_ticks: Histogram,
     /// By [`Save`].
@@ -128,6 +194,14 @@ fn registered<C: prometheus::core::Collector + Clone + 'static>(registry: &Regis
         .register(Box::new(c.clone()))
         .expect("metric names are unique and valid");
     c
+}
+
+/// A counter without labels, registered.
+fn counter(registry: &Registry, name: &str, help: &str) -> IntCounter {
+    registered(
+        registry,
+        IntCounter::new(name, help).expect("valid counter"),
+    )
 }
 
 /// One counter per label value, resolved now.
@@ -173,16 +247,16 @@ impl Metrics {
             ),
             frames_in: counters(&r, "relay_frames_in_total", "Binary frames received, by message kind.", "kind", &CLIENT_KINDS),
             frames_out: counters(&r, "relay_frames_out_total", "Frames sent, by message kind.", "kind", &SERVER_KINDS),
-            rejected: registered(
-                &r,
-                IntCounter::new(
-                    "relay_frames_rejected_total",
-                    "Frames answered with an Error (undecodable, text, out-of-range settings, failed resume).",
-                )
-                .expect("valid counter"),
-            ),
+            rejected: counter(&r, "relay_frames_rejected_total", "Frames answered with an Error (undecodable, text, out-of-range settings, failed resume)."),
             dropped: counters(&r, "relay_frames_dropped_total", "Frames dropped over their rate budget, by budget.", "kind", &["move", "ping", "control", "inputs", "room"]),
-            refused: counters(&r, "relay_upgrades_refused_total", "WebSocket upgrades refused, by reason.", "reason", &["address_cap", "draining", "bad_room"]),
+            refused: counters(&r, "relay_upgrades_refused_total", "WebSocket upgrades refused, by reason.", "reason", &["address_cap", "draining", "bad_room", "origin", "room_moving"]),
+            seats_refused: counters(&r, "relay_seats_refused_total", "Room seats refused, by reason.", "reason", &["room_full", "address_cap"]),
+            ended: counters(&r, "relay_sessions_ended_total", "WebSocket sessions ended, by what ended them.", "reason", &ENDED),
+            connections_refused: counter(&r, "relay_connections_refused_total", "TCP connections closed at once: their address has its most half-sent requests."),
+            header_timeouts: counter(&r, "relay_header_timeouts_total", "Connections closed because a request head did not arrive in time."),
+            forwarded: counter(&r, "relay_sessions_forwarded_total", "Room players passed on to the room's home relay."),
+            homes: counters(&r, "relay_room_homes_total", "Rooms claimed, restored from a checkpoint, handed off, or found taken.", "event", &["claimed", "restored", "handed_off", "lease_lost"]),
+            store_timeouts: counter(&r, "relay_store_timeouts_total", "Store and room-registry calls past their deadline."),
             poll: registered(
                 &r,
                 Histogram::with_opts(
@@ -199,7 +273,7 @@ impl Metrics {
                 )
                 .expect("valid histogram"),
             ),
-            saves: counters(&r, "relay_scenario_saves_total", "Scenario saves, by answer: created (201), rejected (4xx), failed (5xx).", "result", &["created", "rejected", "failed"]),
+            saves: counters(&r, "relay_scenario_saves_total", "Scenario saves, by answer: created (201), rejected (4xx), failed (5xx), rate_limited (429), store_full (507).", "result", &["created", "rejected", "failed", "rate_limited", "store_full"]),
             registry: r,
         }
     }
@@ -212,14 +286,7 @@ impl Metrics {
         if private {
             self.rooms.inc();
         }
-        SessionMetrics {
-            private,
-            frames_in: [0; CLIENT_KINDS.len()],
-            frames_out: [0; SERVER_KINDS.len()],
-            poll: self.poll.local(),
-            last_flush: Instant::now(),
-            shared: Arc::clone(self),
-        }
+        SessionMetrics::new(self, private)
     }
 
     /// A shared room began.
@@ -264,9 +331,44 @@ impl Metrics {
         self.refused[why as usize].inc();
     }
 
+    /// A session ended.
+    pub(crate) fn ended(&self, how: Ended) {
+        self.ended[how as usize].inc();
+    }
+
     /// A save answered.
     pub(crate) fn save(&self, result: Save) {
         self.saves[result as usize].inc();
+    }
+
+    /// A seat refused.
+    pub(crate) fn seat_refused(&self, why: SeatRefusal) {
+        self.seats_refused[why as usize].inc();
+    }
+
+    /// A TCP connection refused by the half-sent request cap.
+    pub(crate) fn connection_refused(&self) {
+        self.connections_refused.inc();
+    }
+
+    /// A connection closed by the header timeout.
+    pub(crate) fn header_timeout(&self) {
+        self.header_timeouts.inc();
+    }
+
+    /// A room player passed on to the room's home.
+    pub(crate) fn forwarded(&self) {
+        self.forwarded.inc();
+    }
+
+    /// A room's home changed.
+    pub(crate) fn home(&self, event: HomeEvent) {
+        self.homes[event as usize].inc();
+    }
+
+    /// A store or registry call past its deadline.
+    pub(crate) fn store_timeout(&self) {
+        self.store_timeouts.inc();
     }
 
     /// Everything, in the text format.
@@ -278,230 +380,10 @@ impl Metrics {
     }
 }
 
-/// Index of a frame's kind in a table of `n` kinds (the last is `other`):
-/// the tag byte that follows the version byte (postcard writes an enum's
-/// variant index as a varint: one byte below 128).
-fn kind_index(frame: &[u8], n: usize) -> usize {
-    match frame {
-        [PROTOCOL_VERSION, tag, ..] if usize::from(*tag) < n - 1 => usize::from(*tag),
-        _ => n - 1,
-    }
-}
-
-/// One session's counts, added to the shared metrics at most once per
-/// [`FLUSH_INTERVAL`] and when dropped.
-#[derive(Debug)]
-pub(crate) struct SessionMetrics {
-    shared: Arc<Metrics>,
-    /// A private session counts as a room.
-    private: bool,
-    frames_in: [u64; CLIENT_KINDS.len()],
-    frames_out: [u64; SERVER_KINDS.len()],
-    poll: LocalHistogram,
-    last_flush: Instant,
-}
-
-impl SessionMetrics {
-    /// A binary frame arrived.
-    pub(crate) fn frame_in(&mut self, frame: &[u8]) {
-        self.frames_in[kind_index(frame, CLIENT_KINDS.len())] += 1;
-    }
-
-    /// Read the clock before a poll; hand the result to [`Self::polled`].
-    pub(crate) fn poll_started(&self) -> Instant {
-        Instant::now()
-    }
-
-    /// A poll that began at `started` produced `frames`, about to be sent.
-    pub(crate) fn polled(&mut self, started: Instant, frames: &[Vec<u8>]) {
-        self.poll
-            .observe(Instant::now().duration_since(started).as_secs_f64());
-        self.sent(frames);
-    }
-
-    /// `frames` are about to be sent (a shared room's, polled by its task).
-    pub(crate) fn sent(&mut self, frames: &[Vec<u8>]) {
-        for frame in frames {
-            self.frames_out[kind_index(frame, SERVER_KINDS.len())] += 1;
-        }
-        let now = Instant::now();
-        if now.duration_since(self.last_flush) >= FLUSH_INTERVAL {
-            self.last_flush = now;
-            self.flush();
-        }
-    }
-
-    fn flush(&mut self) {
-        let pairs = (self.shared.frames_in.iter().zip(&mut self.frames_in))
-            .chain(self.shared.frames_out.iter().zip(&mut self.frames_out));
-        for (counter, n) in pairs {
-            if *n > 0 {
-                counter.inc_by(std::mem::take(n));
-            }
-        }
-        self.poll.flush();
-    }
-}
-
-impl Drop for SessionMetrics {
-    fn drop(&mut self) {
-        self.flush();
-        self.shared.sessions.dec();
-        if self.private {
-            self.shared.rooms.dec();
-        }
-    }
-}
-
 /// `GET /metrics`.
 pub(crate) async fn handler(State(state): State<AppState>) -> impl IntoResponse {
     (
         [(header::CONTENT_TYPE, prometheus::TEXT_FORMAT)],
         state.inner.metrics.render(),
     )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use sim::net::codec;
-    use sim::net::protocol::{ClientMsg, ServerMsg};
-    use sim::{SimTime, TimeStamp};
-
-    /// The label a decoded message must get: exhaustive, so a new variant
-    /// in `sim` fails to compile here until the tables know it.
-    fn client_kind(m: &ClientMsg) -> &'static str {
-        match m {
-            ClientMsg::Hello => "hello",
-            ClientMsg::ServerMove(_) => "server_move",
-            ClientMsg::SetNetSettings(_) => "set_net_settings",
-            ClientMsg::SetServerRules(_) => "set_server_rules",
-            ClientMsg::Ping { .. } => "ping",
-            ClientMsg::LagSpike(_) => "lag_spike",
-            ClientMsg::Resume { .. } => "resume",
-            ClientMsg::SetModel(_) => "set_model",
-            ClientMsg::Inputs(_) => "inputs",
-            ClientMsg::Room(_) => "room",
-        }
-    }
-
-    fn server_kind(m: &ServerMsg) -> &'static str {
-        match m {
-            ServerMsg::Welcome { .. } => "welcome",
-            ServerMsg::MoveResponse(_) => "move_response",
-            ServerMsg::Proxy(_) => "proxy",
-            ServerMsg::Observer(_) => "observer",
-            ServerMsg::Pong { .. } => "pong",
-            ServerMsg::Error { .. } => "error",
-            ServerMsg::SessionToken { .. } => "session_token",
-            ServerMsg::Rollback(_) => "rollback",
-            ServerMsg::RollbackObserver(_) => "rollback_observer",
-            ServerMsg::Room(_) => "room",
-        }
-    }
-
-    #[test]
-    fn every_client_message_is_counted_under_its_own_kind() {
-        use sim::net::protocol::{
-            LagSpike, NetPosition, NetworkMove, ResumeToken, ServerMove, ServerRules,
-        };
-        let msgs = [
-            ClientMsg::Hello,
-            ClientMsg::ServerMove(ServerMove::new(
-                1,
-                NetworkMove {
-                    time_stamp: TimeStamp(16),
-                    input: sim::MoveInput::default(),
-                },
-                NetPosition::default(),
-            )),
-            ClientMsg::SetNetSettings(sim::NetSettings::symmetric(100, 0, 0)),
-            ClientMsg::SetServerRules(ServerRules::default()),
-            ClientMsg::Ping { id: 1 },
-            ClientMsg::LagSpike(LagSpike {
-                extra_ms: 100,
-                duration_ms: 1000,
-            }),
-            ClientMsg::Resume {
-                token: ResumeToken([1; 16]),
-            },
-            ClientMsg::SetModel(sim::Model::Cmc),
-            ClientMsg::Inputs(sim::rollback::InputPacket {
-                ids: sim::rollback::wire::Ids::new(1, 1, 0),
-                newest: sim::rollback::Tick(3),
-                inputs: vec![sim::rollback::wire::PackedInput::default()],
-            }),
-            ClientMsg::Room(sim::room::RoomClientMsg::Join),
-        ];
-        for m in &msgs {
-            let i = kind_index(&codec::encode(m), CLIENT_KINDS.len());
-            assert_eq!(CLIENT_KINDS[i], client_kind(m));
-        }
-        let other = CLIENT_KINDS.len() - 1;
-        assert_eq!(kind_index(&[], CLIENT_KINDS.len()), other);
-        assert_eq!(
-            kind_index(&[42, 0], CLIENT_KINDS.len()),
-            other,
-            "wrong version"
-        );
-        assert_eq!(
-            kind_index(&[PROTOCOL_VERSION, 99], CLIENT_KINDS.len()),
-            other
-        );
-    }
-
-    #[test]
-    fn every_server_message_a_host_sends_is_counted_under_its_own_kind() {
-        let mut host = sim::ServerHost::new(1, SimTime::ZERO);
-        let mut seen = std::collections::BTreeSet::new();
-        host.receive_frame(SimTime::ZERO, &codec::encode(&ClientMsg::Hello))
-            .unwrap();
-        host.receive_frame(SimTime::ZERO, &codec::encode(&ClientMsg::Ping { id: 1 }))
-            .unwrap();
-        host.send_error("x".into());
-        let mut frames = Vec::new();
-        for ms in (0..600).step_by(10) {
-            frames.extend(host.poll(SimTime(ms * 1000)));
-        }
-        frames.push(codec::encode(&ServerMsg::SessionToken {
-            token: sim::net::protocol::ResumeToken([0; 16]),
-            grace_ms: 1,
-        }));
-        for f in &frames {
-            let m: ServerMsg = codec::decode(f).unwrap();
-            let i = kind_index(f, SERVER_KINDS.len());
-            assert_eq!(SERVER_KINDS[i], server_kind(&m));
-            seen.insert(SERVER_KINDS[i]);
-        }
-        assert!(seen.len() >= 6, "{seen:?}");
-    }
-
-    #[test]
-    fn session_counts_reach_the_shared_metrics_when_flushed_or_dropped() {
-        let metrics = Arc::new(Metrics::new("test"));
-        let mut s = metrics.session(true);
-        assert_eq!(metrics.sessions(), 1);
-        s.frame_in(&codec::encode(&ClientMsg::Ping { id: 1 }));
-        let t = s.poll_started();
-        s.polled(
-            t,
-            &[codec::encode(&ServerMsg::Error { reason: "x".into() })],
-        );
-        assert!(!metrics
-            .render()
-            .contains("relay_frames_in_total{kind=\"ping\"} 1"));
-        drop(s);
-        let text = metrics.render();
-        assert!(
-            text.contains("relay_frames_in_total{kind=\"ping\"} 1"),
-            "{text}"
-        );
-        assert!(
-            text.contains("relay_frames_out_total{kind=\"error\"} 1"),
-            "{text}"
-        );
-        assert!(text.contains("relay_host_poll_seconds_count 1"), "{text}");
-        assert!(text.contains("relay_sessions 0"), "{text}");
-        assert!(text.contains("relay_info{instance=\"test\""), "{text}");
-    }
 }

@@ -13,10 +13,14 @@
 //! evicted for a newer one) and expired ones are swept on every park and
 //! take. A token is 128 bits from the OS's CSPRNG, sent only to its own
 //! client, and good for one resume: the resumed session gets the new
-//! connection's token.
+//! connection's token. The relay keeps only its SHA-256
+//! ([`crate::token::TokenHash`]), here and in a room's checkpoint
+//! (`crate::rooms::checkpoint`), so a seat can be carried to another relay
+//! without its secret.
 
 use crate::rooms::Seat;
-use sim::net::protocol::ResumeToken;
+use crate::token::TokenHash;
+use sim::protocol::ResumeToken;
 use sim::ServerHost;
 use std::collections::HashMap;
 use std::sync::{Mutex, PoisonError};
@@ -48,7 +52,16 @@ struct Parked {
 /// Dropped sessions waiting for their clients.
 #[derive(Debug, Default)]
 pub(crate) struct ResumeStore {
-    parked: Mutex<HashMap<ResumeToken, Parked>>,
+    parked: Mutex<HashMap<TokenHash, Parked>>,
+}
+
+/// Sweeps `state`'s resume store one grace period from now: a seat not
+/// taken back leaves its room then, whether or not anyone else reconnects.
+pub(crate) fn sweep_later(state: crate::AppState) {
+    tokio::spawn(async move {
+        tokio::time::sleep(GRACE).await;
+        state.inner.resume.sweep(Instant::now());
+    });
 }
 
 /// A fresh token.
@@ -63,7 +76,7 @@ pub(crate) fn new_token() -> Result<ResumeToken, getrandom::Error> {
 }
 
 impl ResumeStore {
-    fn expire(parked: &mut HashMap<ResumeToken, Parked>, now: Instant) {
+    fn expire(parked: &mut HashMap<TokenHash, Parked>, now: Instant) {
         parked.retain(|_, p| now.duration_since(p.since) < GRACE);
     }
 
@@ -79,6 +92,18 @@ impl ResumeStore {
     pub(crate) fn park(
         &self,
         token: ResumeToken,
+        session: Resumable,
+        connection: u64,
+        now: Instant,
+    ) {
+        self.park_hashed(TokenHash::of(&token), session, connection, now);
+    }
+
+    /// [`ResumeStore::park`] by the token's hash (a seat carried over from
+    /// another relay's checkpoint).
+    pub(crate) fn park_hashed(
+        &self,
+        token: TokenHash,
         session: Resumable,
         connection: u64,
         now: Instant,
@@ -111,12 +136,13 @@ impl ResumeStore {
         now: Instant,
         fits: impl FnOnce(&Resumable) -> bool,
     ) -> Option<(Resumable, u64)> {
+        let token = TokenHash::of(token);
         let mut parked = self.parked.lock().unwrap_or_else(PoisonError::into_inner);
         Self::expire(&mut parked, now);
-        if !fits(&parked.get(token)?.session) {
+        if !fits(&parked.get(&token)?.session) {
             return None;
         }
-        parked.remove(token).map(|p| (p.session, p.connection))
+        parked.remove(&token).map(|p| (p.session, p.connection))
     }
 
     /// Sessions waiting now.
@@ -153,6 +179,16 @@ mod tests {
         );
         assert!(store.take(&b, t0 + GRACE, |_| true).is_none(), "expired");
         assert_eq!(store.len(), 0);
+    }
+
+    #[test]
+    fn a_seat_parked_by_its_token_hash_is_taken_with_the_token() {
+        let hash = TokenHash::of(&ResumeToken([7; 16]));
+        let store = ResumeStore::default();
+        let t0 = Instant::now();
+        store.park_hashed(hash, host(), 3, t0);
+        let (_, connection) = store.take(&ResumeToken([7; 16]), t0, |_| true).unwrap();
+        assert_eq!(connection, 3);
     }
 
     #[test]

@@ -1,16 +1,20 @@
 //! The scenario API through the router (no socket): saves, loads, share
 //! links, and every rejection with its status and reason — on each store
-//! backend (`<case>::sqlite`, and `<case>::postgres` with `--ignored`).
+//! backend (`<case>::sqlite`, and `<case>::postgres` with `--ignored`) —
+//! and the budget of saves per address and the storage cap (issue #27).
 
 mod common;
 
 use common::backend::Backend;
 
 use axum::body::Body;
+use axum::extract::ConnectInfo;
 use axum::http::{header, Request, StatusCode};
-use relay_server::{app, AppState};
-use sim::scenario::{codec, Setting, Setup};
+use relay_server::{app, AppState, Limits};
+use sim::protocol::{Setting, Setup};
+use sim::scenario::{codec, SCENARIO_VERSION};
 use sim::{Bot, Scenario, ScenarioRun, SmoothingMode};
+use std::net::{IpAddr, SocketAddr};
 use tower::ServiceExt;
 
 fn recorded(secs: usize) -> Scenario {
@@ -28,17 +32,34 @@ fn recorded(secs: usize) -> Scenario {
 }
 
 async fn send(state: &AppState, req: Request<Body>) -> (StatusCode, Vec<u8>) {
+    let (status, _, body) = answer(state, req).await;
+    (status, body)
+}
+
+/// Status, `Retry-After` (s) and body.
+async fn answer(state: &AppState, req: Request<Body>) -> (StatusCode, Option<u64>, Vec<u8>) {
     let res = app(state.clone()).oneshot(req).await.unwrap();
     let status = res.status();
+    let retry_after = res
+        .headers()
+        .get(header::RETRY_AFTER)
+        .map(|v| v.to_str().unwrap().parse().unwrap());
     let body = axum::body::to_bytes(res.into_body(), usize::MAX)
         .await
         .unwrap();
-    (status, body.to_vec())
+    (status, retry_after, body.to_vec())
 }
 
+/// A save from 127.0.0.1.
 fn post(content_type: &str, body: impl Into<Body>) -> Request<Body> {
+    post_from(IpAddr::from([127, 0, 0, 1]), content_type, body)
+}
+
+/// A save from `client` (as the server's connect info names it).
+fn post_from(client: IpAddr, content_type: &str, body: impl Into<Body>) -> Request<Body> {
     Request::post("/api/scenarios")
         .header(header::CONTENT_TYPE, content_type)
+        .extension(ConnectInfo(SocketAddr::new(client, 40_000)))
         .body(body.into())
         .unwrap()
 }
@@ -108,6 +129,71 @@ async fn save_load_and_run_twice_give_the_same_hash(backend: &Backend) {
     assert_eq!(Some(a), scenario.outcome);
 }
 
+/// A file of the frozen corpus of old links (`scenarios/frozen/`).
+fn frozen(name: &str) -> Vec<u8> {
+    golden(&format!("frozen/{name}"))
+}
+
+on_both_stores!(scenarios_of_every_version_are_read_and_upgraded);
+
+async fn scenarios_of_every_version_are_read_and_upgraded(backend: &Backend) {
+    let state = backend.state("/nonexistent").await;
+    // Rows an older relay stored stay as they were saved: the bytes come
+    // back as stored, the JSON upgraded to this build's version.
+    for name in ["v1a.bin", "v1b.bin", "v2.bin", "v3.bin"] {
+        let bytes = frozen(name);
+        let id = state.store().insert(name, &bytes, 1200, 0).await.unwrap();
+        let (status, got) = send(
+            &state,
+            get(&format!("/api/scenarios/{id}"), "application/octet-stream"),
+        )
+        .await;
+        assert_eq!((status, got), (StatusCode::OK, bytes.clone()), "{name}");
+        let (status, body) = send(
+            &state,
+            get(&format!("/api/scenarios/{id}"), "application/json"),
+        )
+        .await;
+        assert_eq!(status, StatusCode::OK, "{name}");
+        let served: Scenario = serde_json::from_slice(&body).unwrap();
+        assert_eq!(served.version, SCENARIO_VERSION, "{name}");
+        assert_eq!(served, codec::decode(&bytes).unwrap(), "{name}");
+    }
+    // A version-2 link replays identically: saved again, it is stored in
+    // this build's version with the replay's checkpoints.
+    let (status, body) = send(&state, post("application/json", frozen("v2.json"))).await;
+    assert_eq!(
+        status,
+        StatusCode::CREATED,
+        "{}",
+        String::from_utf8_lossy(&body)
+    );
+    let id = json(&body)["id"].as_str().unwrap().to_owned();
+    let (_, body) = send(
+        &state,
+        get(&format!("/api/scenarios/{id}"), "application/json"),
+    )
+    .await;
+    let resaved: Scenario = serde_json::from_slice(&body).unwrap();
+    let o = resaved.outcome.unwrap();
+    assert_eq!(o.trajectory_hash, 0x339b_533a_1463_afeb);
+    assert_eq!(o.checkpoints.len(), 40, "20 s: one every 0.5 s");
+    // A version-1 link of the first layout was recorded with the model
+    // before its faults were fixed: the replay's verdict says so.
+    let (status, body) = send(&state, post("application/octet-stream", frozen("v1a.bin"))).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    let error = json(&body)["error"].as_str().unwrap().to_owned();
+    assert!(
+        error.starts_with(
+            "the recorded outcome does not match a replay of the scenario: recorded with an \
+             older model; this replay differs from the original (a scenario saved before \
+             version 3 keeps no checkpoints, so from when is not known)"
+        ),
+        "{error}"
+    );
+    assert_eq!(state.store().count().await.unwrap(), 5);
+}
+
 async fn json_scenarios_are_accepted_and_stored_compactly(backend: &Backend) {
     let state = backend.state("/nonexistent").await;
     let mut scenario = recorded(2);
@@ -150,15 +236,21 @@ async fn bad_saves_get_the_right_status_and_store_nothing(backend: &Backend) {
     tampered.outcome.as_mut().unwrap().trajectory_hash ^= 1;
     let mut bad_format = codec::encode(&good);
     bad_format[0] = 2;
-    let o = good.outcome.unwrap();
+    let o = good.outcome.clone().unwrap();
+    // Every checkpoint agrees (one a second): the difference is after the
+    // last one.
     let mismatch = format!(
-        "the recorded outcome does not match a replay of the scenario: recorded trajectory {:016x} / state {:016x} / {} adjustments, replayed {:016x} / {:016x} / {} (recorded with another version of the model?)",
+        "the recorded outcome does not match a replay of the scenario: recorded with an older model; this replay differs from the original from 1 s (recorded trajectory {:016x} / state {:016x} / {} adjustments, replayed {:016x} / {:016x} / {}); save it without its outcome to keep the run as it replays now",
         o.trajectory_hash ^ 1, o.state_hash, o.adjustments, o.trajectory_hash, o.state_hash, o.adjustments
+    );
+    let newer = format!(
+        "this scenario is version 7, made by a newer version of the playground; this build reads versions 1 to {SCENARIO_VERSION}: open it with the relay or page that made it"
     );
     let cases: Vec<(Request<Body>, StatusCode, &str)> = vec![
         (post("application/octet-stream", vec![0u8; 3 << 20]), StatusCode::PAYLOAD_TOO_LARGE, "body is over the limit of 2097152 bytes"),
-        (post("application/octet-stream", codec::encode(&wrong_version)), StatusCode::UNPROCESSABLE_ENTITY, "scenario version 7 is not supported (this build reads version 2)"),
-        (post("application/octet-stream", codec::encode(&out_of_range)), StatusCode::UNPROCESSABLE_ENTITY, "setup: net: downlink.latency_ms = 60000 is outside 0..=1000"),
+        (post("application/octet-stream", codec::encode(&wrong_version)), StatusCode::UNPROCESSABLE_ENTITY, &newer),
+        (post("application/json", serde_json::to_vec(&wrong_version).unwrap()), StatusCode::UNPROCESSABLE_ENTITY, &newer),
+        (post("application/octet-stream", codec::encode(&out_of_range)), StatusCode::UNPROCESSABLE_ENTITY, "invalid scenario: setup: net: downlink.latency_ms = 60000 is outside 0..=1000"),
         (post("application/json", serde_json::to_vec(&long_name).unwrap()), StatusCode::UNPROCESSABLE_ENTITY, "invalid scenario: name: too long"),
         (post("application/octet-stream", bad_format), StatusCode::BAD_REQUEST, "unknown scenario format 2 (this build reads format 1)"),
         (
@@ -268,7 +360,9 @@ async fn rollback_scenarios_are_replayed_on_save_like_cmc_ones(backend: &Backend
         );
     }
     // A rollback recording whose outcome was edited does not replay to it.
-    let mut s: Scenario = serde_json::from_slice(&golden("rollback-tick-wrap.json")).unwrap();
+    let mut s = codec::open_json(&golden("rollback-tick-wrap.json"))
+        .unwrap()
+        .scenario;
     s.outcome.as_mut().unwrap().replayed_moves += 1;
     let (status, body) = send(
         &state,
@@ -285,4 +379,103 @@ async fn rollback_scenarios_are_replayed_on_save_like_cmc_ones(backend: &Backend
         String::from_utf8_lossy(&body)
     );
     assert_eq!(state.store().count().await.unwrap(), 3);
+}
+
+on_both_stores!(a_save_past_the_storage_cap_is_refused_with_507_and_stores_nothing);
+
+async fn a_save_past_the_storage_cap_is_refused_with_507_and_stores_nothing(backend: &Backend) {
+    let scenario = codec::encode(&recorded(1));
+    let size = scenario.len() as u64;
+    let cap = 2 * size + size / 2;
+    let limits = Limits {
+        max_store_bytes: cap,
+        ..Limits::default()
+    };
+    let state = backend.state_with_limits("/nonexistent", limits).await;
+    for _ in 0..2 {
+        let (status, body) = send(&state, post("application/octet-stream", scenario.clone())).await;
+        assert_eq!(
+            status,
+            StatusCode::CREATED,
+            "{}",
+            String::from_utf8_lossy(&body)
+        );
+    }
+    let (status, body) = send(&state, post("application/octet-stream", scenario.clone())).await;
+    assert_eq!(status, StatusCode::INSUFFICIENT_STORAGE);
+    assert_eq!(
+        json(&body)["error"],
+        format!(
+            "the scenario store is full: its scenarios take {} bytes, and this one ({size} bytes) \
+             would pass the cap of {cap} bytes",
+            2 * size
+        )
+    );
+    assert_eq!(state.store().count().await.unwrap(), 2);
+}
+
+/// Issue #27: "200 saves in 2 s from one address: 429s after the bucket
+/// empties; other addresses unaffected".
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_hundred_saves_in_2_s_from_one_address_get_429_once_its_budget_is_spent() {
+    let state = AppState::new("/nonexistent", 1);
+    let scenario = codec::encode(&recorded(1));
+    let one = IpAddr::from([198, 51, 100, 7]);
+    let budget = Limits::default().saves;
+    let start = tokio::time::Instant::now();
+    let mut created = 0;
+    let mut retry_afters = Vec::new();
+    for i in 0..200u32 {
+        tokio::time::sleep_until(start + std::time::Duration::from_millis(u64::from(i) * 10)).await;
+        let req = post_from(one, "application/octet-stream", scenario.clone());
+        let (status, retry_after, body) = answer(&state, req).await;
+        match status {
+            StatusCode::CREATED => created += 1,
+            StatusCode::TOO_MANY_REQUESTS => {
+                let reason = json(&body)["error"].as_str().unwrap().to_owned();
+                let secs = retry_after.expect("a Retry-After");
+                assert_eq!(
+                    reason,
+                    format!(
+                        "too many saves from this address (10 at once, then one every 6 s): \
+                         try again in {secs} s"
+                    )
+                );
+                retry_afters.push(secs);
+            }
+            other => panic!("save {i}: {other} {}", String::from_utf8_lossy(&body)),
+        }
+    }
+    let elapsed = start.elapsed().as_secs_f64();
+    println!(
+        "200 saves in {elapsed:.2} s from one address: {created} created, {} refused",
+        retry_afters.len()
+    );
+    // The burst, and what refilled meanwhile (nothing within 6 s).
+    let refilled = (elapsed * budget.per_second) as usize;
+    assert_eq!(created, budget.burst as usize + refilled);
+    assert_eq!(retry_afters.len(), 200 - created);
+    assert!(
+        retry_afters.iter().all(|s| (1..=6).contains(s)),
+        "{retry_afters:?}"
+    );
+    // Others are unaffected.
+    for last in 1..=3u8 {
+        let other = IpAddr::from([203, 0, 113, last]);
+        let (status, _) = send(
+            &state,
+            post_from(other, "application/octet-stream", scenario.clone()),
+        )
+        .await;
+        assert_eq!(status, StatusCode::CREATED);
+    }
+    let (_, metrics) = send(&state, get("/metrics", "*/*")).await;
+    let metrics = String::from_utf8(metrics).unwrap();
+    assert!(
+        metrics.contains(&format!(
+            "relay_scenario_saves_total{{result=\"rate_limited\"}} {}",
+            200 - created
+        )),
+        "{metrics}"
+    );
 }

@@ -6,8 +6,9 @@ mod common;
 
 use common::backend::Backend;
 
-use sim::scenario::{codec, Setup};
-use sim::{Bot, Scenario, ScenarioRun};
+use sim::protocol::{Setting, Setup};
+use sim::scenario::{codec, Change};
+use sim::{Bot, ClientConfig, Scenario, ScenarioRun};
 use std::process::Command;
 
 fn recorded() -> Scenario {
@@ -45,7 +46,7 @@ fn line<'a>(text: &'a str, key: &str) -> &'a str {
 #[test]
 fn files_and_links_give_the_recorded_hash() {
     let scenario = recorded();
-    let o = scenario.outcome.unwrap();
+    let o = scenario.outcome.clone().unwrap();
     let dir = std::env::temp_dir().join(format!("np-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let bin = dir.join("s.bin");
@@ -63,7 +64,7 @@ fn files_and_links_give_the_recorded_hash() {
             format!("{:016x}", o.trajectory_hash)
         );
         assert_eq!(line(&text, "adjustments:"), o.adjustments.to_string());
-        assert_eq!(line(&text, "verdict:"), "identical to the recording");
+        assert_eq!(line(&text, "verdict:"), "identical to the original");
     }
     let rows = std::fs::read_to_string(&csv).unwrap();
     assert_eq!(rows.lines().count(), 601);
@@ -99,7 +100,7 @@ on_both_stores!(ids_are_looked_up_in_the_relays_store);
 /// URL.
 async fn ids_are_looked_up_in_the_relays_store(backend: &Backend) {
     let scenario = recorded();
-    let o = scenario.outcome.unwrap();
+    let o = scenario.outcome.clone().unwrap();
     let dir = std::env::temp_dir().join(format!(
         "np-cli-db-{}-{}",
         std::process::id(),
@@ -108,7 +109,7 @@ async fn ids_are_looked_up_in_the_relays_store(backend: &Backend) {
     std::fs::create_dir_all(&dir).unwrap();
     let store = backend.shared_store(&dir).await;
     let id = store
-        .insert(&scenario.name, &codec::encode(&scenario), 600)
+        .insert(&scenario.name, &codec::encode(&scenario), 600, 0)
         .await
         .unwrap();
     let db = backend.db_arg(&dir);
@@ -131,8 +132,10 @@ async fn ids_are_looked_up_in_the_relays_store(backend: &Backend) {
 fn a_rollback_scenario_replays_to_its_hash_and_names_its_counters() {
     let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../scenarios/rollback-bot-150ms-5pct.json");
-    let scenario: Scenario = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
-    let o = scenario.outcome.unwrap();
+    let scenario = codec::open_file(&std::fs::read(&file).unwrap())
+        .unwrap()
+        .scenario;
+    let o = scenario.outcome.clone().unwrap();
     let (code, text) = cli(&["run", file.to_str().unwrap()]);
     assert_eq!(code, 0, "{text}");
     assert_eq!(line(&text, "model:"), "rollback");
@@ -146,5 +149,60 @@ fn a_rollback_scenario_replays_to_its_hash_and_names_its_counters() {
         o.replayed_moves.to_string()
     );
     assert_eq!(line(&text, "input-packets:"), o.moves_sent.to_string());
-    assert_eq!(line(&text, "verdict:"), "identical to the recording");
+    assert_eq!(line(&text, "verdict:"), "identical to the original");
+}
+
+/// A file of the frozen corpus of old links.
+fn frozen(name: &str) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../scenarios/frozen")
+        .join(name)
+}
+
+#[test]
+fn old_links_are_upgraded_and_the_verdict_says_whether_the_model_changed() {
+    // Version 2, saved by the last build of version 2: the same run today.
+    let file = frozen("v2.json");
+    let (code, text) = cli(&["run", file.to_str().unwrap()]);
+    assert_eq!(code, 0, "{text}");
+    assert_eq!(line(&text, "version:"), "2, upgraded to 3");
+    assert_eq!(line(&text, "trajectory-hash:"), "339b533a1463afeb");
+    assert_eq!(line(&text, "verdict:"), "identical to the original");
+
+    // Version 1 as first saved: recorded before the model's faults were
+    // fixed, with no checkpoints to say from when it differs.
+    let file = frozen("v1a.bin");
+    let (code, text) = cli(&["run", file.to_str().unwrap()]);
+    assert_eq!(code, 1, "{text}");
+    assert_eq!(line(&text, "version:"), "1, upgraded to 3");
+    assert_eq!(
+        line(&text, "verdict:"),
+        "recorded with an older model; this replay differs from the original (a scenario saved \
+         before version 3 keeps no checkpoints, so from when is not known)"
+    );
+    assert!(line(&text, "recorded:").contains("trajectory-hash 7d8eb32e1a6a0ac9"));
+
+    // A recording whose run this build plays otherwise from 5 s on (its
+    // client-only speed buff switched on there stands for a model change).
+    let mut changed = recorded();
+    changed.changes.push(Change {
+        frame: 300,
+        setting: Setting::Client(ClientConfig {
+            speed_buff: true,
+            ..ClientConfig::default()
+        }),
+    });
+    let link = format!("http://localhost:8080/#s={}", codec::to_fragment(&changed));
+    let (code, text) = cli(&["run", &link]);
+    assert_eq!(code, 1, "{text}");
+    assert_eq!(
+        line(&text, "verdict:"),
+        "recorded with an older model; this replay differs from the original from 5 s"
+    );
+    let (code, text) = cli(&["run", &link, "--json"]);
+    assert_eq!(code, 1, "{text}");
+    let v: serde_json::Value = serde_json::from_str(text.trim()).unwrap();
+    assert_eq!(v["differs_from_s"], 5.0);
+    assert_eq!(v["saved_version"], 3);
+    assert_eq!(v["matches_recording"], false);
 }

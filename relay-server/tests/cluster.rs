@@ -3,7 +3,9 @@
 //! relay and see each other; a dropped socket resumes on the relay that
 //! kept it; killing a relay moves only its rooms and its players get back in
 //! through nginx while the others notice nothing; a draining relay takes no
-//! new players; a scenario saved through one relay opens through another;
+//! new players, hands its shared rooms on at once (their players resume
+//! their seats on the next relay) and lets its private sessions play on to
+//! the end of the drain; a scenario saved through one relay opens through another;
 //! the per-address cap counts the clients behind nginx. Needs nginx and
 //! PostgreSQL: `scripts/test.sh` runs these with `--ignored`.
 
@@ -13,7 +15,7 @@ use common::cluster::{Cluster, Nginx};
 use common::*;
 use futures_util::{SinkExt, StreamExt};
 use sim::net::codec;
-use sim::net::protocol::{ClientMsg, ResumeToken, ServerMsg};
+use sim::protocol::{ClientMsg, ResumeToken, ServerMsg};
 use sim::room::{PlayerId, RoomClientMsg, RoomServerMsg};
 use std::collections::BTreeMap;
 use std::net::IpAddr;
@@ -92,8 +94,9 @@ struct Seen {
 fn play(mut ws: Ws, stop: Arc<AtomicBool>) -> tokio::task::JoinHandle<Seen> {
     tokio::spawn(async move {
         let mut seen = Seen::default();
-        let mut tick =
-            tokio::time::interval(Duration::from_millis(sim::endpoint::PING_INTERVAL_MS));
+        let mut tick = tokio::time::interval(Duration::from_millis(
+            sim::endpoints::link::PING_INTERVAL_MS,
+        ));
         let mut id = 0u32;
         loop {
             tokio::select! {
@@ -250,11 +253,17 @@ async fn a_dropped_socket_resumes_on_the_relay_that_kept_its_session() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "needs nginx and PostgreSQL: scripts/test.sh runs these with --ignored"]
 async fn killing_a_relay_moves_only_its_rooms_and_the_others_notice_nothing() {
-    let mut cluster = Cluster::start(&[]).await;
+    // Leases renewed (with the rooms' checkpoints) every second.
+    let mut cluster = Cluster::start(&["--room-lease-ms", "3000"]).await;
     let stop = Arc::new(AtomicBool::new(false));
     let mut players = Vec::new();
     for i in 0..30 {
-        let room = format!("game-{i:02}");
+        // Private sessions and shared rooms, alternately.
+        let room = if i % 2 == 0 {
+            format!("p-{i:024x}")
+        } else {
+            format!("game-{i:02}")
+        };
         let (mut ws, instance) = connect(&cluster.nginx, &room, client_ip(6, i)).await;
         let token = hello(&mut ws, &room).await;
         players.push((room, instance, token, play(ws, stop.clone())));
@@ -262,13 +271,14 @@ async fn killing_a_relay_moves_only_its_rooms_and_the_others_notice_nothing() {
     let victim = players[0].1.clone();
     let on_victim = players.iter().filter(|p| p.1 == victim).count();
     assert!(on_victim < 30, "every room on {victim}");
-    tokio::time::sleep(Duration::from_secs(1)).await;
+    tokio::time::sleep(Duration::from_millis(1500)).await;
     let killed_at = Instant::now();
     cluster.relay(&victim).kill();
 
-    // The victim's players get back in through nginx, on another relay;
-    // their sessions died with it, so the resume is refused and they start
-    // anew (as the page does).
+    // The victim's players get back in through nginx, on another relay: a
+    // shared room's seat comes back with the room (the relay that takes it
+    // over has its checkpoint); a private session died with the relay, so
+    // its resume is refused and it starts anew (as the page does).
     tokio::time::sleep(Duration::from_millis(300)).await;
     let mut moved = BTreeMap::new();
     for (i, (room, instance, token, _)) in players.iter().enumerate() {
@@ -278,11 +288,15 @@ async fn killing_a_relay_moves_only_its_rooms_and_the_others_notice_nothing() {
         let t = Instant::now();
         let (mut ws, now_on) = connect(&cluster.nginx, room, client_ip(7, i)).await;
         assert_ne!(now_on, victim, "{room}");
-        assert!(
-            !resume(&mut ws, *token).await,
-            "{room}: resumed on another relay?"
+        let shared = !room.starts_with("p-");
+        assert_eq!(
+            resume(&mut ws, *token).await,
+            shared,
+            "{room}: a shared room's seat comes back, a private session's does not"
         );
-        hello(&mut ws, room).await;
+        if !shared {
+            hello(&mut ws, room).await;
+        }
         assert!(
             t.elapsed() < Duration::from_secs(2),
             "{room}: {:?}",
@@ -328,25 +342,57 @@ async fn killing_a_relay_moves_only_its_rooms_and_the_others_notice_nothing() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "needs nginx and PostgreSQL: scripts/test.sh runs these with --ignored"]
-async fn a_draining_relay_takes_no_new_players_while_its_own_play_on() {
+async fn a_draining_relay_hands_its_rooms_on_at_once_and_its_private_sessions_play_on() {
     let mut cluster = Cluster::start(&["--drain-delay-ms", "1500"]).await;
-    let (mut ws, draining) = connect(&cluster.nginx, "drain-me", client_ip(9, 0)).await;
-    hello(&mut ws, "drain-me").await;
+    let private = "p-00000000000000000000d001";
+    let (mut ws, draining) = connect(&cluster.nginx, private, client_ip(9, 0)).await;
+    hello(&mut ws, private).await;
     let stop = Arc::new(AtomicBool::new(false));
     let player = play(ws, stop.clone());
+    // A shared room on the same relay.
+    let mut found = None;
+    for i in 0..30 {
+        let room = format!("drain-me-{i}");
+        let (mut ws, on) = connect(&cluster.nginx, &room, client_ip(9, 10 + i)).await;
+        if on == draining {
+            let token = hello(&mut ws, &room).await;
+            found = Some((room, ws, token, client_ip(9, 10 + i)));
+            break;
+        }
+    }
+    let (room, mut seated, token, from) = found.expect("a room on the same relay");
     tokio::time::sleep(Duration::from_millis(500)).await;
     let relay_addr = cluster.relay(&draining).addr.clone();
+    let terminated = Instant::now();
     cluster.relay(&draining).terminate();
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    // The room's player is told to go at once (1012), not at the drain's end.
+    let mut moved = None;
+    while let Ok(Some(Ok(m))) = tokio::time::timeout(Duration::from_secs(3), seated.next()).await {
+        if let Message::Close(f) = m {
+            moved = f.map(|f| (u16::from(f.code), terminated.elapsed()));
+            break;
+        }
+    }
+    let (code, after) = moved.expect("the room's player was closed");
+    assert_eq!(code, 1012);
+    assert!(after < Duration::from_millis(1500), "{after:?}");
     let health = http(&relay_addr, "GET /healthz", "", b"").await.unwrap();
     assert_eq!(
         (health.status, health.json()["status"].as_str()),
         (503, Some("draining"))
     );
-    // A newcomer to the room: nginx gets 503 and tries the next relay.
-    let (_newcomer, elsewhere) = connect(&cluster.nginx, "drain-me", client_ip(9, 1)).await;
-    assert_ne!(elsewhere, draining);
-    // The drain delay ends: the old player is told 1001 and the relay exits.
+    // Back in through nginx (the draining relay answers 503, nginx tries
+    // the next): the seat resumes there, and a newcomer finds the room.
+    let (mut back, home) = connect(&cluster.nginx, &room, from).await;
+    assert_ne!(home, draining);
+    assert!(
+        resume(&mut back, token).await,
+        "the seat moved with its room"
+    );
+    let (_newcomer, elsewhere) = connect(&cluster.nginx, &room, client_ip(9, 1)).await;
+    assert_eq!(elsewhere, home);
+    // The drain delay ends: the private player, who played on, is told
+    // 1001 and the relay exits.
     assert!(cluster.relay(&draining).wait_exit(Duration::from_secs(6)));
     let seen = player.await.unwrap();
     stop.store(true, Ordering::Relaxed);
@@ -357,9 +403,9 @@ async fn a_draining_relay_takes_no_new_players_while_its_own_play_on() {
         "played on while draining: {} pongs",
         seen.pongs.len()
     );
-    // It reconnects where the newcomer is.
-    let (_back, now_on) = connect(&cluster.nginx, "drain-me", client_ip(9, 0)).await;
-    assert_eq!(now_on, elsewhere);
+    // It reconnects to another relay.
+    let (_back, now_on) = connect(&cluster.nginx, private, client_ip(9, 0)).await;
+    assert_ne!(now_on, draining);
     cluster.finish().await;
 }
 
@@ -367,7 +413,7 @@ async fn a_draining_relay_takes_no_new_players_while_its_own_play_on() {
 #[ignore = "needs nginx and PostgreSQL: scripts/test.sh runs these with --ignored"]
 async fn a_scenario_saved_through_one_relay_opens_through_another_with_the_same_hash() {
     let cluster = Cluster::start(&[]).await;
-    let mut run = sim::ScenarioRun::record("shared", 4, sim::scenario::Setup::default());
+    let mut run = sim::ScenarioRun::record("shared", 4, sim::protocol::Setup::default());
     let mut bot = sim::Bot::new();
     for _ in 0..300 {
         let (dir, dash) = bot.input(run.endpoint().position(), 1.0 / 60.0);

@@ -7,7 +7,8 @@ mod common;
 
 use common::backend::Backend;
 
-use sim::scenario::{codec, Setup};
+use sim::protocol::Setup;
+use sim::scenario::codec;
 use sim::{Scenario, ScenarioRun, Vec2};
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
@@ -25,6 +26,10 @@ fn start(db: &str) -> (Child, String) {
             "/nonexistent",
             "--seed",
             "1",
+            // A burst of saves from one address is the point here, not
+            // the budget of saves per address.
+            "--save-burst",
+            "100000",
         ])
         .arg("--db")
         .arg(db)

@@ -10,7 +10,7 @@ use common::*;
 use futures_util::{SinkExt, StreamExt};
 use relay_server::{AppState, Limits};
 use sim::net::codec;
-use sim::net::protocol::{ClientMsg, ServerMsg};
+use sim::protocol::{ClientMsg, ServerMsg};
 use sim::rollback::wire::{Ids, PackedInput};
 use sim::rollback::{InputPacket, RollbackConfig, RollbackServerMsg, Tick};
 use sim::{Model, Vec2};
@@ -125,7 +125,7 @@ async fn repeated_garbage_closes_the_socket_with_1008_and_a_reason() {
     let mut ws = connect(&relay).await;
     for i in 0..25u8 {
         let frame = match i % 4 {
-            0 => Message::Binary(vec![codec::PROTOCOL_VERSION, 0xff, 0xff].into()),
+            0 => Message::Binary(vec![sim::protocol::PROTOCOL_VERSION, 0xff, 0xff].into()),
             1 => Message::Binary(vec![9, 0].into()),
             2 => Message::Text("hello".into()),
             _ => {
@@ -428,8 +428,15 @@ async fn a_client_that_stops_reading_is_dropped_after_the_send_timeout() {
         .unwrap();
     let url = format!("ws://{}/ws", relay.addr);
     let t = std::time::Instant::now();
-    // Its session holds the address's only slot until the relay drops it.
-    loop {
+    // Its session holds the address's only slot: the first retry is
+    // refused with 429.
+    match tokio_tungstenite::connect_async(&url).await {
+        Err(tokio_tungstenite::tungstenite::Error::Http(r)) => assert_eq!(r.status(), 429),
+        other => panic!("the first retry must be refused while the deaf session lives: {other:?}"),
+    }
+    // It holds the slot until the relay drops it.
+    let mut refused = 1;
+    let _second = loop {
         // Hellos make the relay send more (a Welcome each, 10 /s).
         let _ = tokio::time::timeout(
             Duration::from_millis(50),
@@ -437,13 +444,53 @@ async fn a_client_that_stops_reading_is_dropped_after_the_send_timeout() {
         )
         .await;
         tokio::time::sleep(Duration::from_millis(100)).await;
-        if tokio_tungstenite::connect_async(&url).await.is_ok() {
-            break;
+        if let Ok((second, _)) = tokio_tungstenite::connect_async(&url).await {
+            break second;
         }
+        refused += 1;
         assert!(
             t.elapsed() < Duration::from_secs(20),
             "the deaf client was never dropped"
         );
+    };
+    let dropped_after = t.elapsed();
+    println!("deaf client dropped after {dropped_after:?}, {refused} retries refused");
+    assert!(
+        dropped_after >= limits.send_timeout,
+        "dropped after {dropped_after:?}, before the {:?} send timeout could pass",
+        limits.send_timeout
+    );
+    // What dropped it: a send that timed out (the relay counts each
+    // session's end by its cause), and nothing else (the second session is
+    // still open).
+    let metrics = http(&relay.addr.to_string(), "GET /metrics", "", b"")
+        .await
+        .unwrap()
+        .text();
+    let count = |reason: &str| {
+        let key = format!("relay_sessions_ended_total{{reason=\"{reason}\"}} ");
+        metrics
+            .lines()
+            .find_map(|l| l.strip_prefix(&key))
+            .unwrap_or_else(|| panic!("no {key} in /metrics"))
+            .parse::<f64>()
+            .unwrap()
+    };
+    assert_eq!(count("slow_reader"), 1.0, "{metrics}");
+    for other in [
+        "client",
+        "client_closed",
+        "violation",
+        "too_big",
+        "shutdown",
+    ] {
+        assert_eq!(count(other), 0.0, "{other}");
     }
-    println!("deaf client dropped after {:?}", t.elapsed());
+    assert_eq!(
+        metrics
+            .lines()
+            .find_map(|l| l.strip_prefix("relay_upgrades_refused_total{reason=\"address_cap\"} "))
+            .unwrap(),
+        refused.to_string()
+    );
 }

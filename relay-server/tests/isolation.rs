@@ -15,10 +15,10 @@ mod common;
 use common::*;
 
 use futures_util::{SinkExt, StreamExt};
+use sim::cmc::rules::ServerRules;
+use sim::cmc::wire::{MoveResponse, NetPosition, NetworkMove, ServerMove};
 use sim::net::codec;
-use sim::net::protocol::{
-    ClientMsg, MoveResponse, NetPosition, NetworkMove, ServerMove, ServerMsg, ServerRules,
-};
+use sim::protocol::{ClientMsg, ServerMsg};
 use sim::{perform_movement, CharacterState, MoveInput, NetSettings, TimeStamp, Vec2};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -178,7 +178,13 @@ async fn hostile(url: String, stop: Arc<AtomicBool>, m: Arc<Mischief>, flavour: 
                     let x = r.wrapping_mul(k + 1);
                     frames.push(match k % 6 {
                         0 => Message::Binary(
-                            vec![codec::PROTOCOL_VERSION, 0xff, 0xff, (x & 0xff) as u8].into(),
+                            vec![
+                                sim::protocol::PROTOCOL_VERSION,
+                                0xff,
+                                0xff,
+                                (x & 0xff) as u8,
+                            ]
+                            .into(),
                         ),
                         1 => Message::Binary(vec![(x % 250) as u8 + 2].into()),
                         2 => Message::Text("{\"hello\": 1}".into()),
@@ -201,7 +207,7 @@ async fn hostile(url: String, stop: Arc<AtomicBool>, m: Arc<Mischief>, flavour: 
                             input: MoveInput {
                                 accel_x: i16::MIN,
                                 accel_y: i16::MAX,
-                                flags: sim::movement::MoveFlags(0xff),
+                                flags: sim::foundation::movement::MoveFlags(0xff),
                             },
                         }),
                         pending_move: None,
@@ -210,7 +216,7 @@ async fn hostile(url: String, stop: Arc<AtomicBool>, m: Arc<Mischief>, flavour: 
                             input: MoveInput {
                                 accel_x: i16::MIN,
                                 accel_y: i16::MIN,
-                                flags: sim::movement::MoveFlags(0xff),
+                                flags: sim::foundation::movement::MoveFlags(0xff),
                             },
                         },
                         client_location: NetPosition {

@@ -8,8 +8,9 @@ mod common;
 use common::*;
 use futures_util::StreamExt;
 use relay_server::{AppState, Deployment, Readiness};
-use sim::net::protocol::{ClientMsg, ServerMsg};
-use sim::scenario::{codec, Setup};
+use sim::protocol::Setup;
+use sim::protocol::{ClientMsg, ServerMsg};
+use sim::scenario::codec;
 use std::time::Duration;
 use tokio_tungstenite::tungstenite::Message;
 

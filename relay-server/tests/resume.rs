@@ -8,7 +8,7 @@ mod common;
 use common::*;
 
 use futures_util::SinkExt;
-use sim::net::protocol::{ClientMsg, ResumeToken, ServerMsg};
+use sim::protocol::{ClientMsg, ResumeToken, ServerMsg};
 use sim::Vec2;
 use std::time::Duration;
 use tokio_tungstenite::tungstenite::Message;

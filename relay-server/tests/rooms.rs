@@ -10,7 +10,7 @@ mod common;
 use common::*;
 use futures_util::{SinkExt, StreamExt};
 use sim::net::codec;
-use sim::net::protocol::{ClientMsg, ResumeToken, ServerMsg};
+use sim::protocol::{ClientMsg, ResumeToken, ServerMsg};
 use sim::room::{PlayerId, PlayerSettings, RoomClientMsg, RoomServerMsg};
 use sim::NetSettings;
 use std::collections::BTreeMap;
@@ -38,7 +38,7 @@ struct Seen {
 
 impl Seen {
     /// The net updates, with their arrival times.
-    fn batches(&self) -> Vec<(Instant, &sim::room::wire::ProxyBatch)> {
+    fn batches(&self) -> Vec<(Instant, &sim::room::replication::ProxyBatch)> {
         self.msgs
             .iter()
             .filter_map(|(t, m)| match m {
@@ -71,11 +71,18 @@ async fn send_msg(ws: &mut Ws, msg: &ClientMsg) {
         .unwrap();
 }
 
-/// Opens `/ws?room=<room>` and sends `first`.
+/// A loopback address of its own for each connection: a room holds only
+/// two seats of one address.
+fn next_address() -> std::net::IpAddr {
+    static N: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    std::net::IpAddr::from([127, 1, (n / 250) as u8, (n % 250 + 1) as u8])
+}
+
+/// Opens `/ws?room=<room>` from an address of its own and sends `first`.
 async fn open(relay: &Served, room: &str, first: &ClientMsg) -> Ws {
-    let (mut ws, _) = tokio_tungstenite::connect_async(relay.ws_url(&format!("room={room}")))
-        .await
-        .unwrap();
+    let url = relay.ws_url(&format!("room={room}"));
+    let (mut ws, _) = ws_connect(&url, &[], Some(next_address())).await.unwrap();
     send_msg(&mut ws, first).await;
     ws
 }
@@ -157,7 +164,7 @@ impl Player {
 }
 
 /// A net update's characters by id.
-fn ids(b: &sim::room::wire::ProxyBatch) -> Vec<PlayerId> {
+fn ids(b: &sim::room::replication::ProxyBatch) -> Vec<PlayerId> {
     b.characters.iter().map(|c| c.id).collect()
 }
 
@@ -293,7 +300,7 @@ async fn a_malformed_or_abusive_client_is_answered_and_closed_alone() {
     let _ = tokio::join!(a.play(300), b.play(300));
     // Garbage, text and out-of-range settings: one Error each, for A only.
     a.ws.send(Message::Binary(
-        vec![codec::PROTOCOL_VERSION, 0xff, 0xff].into(),
+        vec![sim::protocol::PROTOCOL_VERSION, 0xff, 0xff].into(),
     ))
     .await
     .unwrap();

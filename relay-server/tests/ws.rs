@@ -5,8 +5,9 @@ mod common;
 use common::*;
 
 use futures_util::SinkExt;
+use sim::cmc::wire::MoveResponse;
 use sim::net::codec;
-use sim::net::protocol::{ClientMsg, MoveResponse, ServerMsg};
+use sim::protocol::{ClientMsg, ServerMsg};
 use sim::Vec2;
 use std::time::Duration;
 use tokio_tungstenite::tungstenite::Message;
@@ -54,7 +55,7 @@ async fn handshake_moves_acks_and_a_malformed_frame_does_not_end_the_session() {
 
     // Garbage: an Error with a reason, and the session goes on.
     ws.send(Message::Binary(
-        vec![codec::PROTOCOL_VERSION, 0xff, 0xff].into(),
+        vec![sim::protocol::PROTOCOL_VERSION, 0xff, 0xff].into(),
     ))
     .await
     .unwrap();

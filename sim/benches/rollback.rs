@@ -233,7 +233,7 @@ impl Game for Line {
         }
     }
     fn state_hash(s: &LineState) -> u64 {
-        sim::hash::Fnv64::new()
+        sim::foundation::hash::Fnv64::new()
             .u32(s.tick.0)
             .u32(s.x as u32)
             .finish()

@@ -26,8 +26,9 @@
 #![allow(missing_docs)] // criterion's macros generate undocumented items
 
 use criterion::{BenchmarkId, Criterion, Throughput};
+use sim::endpoints::room::{FireError, RoomEndpoint, RoomHost};
 use sim::room::config::MAX_ROOM_PLAYERS;
-use sim::room::{FireError, PlayerId, RoomConfig, RoomEndpoint, RoomHost};
+use sim::room::{PlayerId, RoomConfig};
 use sim::{Bot, NetSettings, SimTime};
 use std::time::{Duration, Instant};
 

@@ -21,10 +21,10 @@ mod common;
 
 use common::{bot_frames, frame_time, receive, replay_setup, typical_frame, FRAME};
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput};
+use sim::cmc::saved_move::SavedMoveQueue;
 use sim::net::codec;
 use sim::net::conditioner::{LinkConditioner, LinkConditions};
-use sim::net::protocol::{ClientMsg, ServerMsg};
-use sim::saved_move::SavedMoveQueue;
+use sim::protocol::{ClientMsg, ServerMsg};
 use sim::{perform_movement, Bot, CharacterState, MoveInput, MovementParams, Vec2, World};
 use std::hint::black_box;
 use std::time::{Duration, Instant};

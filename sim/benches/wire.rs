@@ -17,9 +17,9 @@
 mod common;
 
 use common::{bot_server_moves, replay_setup};
-use sim::client::ClientConfig;
+use sim::cmc::client::ClientConfig;
 use sim::net::codec;
-use sim::net::protocol::{ClientMsg, ServerMsg};
+use sim::protocol::{ClientMsg, ServerMsg};
 use sim::{LocalSession, NetSettings, Vec2};
 use std::collections::BTreeMap;
 

@@ -11,9 +11,10 @@
 //! model's behaviour is meant; the golden test then pins the new outcome.
 
 use rand_core::{RngCore, SeedableRng};
-use sim::net::protocol::{LagSpike, LinkSettings, ServerRules};
+use sim::cmc::rules::ServerRules;
+use sim::net::settings::{LagSpike, LinkSettings};
+use sim::protocol::{Setting, Setup};
 use sim::rollback::{BotPlayer, InputCmd, RollbackConfig, Tick, TickRate};
-use sim::scenario::{Setting, Setup};
 use sim::{Bot, ClientConfig, Model, NetSettings, Scenario, ScenarioRun, SmoothingMode, Vec2};
 use std::path::Path;
 

@@ -14,8 +14,8 @@
 //! the re-simulation and, for rollback, the State's checks (hash, the
 //! confirmed-tick desync check) that come with it.
 
+use sim::protocol::Setup;
 use sim::rollback::{BotPlayer, InputCmd, RollbackConfig};
-use sim::scenario::Setup;
 use sim::{LocalSession, Model, NetSettings};
 use std::time::Instant;
 

@@ -21,10 +21,14 @@
 //!
 //! Names are case-insensitive, as in UE. A value out of its control's range
 //! is refused with the range, and nothing changes.
+//!
+//! Layer 7, a tool beside the inspector: it may import every layer below
+//! (the ranges from the layers that own them), not `crate::controls`.
 
-use crate::controls;
-use crate::net::protocol::{LinkSettings, NetSettings, SettingsError};
-use crate::scenario::{Setting, Setup};
+use crate::foundation::control::SettingsError;
+use crate::net::controls;
+use crate::net::settings::{LinkSettings, NetSettings};
+use crate::protocol::{Setting, Setup};
 use thiserror::Error;
 
 /// Share of packets that overtake the queue when `Net PktOrder=1`,
@@ -276,7 +280,7 @@ fn tenths(command: &'static str, value: &str, max_tenths: u32) -> Result<u16, Co
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::protocol::ServerRules;
+    use crate::cmc::rules::ServerRules;
 
     fn set(line: &str) -> Setting {
         match parse(line, &Setup::default()) {

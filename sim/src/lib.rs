@@ -4,9 +4,9 @@
 //! one arena, link and protocol: Unreal Engine 5.3's
 //! `CharacterMovementComponent` and fixed-tick input/snapshot rollback
 //! ([`rollback`]) — the reference articles in `shared/reference/`, cited by
-//! file and section throughout — plus a seeded link conditioner. No I/O, no clock, no OS randomness: every `now` and
-//! seed is passed in, so the same inputs give the same trajectory bit for
-//! bit, natively and in wasm.
+//! file and section throughout — plus a seeded link conditioner. No I/O,
+//! no clock, no OS randomness: every `now` and seed is passed in, so the
+//! same inputs give the same trajectory bit for bit, natively and in wasm.
 //!
 //! ## How it works
 //! 1. The client ([`Client`]) performs each move **now**
@@ -27,70 +27,56 @@
 //! either model over one link and switch live ([`Model`]).
 //!
 //! ## Layout
-//! | module | holds |
-//! |---|---|
-//! | `hash` | the one stable hasher (FNV-1a) and PRNG-draw roll |
-//! | `math`, `time` | [`Vec2`] (cm), [`TimeStamp`] (wrapping ms), [`SimTime`] (µs) |
-//! | `world`, `movement` | the arena and [`perform_movement`] |
-//! | `saved_move`, `client`, `client_config` | the autonomous proxy and its switches |
-//! | `controls` | every page control's range, step, unit and default, once |
-//! | `server` | the authority per client |
-//! | `smoothing`, `proxy` | mesh-offset smoothing and simulated proxies |
-//! | `net` | protocol, codec, link conditioner (Gilbert–Elliott bursts, lag spikes, bandwidth cap), presets, link measurement, one connection's link at each end |
-//! | `bot` | the built-in driver |
-//! | `host`, `endpoint`, `session` | server end, client end (either model), both on one clock |
-//! | `room` | several players in one world: proxies, clock sync, rewind, predicted ammo |
-//! | `model` | which prediction model a run uses |
-//! | `console` | UE's console lines (`Net PktLag=…`, `p.Net…`, `stat net`) as settings |
-//! | `metrics` | the numbers the page shows |
-//! | `scenario` | saved runs: record, encode, play back bit for bit |
-//! | `rollback` | the second model: fixed-tick input/snapshot rollback (`001_…`) |
+//! The crate stands in one-way layers, each a folder: a file imports only
+//! from its own layer or lower ones, and within a layer its modules stand
+//! in a declared order (`sim/tests/layers.rs` holds the code to it, and
+//! each folder's `mod.rs` says what its layer holds and may import).
+//!
+//! | layer | folder | holds |
+//! |---|---|---|
+//! | 1 foundation | `foundation/` | [`Vec2`] (cm), [`TimeStamp`] / [`SimTime`], the one hasher (FNV-1a), bounded logs, a page control's [`foundation::control::Range`] and the one settings check, interpolation in the past, the arena ([`World`]), [`perform_movement`], the built-in [`Bot`] |
+//! | 2 network | `net/` | the framed postcard codec, the seeded link conditioner (Gilbert–Elliott bursts, lag spikes, bandwidth cap), [`NetSettings`] and its controls, presets, link totals and measurement, newest-wins, the packet trace |
+//! | 3 models | `cmc/` | UE's CharacterMovementComponent: [`SavedMove`], [`Client`], [`ServerCharacter`], [`ServerRules`], smoothing, [`SimulatedProxy`], its messages ([`ServerMove`], [`MoveResponse`]) and controls |
+//! | | `rollback/` | fixed-tick input/snapshot rollback (`001_…`): ticks, snapshots, the arena game, server, client, predictor, its messages and controls |
+//! | | `room/` | several players in one world: replicated movement, clock sync, hit boxes, frame history, rewind to what was drawn, weapon, shots and reloads that arrive, predicted ammo, its messages and controls (may use `cmc`) |
+//! | 4 protocol | `protocol/` | [`protocol::ClientMsg`] / [`protocol::ServerMsg`] nesting each model's messages, `PROTOCOL_VERSION`, [`Model`], the settings that span models ([`protocol::Setup`], [`protocol::Setting`]) |
+//! | 5 endpoints | `endpoints/` | the two ends of a connection: [`ServerHost`], [`ClientEndpoint`], [`LocalSession`], a room's [`RoomHost`], [`RoomEndpoint`], [`RoomSession`] and its golden runs (one per public bug report); one connection's link at each end, the resume ticket, [`Metrics`] |
+//! | 6 scenarios | `scenario/` | saved runs: record, encode, play back bit for bit ([`Scenario`], [`ScenarioRun`]), and what-if forks |
+//! | 7 tools | `inspect/`, `console.rs` | the correction inspector; UE's console lines (`Net PktLag=…`, `p.Net…`, `stat net`) as settings |
+//! | 8 controls | `controls.rs` | every page control, gathered from the layers that define them |
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
-pub mod bot;
-pub mod bounded;
-pub mod client;
-mod client_config;
+pub mod cmc;
 pub mod console;
 pub mod controls;
-pub mod endpoint;
-pub mod hash;
-pub mod host;
+pub mod endpoints;
+pub mod foundation;
 pub mod inspect;
-mod math;
-pub mod metrics;
-pub mod model;
-pub mod movement;
 pub mod net;
-pub mod proxy;
+pub mod protocol;
 pub mod rollback;
 pub mod room;
-pub mod saved_move;
 pub mod scenario;
-pub mod server;
-pub mod session;
-pub mod smoothing;
-mod time;
-pub mod world;
 
-pub use bot::Bot;
-pub use client::{Client, ClientConfig, CorrectionRecord};
-pub use endpoint::{ClientEndpoint, ClientEvent};
-pub use host::ServerHost;
-pub use math::Vec2;
-pub use metrics::Metrics;
-pub use model::Model;
-pub use movement::{perform_movement, CharacterState, MoveInput, MovementParams};
+pub use cmc::client::{Client, ClientConfig, CorrectionRecord};
+pub use cmc::proxy::SimulatedProxy;
+pub use cmc::rules::ServerRules;
+pub use cmc::saved_move::SavedMove;
+pub use cmc::server::{PendingAdjustment, ServerCharacter, ServerConfig};
+pub use cmc::smoothing::SmoothingMode;
+pub use cmc::wire::{AdjustmentReason, MoveResponse, ServerMove};
+pub use endpoints::client::{ClientEndpoint, ClientEvent};
+pub use endpoints::host::ServerHost;
+pub use endpoints::metrics::Metrics;
+pub use endpoints::room::{RoomEndpoint, RoomHost, RoomSession};
+pub use endpoints::session::LocalSession;
+pub use foundation::bot::Bot;
+pub use foundation::math::Vec2;
+pub use foundation::movement::{perform_movement, CharacterState, MoveInput, MovementParams};
+pub use foundation::time::{SimTime, TimeStamp};
+pub use foundation::world::World;
 pub use net::preset::Preset;
-pub use net::protocol::{
-    AdjustmentReason, LagSpike, LinkSettings, MoveResponse, NetSettings, ServerMove, ServerRules,
-};
-pub use proxy::SimulatedProxy;
-pub use saved_move::SavedMove;
+pub use net::settings::{LagSpike, LinkSettings, NetSettings};
+pub use protocol::Model;
 pub use scenario::{Scenario, ScenarioRun};
-pub use server::{PendingAdjustment, ServerCharacter, ServerConfig};
-pub use session::LocalSession;
-pub use smoothing::SmoothingMode;
-pub use time::{SimTime, TimeStamp};
-pub use world::World;

@@ -233,6 +233,9 @@ fn lag_spike_adds_n_ms_for_m_seconds() {
             delays.push((p * 100, (at - now.0) / 1000));
         }
     }
+    // Every packet arrived, once, in send order.
+    let sent: Vec<u64> = delays.iter().map(|&(sent_ms, _)| sent_ms).collect();
+    assert_eq!(sent, (0..40).map(|i| i * 100).collect::<Vec<_>>());
     // Before 1 s: 30 ms; sent in [1 s, 3 s): 430 ms; after it, 30 ms but
     // never before the spike's last packet (sent at 2.9 s, due at 3.33 s):
     // packets stay in order.

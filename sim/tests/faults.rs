@@ -7,8 +7,10 @@
 mod common;
 
 use common::{golden, play};
-use sim::net::protocol::{LagSpike, NetPosition, NetworkMove};
-use sim::scenario::{Change, Setting};
+use sim::cmc::wire::{NetPosition, NetworkMove};
+use sim::net::settings::LagSpike;
+use sim::protocol::Setting;
+use sim::scenario::Change;
 use sim::{
     perform_movement, CharacterState, MoveInput, MovementParams, ScenarioRun, ServerCharacter,
     ServerConfig, ServerMove, SimTime, TimeStamp, Vec2, World,

@@ -1,8 +1,10 @@
 //! The golden scenario suite: every scenario file in `scenarios/` (JSON as
 //! `GET /api/scenarios/{id}` serves it, or the compact bytes of
-//! `Accept: application/octet-stream`) replays to the outcome recorded in
-//! it, bit for bit — trajectory hash, final state hash, adjustments,
-//! replayed moves, acks and moves sent. The browser end-to-end test replays
+//! `Accept: application/octet-stream`; version 2 files are upgraded as
+//! they are read) replays to the outcome recorded in it, bit for bit —
+//! trajectory hash, final state hash, adjustments, replayed moves, acks
+//! and moves sent, and the checkpoints when the file has them.
+//! (`scenarios/frozen/`, the old links, is `tests/frozen.rs`.) The browser end-to-end test replays
 //! the same files in wasm. A scenario saved from the page joins the suite
 //! by dropping its file in the folder; when a change of behaviour is meant,
 //! `scenario bless scenarios/*` records the new outcomes.
@@ -10,6 +12,7 @@
 mod common;
 
 use common::{read_scenario, scenarios_dir};
+use sim::scenario::Verdict;
 use sim::{Scenario, ScenarioRun};
 use std::path::PathBuf;
 
@@ -39,16 +42,15 @@ fn every_golden_scenario_replays_to_its_recorded_outcome() {
         s.validate().unwrap_or_else(|e| panic!("{name}: {e}"));
         let recorded = s
             .outcome
+            .clone()
             .unwrap_or_else(|| panic!("{name}: no recorded outcome"));
         let got = ScenarioRun::run_to_end(s);
+        let verdict = Verdict::of(Some(&recorded), &got);
         println!(
-            "{name:<48} {:>6} frames  trajectory {:016x}  adjustments {:>4}  {}",
-            got.frames,
-            got.trajectory_hash,
-            got.adjustments,
-            if got == recorded { "ok" } else { "DIFFERS" }
+            "{name:<48} {:>6} frames  trajectory {:016x}  adjustments {:>4}  {verdict}",
+            got.frames, got.trajectory_hash, got.adjustments,
         );
-        if got != recorded {
+        if verdict != Verdict::Identical {
             differ.push(format!("{name}: recorded {recorded:?}\n  got {got:?}"));
         }
     }

@@ -3,7 +3,7 @@
 //! Invariants, for any sequence of frames a client can send:
 //! - [`ServerHost::receive_frame`] and [`ServerHost::poll`] never panic;
 //! - the answers waiting between two polls stay bounded
-//!   ([`sim::host::MAX_IMMEDIATE`]);
+//!   ([`sim::endpoints::link::MAX_IMMEDIATE`]);
 //! - the authoritative character stays finite and inside the arena, and
 //!   no move — whatever its time stamp — advances it by more than the
 //!   0.125 s delta clamp allows (`000_…` §9.3).
@@ -19,12 +19,13 @@
 //! covered here.
 
 use proptest::prelude::*;
-use sim::host::MAX_IMMEDIATE;
-use sim::movement::MoveFlags;
+use sim::cmc::rules::ServerRules;
+use sim::cmc::wire::{NetPosition, NetworkMove, ServerMove};
+use sim::endpoints::link::MAX_IMMEDIATE;
+use sim::foundation::movement::MoveFlags;
 use sim::net::codec;
-use sim::net::protocol::{
-    ClientMsg, LinkSettings, NetPosition, NetworkMove, ServerMove, ServerMsg, ServerRules,
-};
+use sim::net::settings::LinkSettings;
+use sim::protocol::{ClientMsg, ServerMsg};
 use sim::rollback::wire::{Ids, PackedInput, MAGIC, VERSION};
 use sim::rollback::{InputPacket, RollbackConfig, RollbackServerMsg, Tick};
 use sim::{Model, MoveInput, NetSettings, ServerHost, SimTime, TimeStamp, Vec2};
@@ -230,7 +231,7 @@ proptest! {
         let answers = h
             .poll(SimTime::ZERO)
             .iter()
-            .filter(|f| !matches!(codec::decode::<sim::net::protocol::ServerMsg>(f), Ok(sim::net::protocol::ServerMsg::Observer(_))))
+            .filter(|f| !matches!(codec::decode::<sim::protocol::ServerMsg>(f), Ok(sim::protocol::ServerMsg::Observer(_))))
             .count();
         prop_assert!(answers <= MAX_IMMEDIATE, "{answers} answers");
     }
@@ -374,7 +375,7 @@ fn extreme_values_are_clamped_or_rejected_with_a_reason() {
             .poll(now)
             .iter()
             .filter_map(|f| match codec::decode(f) {
-                Ok(sim::net::protocol::ServerMsg::Error { reason }) => Some(reason),
+                Ok(sim::protocol::ServerMsg::Error { reason }) => Some(reason),
                 _ => None,
             })
             .collect();

@@ -6,10 +6,13 @@
 mod common;
 
 use common::{golden, run_bot, FRAME};
-use sim::inspect::{fork, Cause, ForkOption, Inspection, LatencyBudget, Rule, RECORDS_KEPT};
+use sim::inspect::{
+    Cause, Inspection, LatencyBudget, RelayCost, Rule, RECORDS_KEPT, RELAY_PROCESSING,
+};
 use sim::net::conditioner::Fate;
 use sim::net::trace::{Direction, PacketKind};
-use sim::scenario::{Setting, Setup};
+use sim::protocol::{Setting, Setup};
+use sim::scenario::{fork, ForkOption};
 use sim::{Bot, LocalSession, NetSettings, ScenarioRun, SimTime};
 
 fn lossy_setup() -> Setup {
@@ -348,7 +351,26 @@ fn the_latency_budget_adds_up_and_matches_the_timeline() {
         budget.expected_ms()
     );
     assert!(budget.measured_ms() > 350.0 && budget.measured_ms() < 390.0);
-    // Over the relay there is no timeline: every term falls back.
+    // A host in the page takes no time on the run's clock; a relay's
+    // trace says what it took, and the real network's share.
+    assert_eq!(term(RELAY_PROCESSING).expected_ms, 0.0);
+    assert_eq!(term(RELAY_PROCESSING).measured_ms, None);
+    let relay = budget.clone().with_relay(RelayCost {
+        processing_ms: Some(0.4),
+        network_one_way_ms: 0.5,
+    });
+    let on_relay = |name: &str| {
+        relay
+            .terms
+            .iter()
+            .find(|t| t.name == name)
+            .unwrap()
+            .measured_ms
+    };
+    assert_eq!(on_relay("one way up"), Some(100.5));
+    assert_eq!(on_relay("one way down"), Some(100.5));
+    assert_eq!(on_relay(RELAY_PROCESSING), Some(0.4));
+    // Without a timeline every term falls back.
     let blind = LatencyBudget::new(&setup, FRAME, None, SimTime::ZERO, s.now());
     assert!((blind.measured_ms() - blind.expected_ms()).abs() < 1e-9);
     assert!(blind.terms[1..].iter().all(|t| t.measured_ms.is_none()));

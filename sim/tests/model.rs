@@ -4,25 +4,39 @@
 mod common;
 
 use common::{correction_reasons, run_bot, FRAME};
-use sim::net::protocol::{AdjustmentReason, ServerRules};
+use sim::cmc::rules::ServerRules;
+use sim::cmc::wire::AdjustmentReason;
 use sim::{
-    Bot, Client, ClientConfig, LocalSession, MoveResponse, NetSettings, ServerCharacter,
-    ServerConfig, SimTime, SmoothingMode, Vec2, World,
+    Bot, Client, ClientConfig, ClientEndpoint, LocalSession, MoveResponse, NetSettings,
+    ServerCharacter, ServerConfig, SimTime, SmoothingMode, Vec2, World,
 };
 
 fn net(rtt_ms: u16, loss_percent: u8) -> NetSettings {
     NetSettings::symmetric(rtt_ms, 0, loss_percent)
 }
 
+/// A session of `seed` on `net` after the bot drove it for `secs` s, its
+/// client endpoint set up by `setup` first (client switches, server rules).
+fn bot_session(
+    seed: u64,
+    net: NetSettings,
+    secs: f64,
+    setup: impl FnOnce(&mut ClientEndpoint),
+) -> LocalSession {
+    let mut s = LocalSession::new(seed, net);
+    setup(&mut s.endpoint);
+    run_bot(&mut s, &mut Bot::new(), secs);
+    s
+}
+
 #[test]
 fn send_throttling_at_30_hz_combines_every_other_frame_without_adjustments() {
-    let mut s = LocalSession::new(1, net(100, 0));
-    s.endpoint.set_client_config(ClientConfig {
-        send_interval: 1.0 / 30.0,
-        ..ClientConfig::default()
+    let mut s = bot_session(1, net(100, 0), 30.0, |e| {
+        e.set_client_config(ClientConfig {
+            send_interval: 1.0 / 30.0,
+            ..ClientConfig::default()
+        });
     });
-    let mut bot = Bot::new();
-    run_bot(&mut s, &mut bot, 30.0);
     let c = s.endpoint.cmc().unwrap().counters();
     assert_eq!(s.endpoint.metrics(s.now()).adjustments, 0);
     // 1800 frames, ~half merged into the pending move.
@@ -81,13 +95,12 @@ fn old_important_move_redundancy_cuts_adjustments_at_10_percent_loss() {
     let adjustments = |redundancy: bool| {
         let mut total = 0;
         for seed in 0..4 {
-            let mut s = LocalSession::new(seed, net(150, 10));
-            s.endpoint.set_client_config(ClientConfig {
-                old_move_redundancy: redundancy,
-                ..ClientConfig::default()
+            let mut s = bot_session(seed, net(150, 10), 30.0, |e| {
+                e.set_client_config(ClientConfig {
+                    old_move_redundancy: redundancy,
+                    ..ClientConfig::default()
+                });
             });
-            let mut bot = Bot::new();
-            run_bot(&mut s, &mut bot, 30.0);
             total += s.endpoint.metrics(s.now()).adjustments;
         }
         total
@@ -127,11 +140,11 @@ fn speed_hack_distance(speedup: u32, resolution: bool) -> (f32, u64) {
         let real_ms = i * 17;
         let packet = sim::ServerMove::new(
             i,
-            sim::net::protocol::NetworkMove {
+            sim::cmc::wire::NetworkMove {
                 time_stamp: sim::TimeStamp(real_ms * speedup),
                 input,
             },
-            sim::net::protocol::NetPosition::quantize(start),
+            sim::cmc::wire::NetPosition::quantize(start),
         );
         let now = SimTime::from_millis(u64::from(real_ms));
         server.receive_server_move(&packet, now, &w);
@@ -176,11 +189,11 @@ fn max_move_delta_clamps_a_10_s_move_to_0_125_s() {
     let packet = |ts: u32| {
         sim::ServerMove::new(
             ts / 16,
-            sim::net::protocol::NetworkMove {
+            sim::cmc::wire::NetworkMove {
                 time_stamp: sim::TimeStamp(ts),
                 input: sim::MoveInput::from_direction(Vec2::new(1.0, 0.0), false),
             },
-            sim::net::protocol::NetPosition::quantize(w.spawn),
+            sim::cmc::wire::NetPosition::quantize(w.spawn),
         )
     };
     server.receive_server_move(&packet(16), SimTime::ZERO, &w);
@@ -214,14 +227,13 @@ fn a_silent_client_is_moved_on_after_0_25_s_and_corrected_when_it_returns() {
 
 #[test]
 fn forced_adjustment_100_percent_corrects_every_checked_move() {
-    let mut s = LocalSession::new(5, net(100, 0));
-    s.endpoint.set_server_rules(ServerRules {
-        forced_adjustment_percent: 100,
-        adjustment_interval_ms: 0,
-        ..ServerRules::default()
+    let mut s = bot_session(5, net(100, 0), 2.0, |e| {
+        e.set_server_rules(ServerRules {
+            forced_adjustment_percent: 100,
+            adjustment_interval_ms: 0,
+            ..ServerRules::default()
+        });
     });
-    let mut bot = Bot::new();
-    run_bot(&mut s, &mut bot, 2.0);
     let m = s.endpoint.metrics(s.now());
     assert_eq!(m.acks, 0);
     assert!(m.adjustments > 100, "{}", m.adjustments);
@@ -237,13 +249,12 @@ fn forced_adjustment_100_percent_corrects_every_checked_move() {
 #[test]
 fn server_only_push_zone_causes_corrections_the_client_cannot_avoid() {
     let count = |on: bool| {
-        let mut s = LocalSession::new(6, net(100, 0));
-        s.endpoint.set_server_rules(ServerRules {
-            server_effects: on,
-            ..ServerRules::default()
+        let mut s = bot_session(6, net(100, 0), 20.0, |e| {
+            e.set_server_rules(ServerRules {
+                server_effects: on,
+                ..ServerRules::default()
+            });
         });
-        let mut bot = Bot::new();
-        run_bot(&mut s, &mut bot, 20.0);
         s.endpoint.metrics(s.now()).adjustments
     };
     assert_eq!(count(false), 0);
@@ -252,26 +263,24 @@ fn server_only_push_zone_causes_corrections_the_client_cannot_avoid() {
 
 #[test]
 fn client_only_speed_buff_is_a_systematic_error() {
-    let mut s = LocalSession::new(7, net(100, 0));
-    s.endpoint.set_client_config(ClientConfig {
-        speed_buff: true,
-        ..ClientConfig::default()
+    let mut s = bot_session(7, net(100, 0), 10.0, |e| {
+        e.set_client_config(ClientConfig {
+            speed_buff: true,
+            ..ClientConfig::default()
+        });
     });
-    let mut bot = Bot::new();
-    run_bot(&mut s, &mut bot, 10.0);
     assert!(s.endpoint.metrics(s.now()).adjustments > 10);
 }
 
 #[test]
 fn dash_outside_the_saved_move_is_lost_by_the_server_and_the_replay() {
     let run = |bug: bool| {
-        let mut s = LocalSession::new(8, net(100, 0));
-        s.endpoint.set_client_config(ClientConfig {
-            dash_outside_saved_move: bug,
-            ..ClientConfig::default()
+        let mut s = bot_session(8, net(100, 0), 20.0, |e| {
+            e.set_client_config(ClientConfig {
+                dash_outside_saved_move: bug,
+                ..ClientConfig::default()
+            });
         });
-        let mut bot = Bot::new();
-        run_bot(&mut s, &mut bot, 20.0);
         (
             s.endpoint.metrics(s.now()),
             s.host.cmc().unwrap().counters().dashes,
@@ -319,17 +328,16 @@ fn the_dash_applies_exactly_once_under_loss_combining_and_forced_loss() {
 #[test]
 fn the_engine_threshold_of_1_73_cm_corrects_more_than_16_cm() {
     let count = |tenth_cm: u16| {
-        let mut s = LocalSession::new(9, net(150, 10));
-        s.endpoint.set_server_rules(ServerRules {
-            max_position_error_tenth_cm: tenth_cm,
-            ..ServerRules::default()
+        let mut s = bot_session(9, net(150, 10), 20.0, |e| {
+            e.set_server_rules(ServerRules {
+                max_position_error_tenth_cm: tenth_cm,
+                ..ServerRules::default()
+            });
+            e.set_client_config(ClientConfig {
+                old_move_redundancy: false,
+                ..ClientConfig::default()
+            });
         });
-        s.endpoint.set_client_config(ClientConfig {
-            old_move_redundancy: false,
-            ..ClientConfig::default()
-        });
-        let mut bot = Bot::new();
-        run_bot(&mut s, &mut bot, 20.0);
         s.endpoint.metrics(s.now()).adjustments
     };
     let (engine, reference) = (count(17), count(160));
@@ -341,13 +349,12 @@ fn the_engine_threshold_of_1_73_cm_corrects_more_than_16_cm() {
 
 #[test]
 fn an_honest_client_never_trips_the_0_25_s_time_discrepancy_margin() {
-    let mut s = LocalSession::new(10, NetSettings::symmetric(150, 40, 5));
-    s.endpoint.set_server_rules(ServerRules {
-        time_discrepancy_resolution: true,
-        ..ServerRules::default()
+    let s = bot_session(10, NetSettings::symmetric(150, 40, 5), 60.0, |e| {
+        e.set_server_rules(ServerRules {
+            time_discrepancy_resolution: true,
+            ..ServerRules::default()
+        });
     });
-    let mut bot = Bot::new();
-    run_bot(&mut s, &mut bot, 60.0);
     assert_eq!(s.host.cmc().unwrap().counters().time_discrepancy_events, 0);
     assert!(s.host.cmc().unwrap().time_discrepancy().abs() < 0.25);
 }

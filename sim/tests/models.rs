@@ -3,11 +3,12 @@
 //! settings and the quiet-client rule work in the rollback model as in the
 //! CMC one; the rollback observer view is the server's true snapshot.
 
-use sim::host::QUIET_CLIENT_MS;
+use sim::endpoints::link::QUIET_CLIENT_MS;
 use sim::net::codec;
-use sim::net::protocol::{ClientMsg, LagSpike, ServerMsg};
+use sim::net::settings::LagSpike;
+use sim::protocol::{ClientMsg, ServerMsg};
+use sim::protocol::{Setting, Setup};
 use sim::rollback::{BotPlayer, RollbackConfig, RollbackObserver};
-use sim::scenario::{Setting, Setup};
 use sim::{ClientEndpoint, LocalSession, Model, NetSettings, ServerHost, SimTime, Vec2};
 
 const FRAME: f64 = 1.0 / 60.0;

@@ -32,7 +32,7 @@ impl Game for Line {
         }
     }
     fn state_hash(s: &LineState) -> u64 {
-        sim::hash::Fnv64::new()
+        sim::foundation::hash::Fnv64::new()
             .u32(s.next_tick.0)
             .u32(s.position as u32)
             .finish()

@@ -4,11 +4,10 @@
 
 use rand_core::{RngCore, SeedableRng};
 use rand_pcg::Pcg32;
-use sim::rollback::authority::CLIENT_PLAYER;
-use sim::rollback::{
-    BotPlayer, RollbackAuthority, RollbackConfig, RollbackMetrics, RollbackPredictor, TickRate,
-};
-use sim::scenario::{Setting, Setup};
+use sim::endpoints::host::RollbackAuthority;
+use sim::protocol::{Setting, Setup};
+use sim::rollback::arena::CLIENT_PLAYER;
+use sim::rollback::{BotPlayer, RollbackConfig, RollbackMetrics, RollbackPredictor, TickRate};
 use sim::{ClientEndpoint, LocalSession, Model, NetSettings, ServerHost, SimTime, Vec2};
 
 const FRAME: f64 = 1.0 / 60.0;

@@ -4,12 +4,12 @@
 
 use rand_core::SeedableRng;
 use rand_pcg::Pcg32;
+use sim::protocol::Setup;
 use sim::rollback::sync_test::{arena_fingerprint, random_input};
 use sim::rollback::{
     Arena, BotPlayer, Divergence, Game, InputCmd, RollbackConfig, Snapshot, SyncTest, Tick,
     TickRate,
 };
-use sim::scenario::Setup;
 use sim::{LocalSession, Model, NetSettings};
 use std::cell::Cell;
 

@@ -2,13 +2,13 @@
 //! State must pass at the client end (identity, age, hash, shape).
 
 use sim::net::codec;
-use sim::net::protocol::{ClientMsg, ServerMsg};
+use sim::protocol::Setup;
+use sim::protocol::{ClientMsg, ServerMsg};
 use sim::rollback::predictor::RollbackEndpointError;
 use sim::rollback::wire::{IdentityError, Ids, StateMsg, MAGIC, VERSION};
 use sim::rollback::{
     BotPlayer, RollbackConfig, RollbackPredictor, RollbackServerMsg, StateRejected,
 };
-use sim::scenario::Setup;
 use sim::{ClientEvent, LocalSession, Model, NetSettings};
 
 /// A session 2 s into bot play on a perfect link, and the rollback

@@ -3,15 +3,14 @@
 //! per-player links, clock sync over the link conditioner, fire-rate
 //! validation.
 
-use sim::bot::Bot;
+use sim::cmc::wire::NetPosition;
+use sim::endpoints::room::{RoomEndpoint, RoomError, RoomEvent, RoomHost, RoomSession};
+use sim::foundation::bot::Bot;
 use sim::net::codec;
-use sim::net::protocol::ClientMsg;
-use sim::net::protocol::{LinkSettings, NetPosition};
-use sim::room::wire::{NetDirection, RoomClientMsg, Shot};
-use sim::room::{
-    PlayerId, PlayerSettings, RoomConfig, RoomEndpoint, RoomError, RoomEvent, RoomHost,
-    RoomSession, Seq,
-};
+use sim::net::settings::LinkSettings;
+use sim::protocol::ClientMsg;
+use sim::room::wire::{DrawnFrom, NetDirection, RoomClientMsg, Shot};
+use sim::room::{PlayerId, PlayerSettings, RoomConfig, Seq};
 use sim::{NetSettings, SimTime, Vec2};
 
 const FRAME: f64 = 1.0 / 60.0;
@@ -257,12 +256,17 @@ fn shooting_range(ms: u64) -> (RoomHost, PlayerId) {
 }
 
 fn fire(host: &mut RoomHost, id: PlayerId, seq: u32, now_ms: u64, at_ms: u64) {
+    let hit_time = SimTime::from_millis(at_ms.saturating_sub(100));
     let shot = Shot {
         seq: Seq(seq),
         at: SimTime::from_millis(at_ms),
-        hit_time: SimTime::from_millis(at_ms.saturating_sub(100)),
+        hit_time,
         origin: NetPosition::quantize(Vec2::new(400.0, 750.0)),
         direction: NetDirection::quantize(Vec2::new(1.0, 0.0)),
+        drawn: DrawnFrom::Between {
+            from: hit_time,
+            to: hit_time,
+        },
     };
     let now = SimTime::from_millis(now_ms);
     host.receive_frame(
@@ -276,33 +280,24 @@ fn fire(host: &mut RoomHost, id: PlayerId, seq: u32, now_ms: u64, at_ms: u64) {
 
 #[test]
 fn shots_faster_than_the_fire_interval_are_rejected_and_counted() {
-    // Every 50 ms for a second against a 100 ms interval, honest times:
-    // every other shot is refused.
-    let (mut host, id) = shooting_range(1000);
-    for k in 0..20 {
-        fire(
-            &mut host,
-            id,
-            k + 1,
-            1000 + 50 * u64::from(k),
-            1000 + 50 * u64::from(k),
-        );
-    }
+    // 20 shots sent every 50 ms against a 100 ms interval, their times
+    // claimed `claimed_ms` apart.
+    let volley = |claimed_ms: u64| {
+        let (mut host, id) = shooting_range(1000);
+        for k in 0..20 {
+            let (sent, claimed) = (50 * u64::from(k), claimed_ms * u64::from(k));
+            fire(&mut host, id, k + 1, 1000 + sent, 1000 + claimed);
+        }
+        (host, id)
+    };
+    // Honest times: every other shot is refused.
+    let (host, id) = volley(50);
     let c = host.shot_counters(id).unwrap();
     assert_eq!((c.judged, c.fire_rate, c.clock_ahead), (10, 10, 0), "{c:?}");
     assert_eq!(host.ammo(id), Some(20));
     // Claiming 100 ms apart while sending every 50 ms runs the claims into
     // the future: refused there.
-    let (mut host, id) = shooting_range(1000);
-    for k in 0..20 {
-        fire(
-            &mut host,
-            id,
-            k + 1,
-            1000 + 50 * u64::from(k),
-            1000 + 100 * u64::from(k),
-        );
-    }
+    let (mut host, id) = volley(100);
     let c = host.shot_counters(id).unwrap();
     assert_eq!((c.judged, c.fire_rate, c.clock_ahead), (1, 0, 19), "{c:?}");
     // A repeated shot is ignored, not refused.
@@ -321,7 +316,7 @@ fn a_bad_frame_is_answered_to_its_sender_alone() {
     host.poll(SimTime::ZERO); // the roster
     let now = SimTime::from_millis(1);
     assert!(matches!(
-        host.receive_frame(now, a, &[codec::PROTOCOL_VERSION, 250, 1, 2]),
+        host.receive_frame(now, a, &[sim::protocol::PROTOCOL_VERSION, 250, 1, 2]),
         Err(RoomError::Decode(_))
     ));
     assert_eq!(
@@ -345,7 +340,7 @@ fn a_bad_frame_is_answered_to_its_sender_alone() {
 
 #[test]
 fn a_room_player_speaks_the_one_protocol_and_single_player_messages_are_refused() {
-    use sim::net::protocol::ServerMsg;
+    use sim::protocol::ServerMsg;
     use sim::room::RoomServerMsg;
     let mut host = RoomHost::new(RoomConfig::default(), 5, SimTime::ZERO).unwrap();
     let a = host.add_player(SimTime::ZERO).unwrap();
@@ -416,7 +411,7 @@ fn the_link_card_measures_a_room_players_own_link() {
 
 #[test]
 fn a_quiet_player_gets_no_net_updates_until_it_sends_again() {
-    use sim::net::protocol::ServerMsg;
+    use sim::protocol::ServerMsg;
     use sim::room::RoomServerMsg;
     let mut host = RoomHost::new(RoomConfig::default(), 5, SimTime::ZERO).unwrap();
     let a = host.add_player(SimTime::ZERO).unwrap();

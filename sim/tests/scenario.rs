@@ -2,9 +2,12 @@
 //! round trip through the link encoding) gives the same outcome, frame for
 //! frame.
 
-use sim::net::protocol::LagSpike;
-use sim::scenario::{codec, Outcome, Setting, Setup};
-use sim::{Bot, Model, NetSettings, Scenario, ScenarioRun, ServerRules, SmoothingMode, Vec2};
+use sim::net::settings::LagSpike;
+use sim::protocol::{Setting, Setup};
+use sim::scenario::{checkpoint_count, codec, Change, Outcome, Verdict};
+use sim::{
+    Bot, ClientConfig, Model, NetSettings, Scenario, ScenarioRun, ServerRules, SmoothingMode, Vec2,
+};
 
 /// Browser-like frame times: 16.6, 16.7 or 16.8 ms in a fixed
 /// pseudo-random order (Chromium's `performance.now()` has 100 µs
@@ -66,6 +69,7 @@ fn a_recording_plays_back_identically() {
     let scenario = record(30);
     let recorded = scenario
         .outcome
+        .clone()
         .expect("stopping a recording sets its outcome");
     assert_eq!(recorded.frames, 1800);
     assert_eq!(scenario.changes.len(), 4);
@@ -106,7 +110,7 @@ fn playback_matches_frame_by_frame() {
 #[test]
 fn a_different_seed_gives_different_packet_fates() {
     let scenario = record(20);
-    let recorded = scenario.outcome.unwrap();
+    let recorded = scenario.outcome.clone().unwrap();
     let mut other = scenario.clone();
     other.seed += 1;
     let o = ScenarioRun::run_to_end(other);
@@ -144,6 +148,48 @@ fn taking_over_drops_the_rest_of_the_recording_and_records_on() {
     while replay.step_recorded() {}
     assert_eq!(replay.frame_index(), 361);
     assert_eq!(replay.endpoint().state_hash(), run.endpoint().state_hash());
+}
+
+#[test]
+fn a_replay_that_parts_from_the_original_says_from_when() {
+    // The recording's own model is "the older model"; the same scenario
+    // with a setting changed at 12.3 s is a model that behaves otherwise
+    // from there: the verdict names the last checkpoint both runs agree on.
+    let scenario = record(20);
+    let recorded = scenario.outcome.clone().unwrap();
+    assert_eq!(
+        recorded.checkpoints.len(),
+        checkpoint_count(scenario.duration_us())
+    );
+    assert_eq!(
+        Verdict::of(Some(&recorded), &ScenarioRun::run_to_end(scenario.clone())).to_string(),
+        "identical to the original"
+    );
+    let frame = 738; // 738 frames of ~16.7 ms and a 50 ms hitch: 12.33 s
+    let at = scenario.frames[..frame].iter().map(|f| f.dt()).sum::<f64>();
+    assert!((12.3..12.4).contains(&at), "{at}");
+    // The client-only speed buff moves the predicted character otherwise
+    // from the next frame on.
+    let mut other = scenario.clone();
+    let i = other.changes.partition_point(|c| c.frame as usize <= frame);
+    let buffed = ClientConfig {
+        speed_buff: true,
+        ..ClientConfig::default()
+    };
+    other.changes.insert(
+        i,
+        Change {
+            frame: frame as u32,
+            setting: Setting::Client(buffed),
+        },
+    );
+    let verdict = Verdict::of(Some(&recorded), &ScenarioRun::run_to_end(other));
+    // The last checkpoint before the change (every 0.5 s).
+    assert_eq!(verdict.differs_from_secs(), Some(12.0), "{verdict}");
+    assert_eq!(
+        verdict.to_string(),
+        "recorded with an older model; this replay differs from the original from 12 s"
+    );
 }
 
 #[test]
@@ -235,7 +281,7 @@ fn record_rollback(secs: usize) -> Scenario {
 #[test]
 fn a_rollback_recording_plays_back_identically_and_its_outcome_means_rollback_numbers() {
     let scenario = record_rollback(20);
-    let recorded = scenario.outcome.unwrap();
+    let recorded = scenario.outcome.clone().unwrap();
     assert_eq!(recorded.frames, 1200);
     assert!(scenario.frames.iter().any(|f| f.fire), "fire is recorded");
     assert_eq!(ScenarioRun::run_to_end(scenario.clone()), recorded);
@@ -285,7 +331,7 @@ fn a_recording_that_switches_models_live_plays_back_identically() {
     }
     run.stop_recording();
     let scenario = run.scenario().clone();
-    let recorded = scenario.outcome.unwrap();
+    let recorded = scenario.outcome.clone().unwrap();
     assert_eq!(ScenarioRun::run_to_end(scenario.clone()), recorded);
     // The counters are the CMC model's again: 5 s of it, from zero.
     assert!((30..=50).contains(&recorded.acks), "{recorded:?}");

@@ -1,35 +1,15 @@
 //! What the browser tests and `scripts/bench.sh` call inside the wasm
 //! besides the page: the rollback model's determinism pin and its
 //! re-simulation benchmark (beside `bench_replay` in the crate root, the
-//! CMC model's).
+//! CMC model's), and the golden room runs.
 
+use crate::clock::clock_ms;
 use rand_core::SeedableRng;
 use rand_pcg::Pcg32;
 use sim::rollback::arena::PLAYERS;
 use sim::rollback::sync_test::random_input;
 use sim::rollback::{Arena, InputCmd, RollbackClient, RollbackServer, Tick, TickRate};
 use wasm_bindgen::prelude::wasm_bindgen;
-
-/// A clock for timing loops, ms: `performance.now()` in the browser, a
-/// monotonic clock natively.
-pub fn clock_ms() -> f64 {
-    #[cfg(target_arch = "wasm32")]
-    {
-        web_sys::window()
-            .and_then(|w| w.performance())
-            .map_or(0.0, |p| p.now())
-    }
-    #[cfg(not(target_arch = "wasm32"))]
-    {
-        use std::sync::OnceLock;
-        static EPOCH: OnceLock<std::time::Instant> = OnceLock::new();
-        EPOCH
-            .get_or_init(std::time::Instant::now)
-            .elapsed()
-            .as_secs_f64()
-            * 1000.0
-    }
-}
 
 /// The 60 Hz arena's state hash after `ticks` ticks of random inputs for
 /// both players drawn from `seed`, as 16 hex digits:
@@ -41,6 +21,32 @@ pub fn clock_ms() -> f64 {
 pub fn arena_fingerprint(seed: u32, ticks: u32) -> String {
     let h = sim::rollback::sync_test::arena_fingerprint(u64::from(seed), ticks);
     format!("{h:016x}")
+}
+
+/// The names of the golden room runs, comma-separated
+/// (`sim::endpoints::room::reports::REPORT_RUNS`, one per public bug
+/// report of issue #26), for the browser test to run each.
+#[wasm_bindgen]
+pub fn room_report_names() -> String {
+    let names: Vec<&str> = sim::endpoints::room::reports::REPORT_RUNS
+        .iter()
+        .map(|r| r.name)
+        .collect();
+    names.join(",")
+}
+
+/// Runs the golden room run `name` inside wasm and returns
+/// `"pinned=<16 hex> fingerprint=<16 hex> <measure>=<n> …"` (the pinned
+/// value is the one `sim/tests/room_reports.rs` checks natively), or
+/// `"error: no run <name>"`. `e2e/golden.test.mjs` asserts that the
+/// fingerprint is the pinned one: the room, its links and its codec run
+/// bit for bit alike on both targets.
+#[wasm_bindgen]
+pub fn room_report(name: &str) -> String {
+    match sim::endpoints::room::reports::find(name) {
+        Some(run) => format!("pinned={:016x} {}", run.pinned, (run.run)().line()),
+        None => format!("error: no run {name}"),
+    }
 }
 
 /// Ticks of client history before the State the benchmark rebases on,
@@ -118,6 +124,18 @@ mod tests {
     #[test]
     fn the_fingerprint_export_is_the_native_pin() {
         assert_eq!(arena_fingerprint(7, 3600), "7d67cea529874cdf");
+    }
+
+    #[test]
+    fn the_room_report_export_names_every_run_and_its_pin() {
+        let names = room_report_names();
+        assert_eq!(names.split(',').count(), 7);
+        let line = room_report("lightyear-1450");
+        assert!(
+            line.starts_with("pinned=49a8b07ad8c51637 fingerprint=49a8b07ad8c51637 "),
+            "{line}"
+        );
+        assert_eq!(room_report("nope"), "error: no run nope");
     }
 
     #[test]

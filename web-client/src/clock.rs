@@ -1,5 +1,6 @@
-//! The page clock and the page's URL query: read by the loop, the
-//! transport and the drivers, so they live apart from all three.
+//! The page clock, a clock for timing loops, and the page's URL query:
+//! read by the loop, the transport, the drivers and the benchmarks, so
+//! they live apart from all of them.
 
 use sim::SimTime;
 
@@ -10,6 +11,27 @@ pub fn now() -> SimTime {
         .map(|p| p.now())
         .unwrap_or(0.0);
     SimTime::from_secs_f64(ms / 1000.0)
+}
+
+/// A clock for timing loops, ms: `performance.now()` in the browser, a
+/// monotonic clock natively.
+pub fn clock_ms() -> f64 {
+    #[cfg(target_arch = "wasm32")]
+    {
+        web_sys::window()
+            .and_then(|w| w.performance())
+            .map_or(0.0, |p| p.now())
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        use std::sync::OnceLock;
+        static EPOCH: OnceLock<std::time::Instant> = OnceLock::new();
+        EPOCH
+            .get_or_init(std::time::Instant::now)
+            .elapsed()
+            .as_secs_f64()
+            * 1000.0
+    }
 }
 
 /// A `?name=value` parameter of the page's URL.

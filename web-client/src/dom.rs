@@ -36,6 +36,109 @@ pub fn canvas_2d(
     (canvas, ctx)
 }
 
+/// `true` while `el` is at least partly inside the window's viewport
+/// (a canvas scrolled out of view need not be drawn).
+pub fn in_viewport(window: &web_sys::Window, el: &Element) -> bool {
+    let view_h = window
+        .inner_height()
+        .ok()
+        .and_then(|h| h.as_f64())
+        .unwrap_or(0.0);
+    let rect = el.get_bounding_client_rect();
+    rect.bottom() > 0.0 && rect.top() < view_h
+}
+
+/// Readies a 2D canvas of `w` × `h` CSS px for a draw at `dpr` device
+/// pixels per CSS px: its backing store resized (only when that size
+/// changed), CSS px mapped onto it, and filled with `background`.
+pub fn clear_2d(
+    canvas: &web_sys::HtmlCanvasElement,
+    ctx: &web_sys::CanvasRenderingContext2d,
+    (w, h): (f64, f64),
+    dpr: f64,
+    background: &str,
+) {
+    let (pw, ph) = ((w * dpr).round() as u32, (h * dpr).round() as u32);
+    if canvas.width() != pw || canvas.height() != ph {
+        canvas.set_width(pw);
+        canvas.set_height(ph);
+    }
+    let _ = ctx.set_transform(dpr, 0.0, 0.0, dpr, 0.0, 0.0);
+    ctx.set_fill_style_str(background);
+    ctx.fill_rect(0.0, 0.0, w, h);
+}
+
+/// List `#id` emptied for a rebuild when `signature` (what it would
+/// show) differs from `shown` (what it shows, then updated); `None` when
+/// nothing changed or there is no such list.
+pub fn emptied(doc: &Document, id: &str, shown: &mut String, signature: String) -> Option<Element> {
+    if signature == *shown {
+        return None;
+    }
+    *shown = signature;
+    let list = doc.get_element_by_id(id)?;
+    list.set_text_content(None);
+    Some(list)
+}
+
+/// Appends to `list` an item with a button carrying `attrs`, marked
+/// `current` (`aria-current`), holding a span per part (its class, its
+/// text); `false` if the elements could not be made.
+pub fn append_button(
+    doc: &Document,
+    list: &Element,
+    attrs: &[(&str, &str)],
+    current: bool,
+    parts: &[(Option<&str>, &str)],
+) -> bool {
+    let (Ok(li), Ok(button)) = (doc.create_element("li"), doc.create_element("button")) else {
+        return false;
+    };
+    let _ = button.set_attribute("type", "button");
+    for (name, value) in attrs {
+        let _ = button.set_attribute(name, value);
+    }
+    let _ = button.set_attribute("aria-current", if current { "true" } else { "false" });
+    for (class, text) in parts {
+        if let Ok(span) = doc.create_element("span") {
+            if let Some(class) = class {
+                let _ = span.set_attribute("class", class);
+            }
+            span.set_text_content(Some(text));
+            let _ = button.append_child(&span);
+        }
+    }
+    let _ = li.append_child(&button);
+    let _ = list.append_child(&li);
+    true
+}
+
+/// Read-outs `[data-metric="<name>"]` looked up once by name (the tests
+/// read them by the same names); a missing one is skipped.
+pub struct MetricSlots(Vec<(&'static str, Option<Element>)>);
+
+impl MetricSlots {
+    /// Looks up the read-outs `names` in `doc`.
+    pub fn find(doc: &Document, names: &[&'static str]) -> MetricSlots {
+        MetricSlots(
+            names
+                .iter()
+                .map(|&n| (n, query(doc, &format!("[data-metric=\"{n}\"]"))))
+                .collect(),
+        )
+    }
+
+    /// Writes each read-out found with `text(name)`, if it has one.
+    pub fn write(&self, text: impl Fn(&str) -> Option<String>) {
+        for (name, el) in &self.0 {
+            let Some(el) = el else { continue };
+            if let Some(text) = text(name) {
+                write_text(el, &text);
+            }
+        }
+    }
+}
+
 /// The first element matching a CSS selector.
 pub fn query(doc: &Document, selector: &str) -> Option<Element> {
     doc.query_selector(selector).ok().flatten()

@@ -18,51 +18,70 @@
 //!
 //! The crate also compiles natively so that `cargo clippy --workspace` and
 //! `cargo test --workspace` cover it; nothing calls [`start`] there. The
-//! page's decisions are pure modules with native unit tests
-//! (`cargo test -p web-client`): the run's state, pause / step / speed and
-//! playback pacing (`playback`), reconnecting (`reconnect`), the
-//! correction log (`corrections`), the timeline and its CSV (`timeline`),
-//! the panels' words (`captions`), the follow camera (`render::camera`),
-//! a shared room's names, aim, shot log and ammo jumps (`room_rules`).
-//! The crate stays `cdylib` only (an `rlib` would turn LTO off): unit
-//! tests need no `rlib`.
+//! crate stays `cdylib` only (an `rlib` would turn LTO off): unit tests
+//! need no `rlib`.
+//!
+//! # Layout
+//!
+//! One folder per thing the user sees, each holding its read-outs,
+//! words, controls and drawing; `app/` is the one state machine that
+//! switches between them; the files at the top are the page's plumbing.
+//! Modules import downward only, in this order (a folder never imports
+//! one above it, and no two import each other):
+//!
+//! | folder | what the user sees there |
+//! |---|---|
+//! | `app/` | the loop and its state machine: who runs the authority (`driver`: relay or in-page host), the run's transitions (play, pause, record, take over, inspect, A/B, enter and leave a room), input, the header, the single-player frame's drawing and read-outs (`view`) |
+//! | `room/` | a shared room: its connection, this player's frame, its three panels, words and cards, the Room section |
+//! | `ab/` | the A/B view: column B's run and panels, the difference, the paired numbers |
+//! | `panels/` | the three panels of a single-player run: their HTML, one column's state, words and frame in the model it runs |
+//! | `cmc/` | the CMC model's panels, captions, correction log, Metrics card and controls |
+//! | `rollback/` | the rollback model's panels, captions, rebase log, display smoothing, Metrics group and controls |
+//! | `inspector/` | the packet timeline, scrubbing, the correction inspector, what-if forks, the latency budget, the console |
+//! | `timeline/` | the Timeline card: per-frame samples, the plots, the CSV |
+//! | `controls/` | the control column's sliders, the Link section, the Link card, the per-model view |
+//! | `runbar/` | the run bar and sharing: pause / step / speed, Record / Save / links, playback pacing, the scenario API |
+//! | `canvas/` | the panels' canvas: world-to-canvas mapping, colours, the arena, characters, the follow camera |
+//!
+//! At the top: `dom` (web-sys helpers), `net` (the WebSocket and the
+//! connection that resumes after a drop), `reconnect` (when to retry),
+//! `clock` (page clock, URL query, seed), `download`, and `bench` (what
+//! the browser tests and `scripts/bench.sh` call besides the page).
+//!
+//! The page's decisions are pure modules with native unit tests
+//! (`cargo test -p web-client`): the run's state, pause / step / speed
+//! and playback pacing (`runbar::playback`), the recorder's Save
+//! (`runbar::recorder`), reconnecting (`reconnect`), the panels' words
+//! (`cmc::captions`, `rollback::captions`), the Replayed panels' logs
+//! (`cmc::corrections`, `rollback::log`), display smoothing
+//! (`rollback::smoothing`), the follow camera (`canvas::camera`), the
+//! timeline and its CSV (`timeline::samples`), the A/B difference and
+//! paired numbers (`ab::difference`, `ab::paired`; B's run in `ab::twin`),
+//! a shared room's names, aim, shot log and ammo jumps (`room::rules`),
+//! and the inspector's timeline geometry, gestures, playhead, stories,
+//! console answers and modes (`inspector::lanes`, `gesture`, `scrub`,
+//! `story_view`, `console_text`, `lifetime`, `mode`). The DOM and canvas
+//! around them are checked by the browser tests (`e2e/`).
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
 mod ab;
-mod ab_chrome;
 mod app;
 mod bench;
-mod captions;
+mod canvas;
 mod clock;
-mod corrections;
-mod display_smoothing;
+mod cmc;
+mod controls;
 mod dom;
 mod download;
 mod inspector;
-mod link_card;
-mod model_controls;
-mod model_view;
 mod net;
-mod net_controls;
-mod paired;
-mod panel_chrome;
-mod playback;
-mod plots;
-mod readouts;
+mod panels;
 mod reconnect;
-mod render;
-mod resim;
-mod rollback_captions;
-mod rollback_controls;
-mod rollback_log;
-mod rollback_readouts;
-mod room_controls;
-mod room_rules;
-mod scenario_panel;
-mod share;
-mod sliders;
+mod rollback;
+mod room;
+mod runbar;
 mod timeline;
 
 use wasm_bindgen::prelude::wasm_bindgen;
@@ -122,6 +141,31 @@ pub fn scenario_outcome(bytes: &[u8]) -> String {
     }
 }
 
+/// Opens a scenario of any version (its compact bytes, as a link or the
+/// relay's store holds them), upgrades and replays it headless inside
+/// wasm, and returns `"version=<saved as> frames=<n> trajectory=<16 hex>
+/// verdict=<the verdict's sentence>"`, or `"error: <reason>"`. The browser
+/// test replays the frozen corpus of old links (`scenarios/frozen/`) this
+/// way and compares with the native replay's declaration.
+#[wasm_bindgen]
+pub fn scenario_verdict(bytes: &[u8]) -> String {
+    use sim::scenario::{codec, Verdict};
+    match codec::open(bytes) {
+        Ok(d) => {
+            let recorded = d.scenario.outcome.clone();
+            let o = sim::ScenarioRun::run_to_end(d.scenario);
+            format!(
+                "version={} frames={} trajectory={:016x} verdict={}",
+                d.saved_version,
+                o.frames,
+                o.trajectory_hash,
+                Verdict::of(recorded.as_ref(), &o)
+            )
+        }
+        Err(e) => format!("error: {e}"),
+    }
+}
+
 /// The fate of a fixed packet sequence through a link conditioner inside
 /// wasm, as 16 hex digits: `sim::net::conditioner::fate_fingerprint` with
 /// `FINGERPRINT_CONDITIONS` (every impairment on). The browser test
@@ -148,11 +192,11 @@ pub fn fate_fingerprint(seed: u32, packets: u32) -> String {
 /// if the set-up fails.
 #[wasm_bindgen]
 pub fn bench_replay(moves: u32, iters: u32) -> f64 {
-    use bench::clock_ms;
+    use clock::clock_ms;
     use sim::{Bot, Client, MoveResponse, MovementParams, ServerCharacter, ServerConfig};
     use sim::{SimTime, SmoothingMode, Vec2, World};
     const FRAME: f64 = 1.0 / 60.0;
-    let n = (moves as usize).clamp(1, sim::saved_move::MAX_SAVED_MOVE_COUNT - 1);
+    let n = (moves as usize).clamp(1, sim::cmc::saved_move::MAX_SAVED_MOVE_COUNT - 1);
     let iters = iters.max(1);
     let world = World::arena();
     let params = MovementParams::default();

@@ -1,11 +1,17 @@
 //! The transport to the relay: a WebSocket that only moves frames; the
-//! [`sim::ClientEndpoint`] decides what they mean. (Local mode needs no
-//! transport: the page runs a [`sim::ScenarioRun`].)
+//! [`sim::ClientEndpoint`] (or a room's endpoint) decides what they mean.
+//! (Local mode needs no transport: the page runs a [`sim::ScenarioRun`].)
+//! A [`Connection`] keeps one socket's session through drops: it reopens
+//! the socket within the relay's grace period and resumes
+//! ([`crate::reconnect`] decides when), for the single-player driver and
+//! for a shared room alike.
 
+use crate::reconnect::{on_closed, Backoff, Step};
 use sim::SimTime;
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::rc::Rc;
+use std::time::Duration;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
 use web_sys::{BinaryType, CloseEvent, MessageEvent, WebSocket};
@@ -156,5 +162,134 @@ impl Transport {
     /// Frames that arrived since the last call, each with its arrival time.
     pub fn receive(&mut self) -> Vec<(SimTime, Vec<u8>)> {
         self.shared.borrow_mut().inbox.drain(..).collect()
+    }
+}
+
+/// A relay connection that outlives its socket: after a drop it opens a
+/// new socket within the relay's grace period and resumes the session
+/// (reference `003_…` §六 断线重连), and gives up after it.
+pub struct Connection {
+    transport: Transport,
+    /// The socket has been open at least once (a relay that never
+    /// answered offers no grace period).
+    ever_open: bool,
+    /// Set while reconnecting after the socket dropped.
+    backoff: Option<Backoff>,
+}
+
+/// What a [`Connection`]'s socket did this frame.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Watch {
+    /// It opened for the first time.
+    Opened,
+    /// Trying again after a drop: attempt number (from 1), and the close
+    /// reason (e.g. ` (closed 1001: relay shutting down)`, or empty).
+    Reconnecting(u32, String),
+    /// The grace period is over, or there was none: the session is lost.
+    Lost {
+        /// The socket had been open.
+        was_open: bool,
+        /// The close reason, as for [`Watch::Reconnecting`].
+        closed_by: String,
+    },
+}
+
+impl Connection {
+    /// A connection over a socket just opened.
+    pub fn new(transport: Transport) -> Connection {
+        Connection {
+            transport,
+            ever_open: false,
+            backoff: None,
+        }
+    }
+
+    /// The socket's state.
+    pub fn state(&self) -> LinkState {
+        self.transport.state()
+    }
+
+    /// The relay's close code and reason, once it sent a Close frame.
+    pub fn close_reason(&self) -> Option<(u16, String)> {
+        self.transport.close_reason()
+    }
+
+    /// Closes the socket (normal closure).
+    pub fn close(&self) {
+        self.transport.close();
+    }
+
+    /// Frames that arrived since the last call, each with its arrival time.
+    pub fn receive(&mut self) -> Vec<(SimTime, Vec<u8>)> {
+        self.transport.receive()
+    }
+
+    /// Sends `frames` — none while reconnecting: moves are lost like
+    /// packets then (the endpoint keeps them and is corrected once back),
+    /// and sending nothing still flushes the Resume queued on the new
+    /// socket.
+    pub fn send(&mut self, frames: Vec<Vec<u8>>) {
+        self.transport.send(if self.backoff.is_none() {
+            frames
+        } else {
+            Vec::new()
+        });
+    }
+
+    /// `true` while reconnecting after a drop.
+    pub fn is_reconnecting(&self) -> bool {
+        self.backoff.is_some()
+    }
+
+    /// The relay took the session back, or refused it: no more attempts.
+    pub fn stop_reconnecting(&mut self) {
+        self.backoff = None;
+    }
+
+    /// Tracks the socket at `now`: once it is closed, reopens it with
+    /// `reopen` while the relay's `grace` period lasts (the endpoint's,
+    /// honoured only if the socket ever opened), queueing the `resume`
+    /// frame on the new socket, and gives up after it.
+    pub fn watch(
+        &mut self,
+        now: SimTime,
+        grace: Option<Duration>,
+        resume: impl FnOnce() -> Option<Vec<u8>>,
+        reopen: impl FnOnce() -> Option<Transport>,
+    ) -> Option<Watch> {
+        match self.transport.state() {
+            LinkState::Open => {
+                let first = !self.ever_open;
+                self.ever_open = true;
+                first.then_some(Watch::Opened)
+            }
+            LinkState::Connecting => None,
+            LinkState::Closed => {
+                let closed_by = self
+                    .transport
+                    .close_reason()
+                    .map(|(code, reason)| format!(" (closed {code}: {reason})"))
+                    .unwrap_or_default();
+                let grace = grace.filter(|_| self.ever_open);
+                match on_closed(&mut self.backoff, grace, now) {
+                    Step::Wait => None,
+                    Step::Attempt(n) => {
+                        if let Some(mut fresh) = reopen() {
+                            // The socket is still connecting: Resume waits
+                            // in its queue.
+                            if let Some(frame) = resume() {
+                                fresh.send(vec![frame]);
+                            }
+                            self.transport = fresh;
+                        }
+                        Some(Watch::Reconnecting(n, closed_by))
+                    }
+                    Step::GiveUp => Some(Watch::Lost {
+                        was_open: self.ever_open,
+                        closed_by,
+                    }),
+                }
+            }
+        }
     }
 }

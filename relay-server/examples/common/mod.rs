@@ -52,6 +52,8 @@ impl Relay {
         let mut child = command
             .args(["--addr", "127.0.0.1:0", "--dist", "/nonexistent"])
             .args(["--seed", &seed.to_string(), "--max-connections-per-ip", "0"])
+            // Hundreds of clients from one address open their sockets at once.
+            .args(["--max-handshakes-per-ip", "0"])
             .arg("--db")
             .arg(data.join("scenarios.sqlite3"))
             .args(extra)

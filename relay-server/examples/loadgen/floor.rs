@@ -11,9 +11,12 @@
 //! like the relay, so that its CPU is read the same way.
 
 use futures_util::{SinkExt, StreamExt};
+use sim::cmc::rules::ServerRules;
+use sim::cmc::wire::MoveResponse;
 use sim::net::codec;
 use sim::net::link_stats::SeqWindow;
-use sim::net::protocol::{ClientMsg, MoveResponse, NetSettings, ServerMsg, ServerRules};
+use sim::net::settings::NetSettings;
+use sim::protocol::{ClientMsg, ServerMsg};
 use sim::{MovementParams, World};
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};

@@ -1,7 +1,7 @@
 //! Relay load generator (issue #6): starts the release relay as a child
 //! process on a loopback port, opens N WebSocket sessions that are the
 //! page's client end (`sim::ClientEndpoint`, bot-driven at 60 Hz: its
-//! ServerMoves, Pings every `sim::endpoint::PING_INTERVAL_MS`, Hello and
+//! ServerMoves, Pings every `sim::endpoints::link::PING_INTERVAL_MS`, Hello and
 //! link settings at 0 ms / 0 % loss), and records for each N:
 //!
 //! * acks per second received, moves per second sent;
@@ -12,6 +12,12 @@
 //!   With the conditioner at 0 ms every microsecond of it is the relay's
 //!   (plus loopback and this generator's own scheduling on the same
 //!   2 cores: an upper bound).
+//!
+//! With `--trace-overhead` each N also runs against a fresh relay with
+//! every session asking for its packet trace (issue 23), as the page
+//! does: the relay's CPU with the trace on over the CPU with it off is the
+//! trace's overhead (budget ≤ 1.15×), beside the trace's bytes per second
+//! per session.
 //!
 //! Beside each relay run, the same sessions run against the **transport
 //! floor** ([`floor`]: a bare tokio-tungstenite server that only answers
@@ -136,6 +142,9 @@ struct Args {
     /// Do not run the transport floor beside the relay.
     #[arg(long)]
     no_floor: bool,
+    /// Also run each N with every session asking for its packet trace.
+    #[arg(long)]
+    trace_overhead: bool,
     /// Internal: be the transport floor until killed (the generator runs
     /// itself this way, pinned with `taskset`).
     #[arg(long, hide = true)]
@@ -197,17 +206,26 @@ fn main() -> anyhow::Result<()> {
             .map(|n| {
                 let p99s: Vec<String> = results
                     .iter()
-                    .filter(|r| r.sessions == n && r.target != "floor")
+                    .filter(|r| r.sessions == n && is_relay(r))
                     .map(|r| format!("{:.3}", r.ack_p99_ms))
                     .collect();
-                let (relay, floor) = (median_of(&results, n, false), median_of(&results, n, true));
+                let (relay, floor) = (median_of(&results, n, RELAY), median_of(&results, n, FLOOR));
+                let traced = median_of(&results, n, TRACED);
+                let trace_bytes = results
+                    .iter()
+                    .filter(|r| r.sessions == n && r.target == TRACED && r.ok())
+                    .map(|r| r.trace_bytes_per_s_per_session)
+                    .fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.max(v))));
                 format!(
-                    "{{\"sessions\":{n},\"ack_p99_ms_median\":{:.3},\"ack_p99_ms_runs\":[{}],\"floor_ack_p99_ms_median\":{},\"cpu_ratio_to_floor\":{},\"p99_ratio_to_floor\":{}}}",
+                    "{{\"sessions\":{n},\"ack_p99_ms_median\":{:.3},\"ack_p99_ms_runs\":[{}],\"floor_ack_p99_ms_median\":{},\"cpu_ratio_to_floor\":{},\"p99_ratio_to_floor\":{},\"trace_cpu_ratio\":{},\"trace_p99_ms_median\":{},\"trace_bytes_per_s_per_session\":{}}}",
                     median_p99(&results, n),
                     p99s.join(","),
                     json_num(floor.map(|f| f.1)),
                     json_num(relay.zip(floor).map(|(r, f)| r.0 / f.0)),
                     json_num(relay.zip(floor).map(|(r, f)| r.1 / f.1)),
+                    json_num(traced.zip(relay).map(|(t, r)| t.0 / r.0)),
+                    json_num(traced.map(|t| t.1)),
+                    json_num(trace_bytes),
                 )
             })
             .collect::<Vec<_>>()
@@ -232,12 +250,33 @@ fn json_num(v: Option<f64>) -> String {
         .map_or("null".into(), |v| format!("{v:.3}"))
 }
 
+/// What a run ran against: the floor, the relay(s) with the trace on, or
+/// (anything else) the relay(s).
+const FLOOR: &str = "floor";
+/// A relay whose sessions ask for their trace.
+const TRACED: &str = "relay+trace";
+/// A relay or relays without trace.
+const RELAY: &str = "relay";
+
+/// Whether run `r` was against the relay(s), trace off (what the budget
+/// judges).
+fn is_relay(r: &RunResult) -> bool {
+    r.target != FLOOR && r.target != TRACED
+}
+
 /// Median CPU % and median p99 (ms) of the runs with `n` sessions against
-/// the floor (`floor`) or against the relay(s).
-fn median_of(results: &[RunResult], n: usize, floor: bool) -> Option<(f64, f64)> {
+/// `target`: [`FLOOR`], [`TRACED`] or [`RELAY`] (the relay or relays).
+fn median_of(results: &[RunResult], n: usize, target: &str) -> Option<(f64, f64)> {
     let runs: Vec<&RunResult> = results
         .iter()
-        .filter(|r| r.sessions == n && (r.target == "floor") == floor && r.ok())
+        .filter(|r| r.sessions == n && r.ok())
+        .filter(|r| {
+            if target == RELAY {
+                is_relay(r)
+            } else {
+                r.target == target
+            }
+        })
         .collect();
     if runs.is_empty() {
         return None;
@@ -269,7 +308,7 @@ fn session_counts(results: &[RunResult]) -> Vec<usize> {
 fn median_p99(results: &[RunResult], n: usize) -> f64 {
     let mut p99: Vec<f64> = results
         .iter()
-        .filter(|r| r.sessions == n && r.target != "floor")
+        .filter(|r| r.sessions == n && is_relay(r))
         .map(|r| if r.ok() { r.ack_p99_ms } else { f64::INFINITY })
         .collect();
     if p99.is_empty() {
@@ -309,11 +348,22 @@ async fn run_n(
             placement.relay_threads,
             args.via_nginx.then_some(&spec),
         )?;
-        let r = run_one(args, relay, n).await?;
+        let r = run_one(args, relay, n, false).await?;
         eprintln!("{}", r.summary());
         results.push(r);
+        if args.trace_overhead {
+            let relay = Target::start(
+                &args.relay,
+                placement.relay_cpu,
+                placement.relay_threads,
+                args.via_nginx.then_some(&spec),
+            )?;
+            let r = run_one(args, relay, n, true).await?;
+            eprintln!("{}", r.summary());
+            results.push(r);
+        }
         if !(args.no_floor || args.via_nginx) {
-            let r = run_one(args, Target::floor(placement.relay_cpu)?, n).await?;
+            let r = run_one(args, Target::floor(placement.relay_cpu)?, n, false).await?;
             eprintln!("{}", r.summary());
             results.push(r);
         }
@@ -397,6 +447,8 @@ struct RunResult {
     ack_max_ms: f64,
     pong_p50_ms: f64,
     pong_p99_ms: f64,
+    /// Packet trace received per session per second, bytes.
+    trace_bytes_per_s_per_session: f64,
 }
 
 impl RunResult {
@@ -414,7 +466,7 @@ impl RunResult {
 
     fn summary(&self) -> String {
         format!(
-            "loadgen: {:<12} N={:5} connected={:5} acks/s={:8.0} moves/s={:8.0} relay cpu={:5.1}% (idle {:4.1}%) nginx cpu={:5.1}% (idle {:4.1}%) gen cpu={:5.1}% rss idle={:.1} MiB ({:.1} KiB/session) load={:.1} MiB | ack latency p50={:.3} p99={:.3} p99.9={:.3} max={:.3} ms | pong p50={:.3} p99={:.3} ms | adjustments={} errors={}",
+            "loadgen: {:<12} N={:5} connected={:5} acks/s={:8.0} moves/s={:8.0} relay cpu={:5.1}% (idle {:4.1}%) nginx cpu={:5.1}% (idle {:4.1}%) gen cpu={:5.1}% rss idle={:.1} MiB ({:.1} KiB/session) load={:.1} MiB | ack latency p50={:.3} p99={:.3} p99.9={:.3} max={:.3} ms | pong p50={:.3} p99={:.3} ms | trace {:.0} B/s per session | adjustments={} errors={}",
             self.target,
             self.sessions,
             self.connected,
@@ -434,6 +486,7 @@ impl RunResult {
             self.ack_max_ms,
             self.pong_p50_ms,
             self.pong_p99_ms,
+            self.trace_bytes_per_s_per_session,
             self.adjustments,
             self.errors,
         )
@@ -441,7 +494,7 @@ impl RunResult {
 
     fn json(&self) -> String {
         format!(
-            "{{\"target\":\"{}\",\"sessions\":{},\"connected\":{},\"connect_s\":{:.2},\"measure_s\":{:.2},\"relay_rss_base_bytes\":{},\"relay_rss_idle_bytes\":{},\"relay_rss_load_bytes\":{},\"idle_kib_per_session\":{:.2},\"load_kib_per_session\":{:.2},\"relay_cpu_idle_pct\":{:.1},\"relay_cpu_pct\":{:.1},\"proxy_cpu_idle_pct\":{:.1},\"proxy_cpu_pct\":{:.1},\"generator_cpu_pct\":{:.1},\"moves_per_s\":{:.0},\"acks_per_s\":{:.0},\"frames_in_per_s\":{:.0},\"adjustments\":{},\"errors\":{},\"ack_samples\":{},\"ack_p50_ms\":{:.3},\"ack_p99_ms\":{:.3},\"ack_p999_ms\":{:.3},\"ack_max_ms\":{:.3},\"pong_p50_ms\":{:.3},\"pong_p99_ms\":{:.3}}}",
+            "{{\"target\":\"{}\",\"sessions\":{},\"connected\":{},\"connect_s\":{:.2},\"measure_s\":{:.2},\"relay_rss_base_bytes\":{},\"relay_rss_idle_bytes\":{},\"relay_rss_load_bytes\":{},\"idle_kib_per_session\":{:.2},\"load_kib_per_session\":{:.2},\"relay_cpu_idle_pct\":{:.1},\"relay_cpu_pct\":{:.1},\"proxy_cpu_idle_pct\":{:.1},\"proxy_cpu_pct\":{:.1},\"generator_cpu_pct\":{:.1},\"moves_per_s\":{:.0},\"acks_per_s\":{:.0},\"frames_in_per_s\":{:.0},\"adjustments\":{},\"errors\":{},\"ack_samples\":{},\"ack_p50_ms\":{:.3},\"ack_p99_ms\":{:.3},\"ack_p999_ms\":{:.3},\"ack_max_ms\":{:.3},\"pong_p50_ms\":{:.3},\"pong_p99_ms\":{:.3},\"trace_bytes_per_s_per_session\":{:.0}}}",
             self.target,
             self.sessions,
             self.connected,
@@ -469,6 +522,7 @@ impl RunResult {
             self.ack_max_ms,
             self.pong_p50_ms,
             self.pong_p99_ms,
+            self.trace_bytes_per_s_per_session,
         )
     }
 }
@@ -482,13 +536,14 @@ fn quantile_ms(sorted: &[u32], q: f64) -> f64 {
     f64::from(sorted[i.min(sorted.len() - 1)]) / 1000.0
 }
 
-/// Runs `n` sessions against `relay` (a fresh target) and measures.
-async fn run_one(args: &Args, relay: Target, n: usize) -> anyhow::Result<RunResult> {
+/// Runs `n` sessions against `relay` (a fresh target), each asking for
+/// its packet trace if `trace`, and measures.
+async fn run_one(args: &Args, relay: Target, n: usize, trace: bool) -> anyhow::Result<RunResult> {
     let measure = Duration::from_secs(args.duration.clamp(1, MAX_MEASURE_SECS));
     let (pids, proxy) = (relay.relay_pids(), relay.proxy_pids());
     tokio::time::sleep(Duration::from_millis(300)).await;
     let mut r = RunResult {
-        target: relay.kind(),
+        target: if trace { TRACED } else { relay.kind() },
         sessions: n,
         rss_base: relay.rss_kib() * 1024,
         ..Default::default()
@@ -510,7 +565,7 @@ async fn run_one(args: &Args, relay: Target, n: usize) -> anyhow::Result<RunResu
         // Spread the sessions' frame clocks over one frame.
         let offset = FRAME.mul_f64(id as f64 / n as f64);
         tasks.push(tokio::spawn(async move {
-            session(id, url, rx, connected, gate, offset).await
+            session(id, url, rx, connected, gate, offset, trace).await
         }));
     }
     // Wait for every session to be welcomed (or 60 s).
@@ -561,6 +616,7 @@ async fn run_one(args: &Args, relay: Target, n: usize) -> anyhow::Result<RunResu
             all.bytes_in += s.bytes_in;
             all.bytes_out += s.bytes_out;
             all.errors += s.errors;
+            all.trace_bytes += s.trace_bytes;
             all.ack_us.extend(s.ack_us);
             all.pong_us.extend(s.pong_us);
         } else {
@@ -585,6 +641,7 @@ async fn run_one(args: &Args, relay: Target, n: usize) -> anyhow::Result<RunResu
         .map_or(f64::NAN, |&v| f64::from(v) / 1000.0);
     r.pong_p50_ms = quantile_ms(&all.pong_us, 0.50);
     r.pong_p99_ms = quantile_ms(&all.pong_us, 0.99);
+    r.trace_bytes_per_s_per_session = all.trace_bytes as f64 / secs / r.connected.max(1) as f64;
     // Let the kernel reap the closed sockets before the next N.
     tokio::time::sleep(Duration::from_millis(500)).await;
     Ok(r)

@@ -2,11 +2,15 @@
 //! client end, so the traffic is the page's (a ServerMove per 60 Hz frame,
 //! a Ping every `PING_INTERVAL_MS`, Hello and settings) — on its own
 //! WebSocket, in the page's frame order (take what arrived, then tick and
-//! send), timing each Ack and Pong.
+//! send), timing each Ack and Pong; with `trace`, asking for the packet
+//! trace as the page does (issue 23) and counting its bytes.
 
 use futures_util::{SinkExt, StreamExt};
+use sim::cmc::wire::MoveResponse;
 use sim::net::codec;
-use sim::net::protocol::{ClientMsg, MoveResponse, NetSettings, ServerMsg};
+use sim::net::settings::NetSettings;
+use sim::net::trace_wire::TraceRequest;
+use sim::protocol::{ClientMsg, ServerMsg};
 use sim::{Bot, ClientEndpoint, SimTime, TimeStamp};
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -42,11 +46,14 @@ pub struct SessionStats {
     pub ack_us: Vec<u32>,
     pub pong_us: Vec<u32>,
     pub errors: u64,
+    /// Bytes of packet trace received.
+    pub trace_bytes: u64,
 }
 
-/// One simulated page: connect, Hello and link at 0 ms / 0 % loss, wait
-/// for Welcome; then, once the phase leaves Idle, the bot drives the
-/// page's client end and every answer goes back into it.
+/// One simulated page: connect, Hello and link at 0 ms / 0 % loss (and
+/// with `trace` the trace request), wait for Welcome; then, once the
+/// phase leaves Idle, the bot drives the page's client end and every
+/// answer goes back into it.
 pub async fn session(
     id: usize,
     url: String,
@@ -54,6 +61,7 @@ pub async fn session(
     connected: Arc<AtomicUsize>,
     gate: Arc<tokio::sync::Semaphore>,
     offset: Duration,
+    trace: bool,
 ) -> SessionStats {
     let mut stats = SessionStats::default();
     let permit = gate.acquire().await;
@@ -78,6 +86,9 @@ pub async fn session(
     let now = || SimTime::from_secs_f64(start.elapsed().as_secs_f64());
     let mut endpoint = ClientEndpoint::new();
     endpoint.set_net_settings(NetSettings::symmetric(0, 0, 0));
+    if trace {
+        endpoint.request_trace(TraceRequest::default());
+    }
     // Hello and the settings, as the page's first frame sends them.
     for frame in endpoint.frame(now(), 0.0, sim::Vec2::ZERO, false, false) {
         if ws.send(Message::Binary(frame.into())).await.is_err() {
@@ -208,6 +219,11 @@ pub async fn session(
                                 }
                                 break;
                             }
+                        }
+                    }
+                    Ok(ServerMsg::Trace(_)) => {
+                        if measuring {
+                            stats.trace_bytes += b.len() as u64;
                         }
                     }
                     Ok(ServerMsg::Error { .. }) | Err(_) => stats.errors += 1,

@@ -11,6 +11,12 @@
 //! scenario bless scenarios/*.json             # record what this build gives
 //! ```
 //!
+//! Scenarios of every version are read, upgraded to this build's
+//! (`sim::scenario::migrate`). The verdict line compares the run with the
+//! outcome recorded with the scenario: *identical to the original*, or
+//! *recorded with an older model; this replay differs from the original
+//! from 12 s* (when the model changed since it was saved).
+//!
 //! Exit status: 0 when the run matches the outcome recorded with the
 //! scenario (or none was recorded), 1 when it does not, 2 on bad input.
 //! `bless` rewrites each file's recorded outcome with the one this build
@@ -20,7 +26,8 @@
 use anyhow::{bail, Context};
 use clap::{Parser, Subcommand};
 use relay_server::store::{is_id, Location, PgStore, ScenarioStore, SqliteStore, StoredScenario};
-use sim::scenario::{codec, Outcome};
+use sim::scenario::codec::{self, Decoded};
+use sim::scenario::{Outcome, Verdict};
 use sim::{Model, Scenario, ScenarioRun};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -67,10 +74,10 @@ enum Command {
     },
 }
 
-/// Reads a scenario from whatever `source` names.
-fn load(source: &str, db: &Location) -> anyhow::Result<Scenario> {
+/// Reads a scenario of any version from whatever `source` names.
+fn load(source: &str, db: &Location) -> anyhow::Result<Decoded> {
     if let Some((_, fragment)) = source.split_once("#s=") {
-        return codec::from_fragment(fragment).context("reading the link's scenario");
+        return codec::open_fragment(fragment).context("reading the link's scenario");
     }
     let id = source
         .rsplit_once("/s/")
@@ -93,21 +100,16 @@ fn load(source: &str, db: &Location) -> anyhow::Result<Scenario> {
                      download /api/scenarios/{id} and run the file)"
                 )
             })?;
-        return codec::decode(&row.bytes).with_context(|| format!("stored scenario {id}"));
+        return codec::open(&row.bytes).with_context(|| format!("stored scenario {id}"));
     }
     bail!("{source:?} is neither a file, a scenario id, nor a scenario link")
 }
 
-/// Reads a scenario file: JSON (as `GET /api/scenarios/{id}` serves it) or
-/// the compact bytes.
-fn read_file(path: &Path) -> anyhow::Result<Scenario> {
+/// Reads a scenario file of any version: JSON (as `GET
+/// /api/scenarios/{id}` serves it) or the compact bytes.
+fn read_file(path: &Path) -> anyhow::Result<Decoded> {
     let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
-    if bytes.first() == Some(&b'{') {
-        let s: Scenario = serde_json::from_slice(&bytes).context("scenario JSON")?;
-        s.validate().context("invalid scenario")?;
-        return Ok(s);
-    }
-    codec::decode(&bytes).context("scenario file")
+    codec::open_file(&bytes).with_context(|| format!("scenario file {}", path.display()))
 }
 
 /// The row `id` names in the store at `db`, read only.
@@ -190,12 +192,13 @@ fn real_main() -> anyhow::Result<bool> {
 }
 
 /// Replays the scenario in `file` and writes the outcome into it, in the
-/// file's own form.
+/// file's own form and this build's version (never run it on
+/// `scenarios/frozen/`: those files keep the version they were saved as).
 fn bless(file: &Path) -> anyhow::Result<()> {
-    let mut scenario = read_file(file)?;
+    let mut scenario = read_file(file)?.scenario;
     let old = scenario.outcome.take();
     let (new, _) = play(scenario.clone(), None)?;
-    scenario.outcome = Some(new);
+    scenario.outcome = Some(new.clone());
     let bytes = std::fs::read(file)?;
     let out = if bytes.first() == Some(&b'{') {
         let mut json = serde_json::to_vec(&scenario)?;
@@ -205,7 +208,7 @@ fn bless(file: &Path) -> anyhow::Result<()> {
         codec::encode(&scenario)
     };
     std::fs::write(file, out).with_context(|| format!("writing {}", file.display()))?;
-    let same = old == Some(new);
+    let same = Verdict::of(old.as_ref(), &new) == Verdict::Identical;
     println!(
         "{}: trajectory-hash {} → {:016x} · {} adjustments{}",
         file.display(),
@@ -219,12 +222,16 @@ fn bless(file: &Path) -> anyhow::Result<()> {
 
 /// `scenario run`: `Ok(matches)`.
 fn run(source: &str, db: &Location, csv: Option<&Path>, json: bool) -> anyhow::Result<bool> {
-    let scenario = load(source, db)?;
-    let recorded = scenario.outcome;
-    let (name, seed, secs) = (
+    let Decoded {
+        scenario,
+        saved_version,
+    } = load(source, db)?;
+    let recorded = scenario.outcome.clone();
+    let (name, seed, secs, version) = (
         scenario.name.clone(),
         scenario.seed,
         scenario.duration_secs(),
+        scenario.version,
     );
     let csv: Option<Box<dyn Write>> = match csv {
         Some(p) => Some(Box::new(std::io::BufWriter::new(
@@ -233,23 +240,21 @@ fn run(source: &str, db: &Location, csv: Option<&Path>, json: bool) -> anyhow::R
         None => None,
     };
     let (o, model) = play(scenario, csv)?;
-    let matches = recorded.is_none_or(|r| r == o);
-    let verdict = match recorded {
-        None => "no recorded outcome to compare",
-        Some(_) if matches => "identical to the recording",
-        Some(_) => "DIFFERS from the recording",
-    };
+    let verdict = Verdict::of(recorded.as_ref(), &o);
     if json {
         println!(
             "{}",
             serde_json::json!({
                 "name": name, "seed": seed, "duration_s": secs, "frames": o.frames,
+                "saved_version": saved_version, "version": version,
                 "model": model.name(),
                 "state_hash": format!("{:016x}", o.state_hash),
                 "trajectory_hash": format!("{:016x}", o.trajectory_hash),
                 "adjustments": o.adjustments, "replayed_moves": o.replayed_moves,
                 "acks": o.acks, "moves_sent": o.moves_sent,
-                "matches_recording": recorded.map(|r| r == o),
+                "matches_recording": recorded.as_ref().map(|_| verdict.is_ok()),
+                "verdict": verdict.to_string(),
+                "differs_from_s": verdict.differs_from_secs(),
             })
         );
     } else {
@@ -260,6 +265,11 @@ fn run(source: &str, db: &Location, csv: Option<&Path>, json: bool) -> anyhow::R
         };
         let counters = [o.adjustments, o.replayed_moves, o.acks, o.moves_sent];
         println!("scenario:        {name}");
+        if saved_version == version {
+            println!("version:         {version}");
+        } else {
+            println!("version:         {saved_version}, upgraded to {version}");
+        }
         println!("model:           {}", model.name());
         println!("seed:            {seed}");
         println!("frames:          {} ({secs:.2} s)", o.frames);
@@ -269,12 +279,12 @@ fn run(source: &str, db: &Location, csv: Option<&Path>, json: bool) -> anyhow::R
             println!("{:<16} {n}", format!("{name}:"));
         }
         println!("verdict:         {verdict}");
-        if let (Some(r), false) = (recorded, matches) {
+        if let (Some(r), false) = (&recorded, verdict.is_ok()) {
             println!(
                 "recorded:        state-hash {:016x} · trajectory-hash {:016x} · {} adjustments · {} replayed-moves · {} acks · {} moves-sent · {} frames",
                 r.state_hash, r.trajectory_hash, r.adjustments, r.replayed_moves, r.acks, r.moves_sent, r.frames
             );
         }
     }
-    Ok(matches)
+    Ok(verdict.is_ok())
 }

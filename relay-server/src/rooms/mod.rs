@@ -1,49 +1,61 @@
 //! Shared rooms (issue #13): every `/ws?room=NAME` whose name is not a
 //! private `p-…` id joins the room NAME on this relay — one authoritative
-//! [`sim::room::RoomHost`] per room, on its own task.
+//! [`sim::endpoints::room::RoomHost`] per room, on its own task.
 //!
 //! ```text
-//!  session (ws.rs) ── Command::{Join, Rebind, Frame, Leave} ──► room task: RoomHost
+//!  session (ws/) ─── Command::{Join, Rebind, Frame, Leave, Dismiss} ──► room task: RoomHost
 //!        ▲                    (unbounded: each session's budgets bound it)      │
-//!        └──────── Out::{Seated, Frames, Rejected, Refused} ◄───────────────────┘
+//!        └──────── Out::{Seated, Frames, Rejected, Refused, Moved} ◄────────────┘
 //!                  (bounded per player: a player who does not read loses
 //!                   their own frames, never delays the room)
 //! ```
 //!
 //! | module | holds |
 //! |---|---|
-//! | here | [`Rooms`]: the registry, joining, `GET /api/rooms` |
+//! | here | [`Rooms`]: the registry, joining, making a room from a checkpoint, dismissing one |
 //! | `seat` | [`Seat`]: one player's place in a room, and the messages both ways |
 //! | `task` | the room's task: commands in, polls on the room's wake-ups, frames out |
 //!
-//! **Life of a room.** The first player's Join makes it; players join and
-//! leave at any time; a dropped socket's seat is kept for the resume grace
-//! period ([`crate::resume::GRACE`]) and a Resume on a new connection takes
-//! it back, character and all (a Close frame from the client is a goodbye:
-//! the player leaves at once); a room with no player (bots do not count)
-//! for [`crate::Limits::empty_room_lifetime`] (30 s) is dropped. A room
-//! holds at most
-//! [`crate::Limits::max_room_players`] (bots included); one more is
-//! refused with the room's reason and the close code
-//! [`CLOSE_ROOM_FULL`].
+//! | `list` | `GET /api/rooms` |
+//! | `checkpoint` | [`checkpoint::Checkpoint`]: what another relay needs to carry the room on |
 //!
-//! Behind nginx every connection of one room reaches one relay (the room
-//! is the hash key), so a room never spans relays; each relay lists its own
-//! rooms (`/api/rooms?room=NAME` is routed like the room's sockets).
+//! **Life of a room.** On one relay (SQLite), the first player's Join
+//! makes it; with a shared registry (PostgreSQL, `crate::homes`), the
+//! relay makes it when it claims the room's home, fresh or from the
+//! checkpoint of the relay that had it ([`Rooms::create`]). Players join
+//! and leave at any time; a dropped socket's seat is kept for the resume
+//! grace period ([`crate::resume::GRACE`]) and a Resume on a new
+//! connection takes it back, character and all (a Close frame from the
+//! client is a goodbye: the player leaves at once); a room with no player
+//! (bots do not count) for [`crate::Limits::empty_room_lifetime`] (30 s)
+//! is dropped. A room holds at most [`crate::Limits::max_room_players`]
+//! (bots included) and [`crate::Limits::max_seats_per_address`] seats of
+//! one client address; one more is refused with the reason and the close
+//! code [`CLOSE_ROOM_FULL`] (full) or 1008 (the address's share). A room
+//! handed to another relay, or found to be another's, is dismissed
+//! ([`Rooms::dismiss`]): its players are closed with
+//! [`CLOSE_ROOM_MOVED`] and reconnect to where it is now.
+//!
+//! A room has one home at a time: each relay lists only its own rooms
+//! (`/api/rooms`), and the registry sends a room's players to its home
+//! whichever relay they reach (`crate::homes`).
 
+pub(crate) mod checkpoint;
+mod list;
 mod seat;
 mod task;
 
+pub(crate) use list::list;
+pub use list::RoomSummary;
 pub(crate) use seat::{Out, Seat};
 
-use crate::metrics::Metrics;
+use crate::metrics::{Metrics, SeatRefusal};
 use crate::room::RoomId;
-use crate::AppState;
-use axum::extract::State;
-use axum::response::IntoResponse;
-use axum::Json;
-use seat::Command;
+use crate::token::TokenHash;
+use checkpoint::Checkpoint;
+use seat::{Command, SeatCounts};
 use std::collections::HashMap;
+use std::net::IpAddr;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
@@ -54,12 +66,22 @@ use tokio_util::sync::CancellationToken;
 /// (IANA's WebSocket close code registry: a temporary condition).
 pub const CLOSE_ROOM_FULL: u16 = 1013;
 
+/// Close code for a player whose room has left this relay: 1012 "service
+/// restart" (IANA's registry: the client should reconnect), which the page
+/// does at once, resuming its seat where the room is now.
+pub const CLOSE_ROOM_MOVED: u16 = 1012;
+
+/// Close code for a seat refused for its address's share: 1008 "policy
+/// violation" (RFC 6455 §7.4.1).
+const CLOSE_POLICY: u16 = 1008;
+
 /// Frame batches waiting for one player's session; more are dropped (the
 /// player's own loss: a session that stops reading never slows the room).
 /// At 60 polls/s a batch per poll, 256 is 4 s of room traffic.
 const OUT_QUEUE: usize = 256;
 
-/// What `/api/rooms` shows of a room, kept current by its task.
+/// What `/api/rooms` shows of a room and the registry renews it with,
+/// kept current by its task.
 #[derive(Debug, Default)]
 struct RoomInfo {
     /// Remote players seated (a dropped socket's seat within its grace
@@ -67,6 +89,8 @@ struct RoomInfo {
     players: AtomicUsize,
     /// Server-driven bots.
     bots: AtomicUsize,
+    /// The newest checkpoint, encoded (with a shared registry only).
+    checkpoint: Mutex<Option<Arc<Vec<u8>>>>,
 }
 
 /// One room in the registry.
@@ -75,11 +99,28 @@ struct Entry {
     /// The room's task.
     tx: mpsc::UnboundedSender<Command>,
     /// Seats handed out and not yet given back: the task drops the room
-    /// only when this is 0 under the registry's lock, so a player joining
+    /// only when none is, under the registry's lock, so a player joining
     /// never finds a room that is going away.
-    seats: Arc<AtomicUsize>,
+    counts: Arc<SeatCounts>,
     info: Arc<RoomInfo>,
+    /// This relay's lease on the room in the shared registry.
+    lease: Option<i64>,
 }
+
+/// A room this relay holds a lease on, as the registry renews it.
+#[derive(Debug, Clone)]
+pub(crate) struct Held {
+    /// The room.
+    pub(crate) room: RoomId,
+    /// The lease.
+    pub(crate) lease: i64,
+    /// Its newest checkpoint, encoded.
+    pub(crate) checkpoint: Option<Arc<Vec<u8>>>,
+}
+
+/// How the registry learns that a room it holds a lease on has ended
+/// here: its name and lease.
+pub(crate) type Ended = mpsc::UnboundedSender<(RoomId, i64)>;
 
 /// The shared rooms of this relay.
 #[derive(Debug)]
@@ -87,6 +128,8 @@ pub(crate) struct Rooms {
     map: Mutex<HashMap<RoomId, Entry>>,
     /// Most players per room, bots included.
     max_players: usize,
+    /// Most seats one address holds in a room (`0` = no cap).
+    max_seats_per_address: usize,
     /// How long a room with no player lives on: a player reloading the
     /// page, or the last one leaving and another coming, finds the room
     /// (its bots, its `MaxRecordTime`) as it was.
@@ -100,64 +143,135 @@ pub(crate) struct Rooms {
     epoch: Instant,
     /// Cancelled when the relay shuts down: every room ends.
     shutdown: CancellationToken,
-}
-
-/// A room as `GET /api/rooms` lists it.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct RoomSummary {
-    /// Its name.
-    pub room: String,
-    /// Remote players (a dropped socket's seat within its grace period
-    /// included).
-    pub players: usize,
-    /// Server-driven bots.
-    pub bots: usize,
-    /// Most players, bots included.
-    pub max_players: usize,
+    /// With a shared registry: where ended rooms' leases go to be released
+    /// (a missing room is then never made on a Join: only a claim makes
+    /// one). `None`: this relay alone, rooms made on demand.
+    ended: Mutex<Option<Ended>>,
 }
 
 impl Rooms {
     /// No rooms yet; each will hold at most `max_players` (clamped to
-    /// `1..=`[`sim::room::config::MAX_ROOM_PLAYERS`]) and live on
+    /// `1..=`[`sim::room::config::MAX_ROOM_PLAYERS`]) and
+    /// `max_seats_per_address` seats of one address, and live on
     /// `empty_lifetime` without a player.
     pub(crate) fn new(
-        max_players: usize,
-        empty_lifetime: Duration,
+        limits: &crate::Limits,
         seed_base: u64,
         epoch: Instant,
         shutdown: CancellationToken,
     ) -> Rooms {
         Rooms {
             map: Mutex::new(HashMap::new()),
-            max_players: max_players.clamp(1, sim::room::config::MAX_ROOM_PLAYERS),
-            empty_lifetime,
+            max_players: limits
+                .max_room_players
+                .clamp(1, sim::room::config::MAX_ROOM_PLAYERS),
+            max_seats_per_address: limits.max_seats_per_address,
+            empty_lifetime: limits.empty_room_lifetime,
             seed_base,
             made: AtomicU64::new(0),
             seated: AtomicU64::new(0),
             epoch,
             shutdown,
+            ended: Mutex::new(None),
         }
     }
 
-    /// A seat in room `id` (made now if it does not exist), and the channel
-    /// its frames come back on. The room answers with [`Out::Seated`] or,
-    /// when full, [`Out::Refused`].
+    /// From now on rooms are made only by a claim ([`Rooms::create`]),
+    /// keep checkpoints, and report on `ended` when they end here.
+    pub(crate) fn share(&self, ended: Ended) {
+        *self.ended.lock().unwrap_or_else(PoisonError::into_inner) = Some(ended);
+    }
+
+    fn shared(&self) -> bool {
+        self.ended
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .is_some()
+    }
+
+    /// A seat in room `id` for a client at `addr` whose session's token
+    /// hashes to `token`, and the channel its frames come back on. The
+    /// room answers with [`Out::Seated`] or, when full, [`Out::Refused`].
+    /// `None` and an [`Out::Refused`] already waiting when `addr` holds its
+    /// share of the room's seats; an [`Out::Moved`] waiting when the room
+    /// is not here (with a shared registry: it ended or moved since the
+    /// connection was placed).
     pub(crate) fn join(
         self: &Arc<Self>,
         id: &RoomId,
+        addr: IpAddr,
+        token: Option<TokenHash>,
         metrics: &Arc<Metrics>,
-    ) -> (Seat, mpsc::Receiver<Out>) {
+    ) -> (Option<Seat>, mpsc::Receiver<Out>) {
+        let (out, rx) = mpsc::channel(OUT_QUEUE);
+        let shared = self.shared();
         let mut map = self.map.lock().unwrap_or_else(PoisonError::into_inner);
+        if shared && !map.contains_key(id) {
+            drop(map);
+            let reason = format!("room {id} is no longer on this relay: reconnect");
+            let _ = out.try_send(Out::Moved { reason });
+            return (None, rx);
+        }
         let entry = map
             .entry(id.clone())
-            .or_insert_with(|| self.spawn(id, metrics));
-        entry.seats.fetch_add(1, Ordering::Relaxed);
+            .or_insert_with(|| self.spawn(id, metrics, None, None).0);
+        if !entry.counts.try_add(addr, self.max_seats_per_address) {
+            drop(map);
+            metrics.seat_refused(SeatRefusal::AddressCap);
+            let reason = format!(
+                "room {id}: this address holds {} seats of the room already",
+                self.max_seats_per_address
+            );
+            let _ = out.try_send(Out::Refused {
+                frame: sim::net::codec::encode(&sim::protocol::ServerMsg::Room(
+                    sim::room::RoomServerMsg::Refused {
+                        reason: reason.clone(),
+                    },
+                )),
+                code: CLOSE_POLICY,
+                reason,
+            });
+            return (None, rx);
+        }
         let key = self.seated.fetch_add(1, Ordering::Relaxed);
-        let seat = Seat::new(id.clone(), key, entry.tx.clone(), entry.seats.clone());
+        let seat = Seat::new(
+            id.clone(),
+            key,
+            entry.tx.clone(),
+            entry.counts.clone(),
+            addr,
+        );
         drop(map);
-        let (out, rx) = mpsc::channel(OUT_QUEUE);
-        seat.join(out);
-        (seat, rx)
+        seat.join(out, token);
+        (Some(seat), rx)
+    }
+
+    /// Makes room `id`, whose home this relay now is under `lease`, fresh
+    /// or from `checkpoint`; returns the seats made from it, each under its
+    /// token's hash, to be parked for their players' Resumes. Nothing if
+    /// the room is here already.
+    pub(crate) fn create(
+        self: &Arc<Self>,
+        id: &RoomId,
+        lease: i64,
+        checkpoint: Option<&Checkpoint>,
+        metrics: &Arc<Metrics>,
+    ) -> Vec<(TokenHash, Seat)> {
+        let mut map = self.map.lock().unwrap_or_else(PoisonError::into_inner);
+        if map.contains_key(id) {
+            return Vec::new();
+        }
+        let (entry, seats) = self.spawn(id, metrics, Some(lease), checkpoint);
+        map.insert(id.clone(), entry);
+        seats
+    }
+
+    /// Whether room `id` is here.
+    pub(crate) fn contains(&self, id: &RoomId) -> bool {
+        self.map
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .contains_key(id)
     }
 
     /// A channel for a seat taken back by a resume: [`Seat::rebind`] sends
@@ -166,22 +280,51 @@ impl Rooms {
         mpsc::channel(OUT_QUEUE)
     }
 
-    fn spawn(self: &Arc<Self>, id: &RoomId, metrics: &Arc<Metrics>) -> Entry {
+    /// Starts room `id`'s task (restoring `checkpoint`): its entry, and
+    /// the seats the checkpoint made with their tokens.
+    fn spawn(
+        self: &Arc<Self>,
+        id: &RoomId,
+        metrics: &Arc<Metrics>,
+        lease: Option<i64>,
+        checkpoint: Option<&Checkpoint>,
+    ) -> (Entry, Vec<(TokenHash, Seat)>) {
         let n = self.made.fetch_add(1, Ordering::Relaxed);
         let seed = self.seed_base ^ n.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ 0x524f_4f4d;
         let (tx, rx) = mpsc::unbounded_channel();
-        let seats = Arc::new(AtomicUsize::new(0));
+        let counts = Arc::new(SeatCounts::default());
         let info = Arc::new(RoomInfo::default());
-        let room = task::RoomTask::new(
-            id.clone(),
-            self.max_players,
-            seed,
+        let (room, restored) = task::RoomTask::new(
+            task::Made {
+                id: id.clone(),
+                max_players: self.max_players,
+                seed,
+                lease,
+                checkpoint,
+                seat_keys: &self.seated,
+            },
             Arc::clone(self),
             Arc::clone(metrics),
             info.clone(),
         );
+        let seats = restored
+            .into_iter()
+            .filter_map(|(key, state)| {
+                counts.try_add(state.addr, 0);
+                let seat = Seat::new(id.clone(), key, tx.clone(), counts.clone(), state.addr);
+                Some((state.token?, seat))
+            })
+            .collect();
         tokio::spawn(room.run(rx, self.shutdown.clone()));
-        Entry { tx, seats, info }
+        (
+            Entry {
+                tx,
+                counts,
+                info,
+                lease,
+            },
+            seats,
+        )
     }
 
     /// Takes room `id` (the one whose task keeps `info`) out of the
@@ -190,7 +333,7 @@ impl Rooms {
     fn remove_if_empty(&self, id: &RoomId, info: &Arc<RoomInfo>) -> bool {
         let mut map = self.map.lock().unwrap_or_else(PoisonError::into_inner);
         match map.get(id) {
-            Some(e) if Arc::ptr_eq(&e.info, info) && e.seats.load(Ordering::Relaxed) == 0 => {
+            Some(e) if Arc::ptr_eq(&e.info, info) && e.counts.total() == 0 => {
                 map.remove(id);
                 true
             }
@@ -198,20 +341,51 @@ impl Rooms {
         }
     }
 
-    /// Every room, by name.
-    pub(crate) fn list(&self) -> Vec<RoomSummary> {
+    /// Room `id` (the one whose task keeps `info`) has ended here: its
+    /// lease, if it holds one, goes to the registry to be released.
+    fn ended(&self, id: &RoomId, lease: Option<i64>) {
+        if let (Some(lease), Some(ended)) = (
+            lease,
+            self.ended
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .as_ref(),
+        ) {
+            let _ = ended.send((id.clone(), lease));
+        }
+    }
+
+    /// Ends room `id` here if it is the one under `lease`: every player is
+    /// told to reconnect (close [`CLOSE_ROOM_MOVED`], `reason`). Its lease
+    /// is not reported as ended: whoever dismisses it deals with it.
+    pub(crate) fn dismiss(&self, id: &RoomId, lease: i64, reason: &str) {
+        let mut map = self.map.lock().unwrap_or_else(PoisonError::into_inner);
+        if map.get(id).is_some_and(|e| e.lease == Some(lease)) {
+            if let Some(e) = map.remove(id) {
+                let _ = e.tx.send(Command::Dismiss {
+                    reason: reason.to_owned(),
+                });
+            }
+        }
+    }
+
+    /// Every room this relay holds a lease on, with its newest checkpoint.
+    pub(crate) fn held(&self) -> Vec<Held> {
         let map = self.map.lock().unwrap_or_else(PoisonError::into_inner);
-        let mut rooms: Vec<RoomSummary> = map
-            .iter()
-            .map(|(id, e)| RoomSummary {
-                room: id.to_string(),
-                players: e.info.players.load(Ordering::Relaxed),
-                bots: e.info.bots.load(Ordering::Relaxed),
-                max_players: self.max_players,
+        map.iter()
+            .filter_map(|(id, e)| {
+                Some(Held {
+                    room: id.clone(),
+                    lease: e.lease?,
+                    checkpoint: e
+                        .info
+                        .checkpoint
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .clone(),
+                })
             })
-            .collect();
-        rooms.sort_by(|a, b| a.room.cmp(&b.room));
-        rooms
+            .collect()
     }
 
     /// The relay's clock now.
@@ -223,14 +397,4 @@ impl Rooms {
     fn instant_at(&self, t: sim::SimTime) -> tokio::time::Instant {
         tokio::time::Instant::from_std(self.epoch + Duration::from_micros(t.0))
     }
-}
-
-/// `GET /api/rooms`: this relay's shared rooms with their players and
-/// bots, `{"instance": …, "rooms": [{"room", "players", "bots",
-/// "max_players"}]}`, by name. Private sessions are not listed.
-pub(crate) async fn list(State(state): State<AppState>) -> impl IntoResponse {
-    Json(serde_json::json!({
-        "instance": state.inner.deployment.instance,
-        "rooms": state.inner.rooms.list(),
-    }))
 }

@@ -7,20 +7,43 @@
 //! loop: commands (all waiting) ─► RoomHost::receive_msg / add / remove
 //!       or the room's next wake-up
 //!       poll_until(now) ─► frames by player ─► each seat's channel (try_send)
+//!       a seat, a token or a setting changed ─► the checkpoint (shared registry)
+//!       take_traces(now) ─► stamped with the room's poll times ─► Out::Trace
 //!       no player for the empty-room lifetime ─► out of the registry, end
+//!       dismissed ─► every player told to reconnect, end
 //! ```
 
+use super::checkpoint::{Checkpoint, SeatState};
 use super::seat::{Command, Out};
-use super::{RoomInfo, Rooms};
-use crate::metrics::{Metrics, FLUSH_INTERVAL};
+use super::{RoomInfo, Rooms, CLOSE_ROOM_FULL};
+use crate::metrics::{Metrics, SeatRefusal, FLUSH_INTERVAL};
 use crate::room::RoomId;
-use sim::room::{PlayerId, RoomConfig, RoomError, RoomHost};
+use crate::trace::RoomTimes;
+use sim::endpoints::room::{RoomError, RoomHost};
+use sim::protocol::ClientMsg;
+use sim::room::{PlayerId, RoomClientMsg, RoomConfig};
 use std::collections::{BTreeMap, HashMap};
-use std::sync::atomic::Ordering;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, PoisonError};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 use tracing::{debug, info};
+
+/// What a room is made of.
+pub(super) struct Made<'a> {
+    /// Its name.
+    pub(super) id: RoomId,
+    /// Most players, bots included.
+    pub(super) max_players: usize,
+    /// Its link conditioners' seed.
+    pub(super) seed: u64,
+    /// This relay's lease on it (shared registry).
+    pub(super) lease: Option<i64>,
+    /// Where it was when another relay had it.
+    pub(super) checkpoint: Option<&'a Checkpoint>,
+    /// Where its restored seats' numbers come from.
+    pub(super) seat_keys: &'a AtomicU64,
+}
 
 /// A room and the channels to its players.
 pub(super) struct RoomTask {
@@ -29,44 +52,85 @@ pub(super) struct RoomTask {
     rooms: Arc<Rooms>,
     metrics: Arc<Metrics>,
     info: Arc<RoomInfo>,
-    /// Seat number → the player in it.
-    seats: HashMap<u64, PlayerId>,
+    lease: Option<i64>,
+    /// Seat number → the player in it, their token and address.
+    seats: HashMap<u64, SeatState>,
     /// Each seated player's channel, by id.
     outs: BTreeMap<PlayerId, mpsc::Sender<Out>>,
     /// Since when no player has been seated.
     empty_since: Option<tokio::time::Instant>,
+    /// A seat, a token or a setting changed since the last checkpoint.
+    changed: bool,
+    /// The room's processing times for its players' traces.
+    times: RoomTimes,
 }
 
 impl RoomTask {
+    /// The room `made` says, and the seats its checkpoint made (their
+    /// numbers and states).
     pub(super) fn new(
-        id: RoomId,
-        max_players: usize,
-        seed: u64,
+        made: Made<'_>,
         rooms: Arc<Rooms>,
         metrics: Arc<Metrics>,
         info: Arc<RoomInfo>,
-    ) -> RoomTask {
+    ) -> (RoomTask, Vec<(u64, SeatState)>) {
+        let now = rooms.now();
         let config = RoomConfig {
-            max_players,
+            max_players: made.max_players,
+            max_record_time_ms: made
+                .checkpoint
+                .map_or(RoomConfig::default().max_record_time_ms, |c| {
+                    c.max_record_time_ms
+                }),
             ..RoomConfig::default()
         };
-        // `Rooms::new` keeps `max_players` in its range.
-        let host = RoomHost::new(config, seed, rooms.now()).expect("a valid room configuration");
-        info!(room = %id, seed, max_players = host.config().max_players, "room made");
-        RoomTask {
-            id,
+        // `Rooms::new` keeps `max_players` in its range; a checkpoint's
+        // record time was in range on the relay that wrote it.
+        let mut host = RoomHost::new(config, made.seed, now).unwrap_or_else(|_| {
+            RoomHost::new(
+                RoomConfig {
+                    max_players: made.max_players,
+                    ..RoomConfig::default()
+                },
+                made.seed,
+                now,
+            )
+            .expect("a valid room configuration")
+        });
+        let restored: Vec<(u64, SeatState)> = made
+            .checkpoint
+            .map(|c| c.restore(&mut host, now))
+            .unwrap_or_default()
+            .into_iter()
+            .map(|s| (made.seat_keys.fetch_add(1, Ordering::Relaxed), s))
+            .collect();
+        info!(
+            room = %made.id,
+            seed = made.seed,
+            max_players = host.config().max_players,
+            restored_seats = restored.len(),
+            bots = host.bot_count(),
+            "room made"
+        );
+        let task = RoomTask {
+            id: made.id,
             host,
             rooms,
             metrics,
             info,
-            seats: HashMap::new(),
+            lease: made.lease,
+            seats: restored.iter().copied().collect(),
             outs: BTreeMap::new(),
             empty_since: Some(tokio::time::Instant::now()),
-        }
+            changed: true,
+            times: RoomTimes::default(),
+        };
+        (task, restored)
     }
 
-    /// Runs the room until it has been empty for its lifetime
-    /// (and no seat is being handed out) or the relay shuts down.
+    /// Runs the room until it has been empty for its lifetime (and no
+    /// seat is being handed out), it is dismissed, or the relay shuts
+    /// down.
     pub(super) async fn run(
         mut self,
         mut rx: mpsc::UnboundedReceiver<Command>,
@@ -79,31 +143,42 @@ impl RoomTask {
         tokio::pin!(timer);
         let cancelled = shutdown.cancelled();
         tokio::pin!(cancelled);
+        let mut dismissed = false;
         loop {
             let wake = self.host.next_wakeup().map(|t| self.rooms.instant_at(t));
             let expire = self.empty_since.map(|t| t + self.rooms.empty_lifetime);
             if let Some(at) = [wake, expire].into_iter().flatten().min() {
                 timer.as_mut().reset(at);
             }
+            let mut timer_fired = false;
             tokio::select! {
                 cmd = rx.recv() => {
                     let Some(cmd) = cmd else { break };
-                    self.command(cmd);
+                    dismissed |= self.command(cmd);
                     while let Ok(cmd) = rx.try_recv() {
-                        self.command(cmd);
+                        dismissed |= self.command(cmd);
+                    }
+                    if dismissed {
+                        break;
                     }
                 }
-                () = &mut timer => {}
+                () = &mut timer => timer_fired = true,
                 () = &mut cancelled => break,
             }
             let now = self.rooms.now();
             let tick_due = self.host.next_tick() <= now;
+            let late = wake
+                .filter(|_| timer_fired)
+                .map(|at| tokio::time::Instant::now().saturating_duration_since(at));
             let started = std::time::Instant::now();
             let frames = self.host.poll_until(now);
             if tick_due {
                 ticks.observe(started.elapsed().as_secs_f64());
             }
+            self.times.polled(started, late);
             self.dispatch(frames);
+            self.checkpoint();
+            self.dispatch_traces();
             if last_flush.elapsed() >= FLUSH_INTERVAL {
                 last_flush = std::time::Instant::now();
                 ticks.flush();
@@ -115,6 +190,7 @@ impl RoomTask {
                 let lifetime = self.rooms.empty_lifetime;
                 if since.elapsed() >= lifetime && self.rooms.remove_if_empty(&self.id, &self.info) {
                     info!(room = %self.id, empty_s = lifetime.as_secs_f64(), "room dropped: no player");
+                    self.rooms.ended(&self.id, self.lease);
                     break;
                 }
             } else {
@@ -125,34 +201,57 @@ impl RoomTask {
         self.metrics.room_closed();
     }
 
-    fn command(&mut self, cmd: Command) {
+    /// Handles one command; `true` when the room is dismissed.
+    fn command(&mut self, cmd: Command) -> bool {
         let now = self.rooms.now();
         match cmd {
-            Command::Join { seat, out } => match self.host.add_player(now) {
+            Command::Join {
+                seat,
+                out,
+                addr,
+                token,
+            } => match self.host.add_player(now) {
                 Ok(id) => {
-                    self.seats.insert(seat, id);
+                    self.seats.insert(seat, SeatState { id, token, addr });
                     let _ = out.try_send(Out::Seated);
                     self.outs.insert(id, out);
+                    self.changed = true;
                     info!(room = %self.id, player = id.0, players = self.seats.len(), "player joined");
                 }
                 Err(e) => {
                     let frame = RoomHost::refusal_frame(&e);
                     let reason = format!("room {}: {e}", self.id);
                     info!(room = %self.id, %reason, "player refused");
-                    let _ = out.try_send(Out::Refused { frame, reason });
+                    self.metrics.seat_refused(SeatRefusal::RoomFull);
+                    let _ = out.try_send(Out::Refused {
+                        frame,
+                        code: CLOSE_ROOM_FULL,
+                        reason,
+                    });
                 }
             },
-            Command::Rebind { seat, out } => {
-                if let Some(&id) = self.seats.get(&seat) {
+            Command::Rebind { seat, out, token } => {
+                if let Some(s) = self.seats.get_mut(&seat) {
+                    s.token = token;
                     let _ = out.try_send(Out::Seated);
-                    self.outs.insert(id, out);
-                    info!(room = %self.id, player = id.0, "player resumed");
+                    self.outs.insert(s.id, out);
+                    self.changed = true;
+                    info!(room = %self.id, player = s.id.0, "player resumed");
                 }
             }
             Command::Frame { seat, len, msg } => {
-                let Some(&id) = self.seats.get(&seat) else {
-                    return;
+                let Some(&SeatState { id, .. }) = self.seats.get(&seat) else {
+                    return false;
                 };
+                self.changed |= matches!(
+                    msg,
+                    ClientMsg::SetNetSettings(_)
+                        | ClientMsg::Room(
+                            RoomClientMsg::SetPlayerSettings(_)
+                                | RoomClientMsg::SetMaxRecordTime { .. }
+                                | RoomClientMsg::AddBot
+                        )
+                );
                 match self.host.receive_msg(now, id, len, msg) {
                     Ok(()) => {}
                     // The room answered the player with an Error already;
@@ -166,18 +265,61 @@ impl RoomTask {
                     Err(e) => debug!(room = %self.id, player = id.0, error = %e, "refused"),
                 }
             }
+            Command::TraceCongested { seat, on } => {
+                if let Some(SeatState { id, .. }) = self.seats.get(&seat) {
+                    self.host.trace_congested(*id, on);
+                }
+            }
             Command::Leave { seat } => {
-                if let Some(id) = self.seats.remove(&seat) {
+                if let Some(SeatState { id, .. }) = self.seats.remove(&seat) {
                     self.outs.remove(&id);
                     self.host.remove_player(id);
+                    self.changed = true;
                     info!(room = %self.id, player = id.0, players = self.seats.len(), "player left");
                 }
+            }
+            Command::Dismiss { reason } => {
+                for out in self.outs.values() {
+                    let _ = out.try_send(Out::Moved {
+                        reason: reason.clone(),
+                    });
+                }
+                info!(room = %self.id, players = self.seats.len(), %reason, "room dismissed");
+                return true;
             }
         }
         self.info.players.store(self.seats.len(), Ordering::Relaxed);
         self.info
             .bots
             .store(self.host.bot_count(), Ordering::Relaxed);
+        false
+    }
+
+    /// Publishes the room's checkpoint for the registry if something in it
+    /// changed (a room under a lease only).
+    fn checkpoint(&mut self) {
+        if !std::mem::take(&mut self.changed) || self.lease.is_none() {
+            return;
+        }
+        let encoded = Checkpoint::of(&self.host, self.seats.values()).encode();
+        *self
+            .info
+            .checkpoint
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Some(Arc::new(encoded));
+    }
+
+    /// Hands each tracing player their trace batches made by the polls, stamped
+    /// with the room's processing times (a full queue loses a batch: the
+    /// page sees the gap in the batches' numbers).
+    fn dispatch_traces(&mut self) {
+        let mut batches = self.host.take_traces();
+        self.times.stamp(&mut batches);
+        for (id, batch) in batches {
+            if let Some(out) = self.outs.get(&id) {
+                let _ = out.try_send(Out::Trace(Box::new(batch)));
+            }
+        }
     }
 
     /// Hands each player the frames of one poll, in order, in one batch.

@@ -6,9 +6,26 @@
 //! | [`SqliteStore`] (rusqlite, bundled; WAL, `synchronous = FULL`) | a path (default `data/scenarios.sqlite3`) | the one-command run: one relay, an embedded file |
 //! | [`PgStore`] (tokio-postgres + deadpool-postgres pool; `synchronous_commit = on`) | a `postgres://` or `postgresql://` URL | several relays behind a proxy sharing one store |
 //!
-//! **Schema** (migration 1, applied at start by either backend, once):
-//! one table `scenarios(id, name, bytes, frames, created_at)` holding each
-//! scenario in its compact encoding ([`sim::scenario::codec`]).
+//! **Schema** (migrations applied at start by either backend, once each):
+//! 1. `scenarios(id, name, bytes, frames, created_at)` holding each
+//!    scenario in its compact encoding ([`sim::scenario::codec`]);
+//! 2. `store_usage(id = 1, bytes, scenarios)`, one row: what the scenarios
+//!    take, kept in the same transaction as every insert, so the storage
+//!    cap ([`ScenarioStore::insert`]'s `max_bytes`) holds across relays
+//!    without summing the table;
+//! 3. (PostgreSQL only) `room_homes`, the registry of live shared rooms
+//!    (`crate::homes`).
+//!
+//! **Deadline**: every call, from waiting for a connection to the last
+//! row, answers within [`Location::open`]'s deadline (default
+//! [`DEFAULT_DEADLINE`], `--db-timeout-ms`) or fails with
+//! [`StoreError::Timeout`]. A PostgreSQL connection whose call timed out is
+//! closed, never handed to the next call (a silent server — a freeze, a
+//! lost route — would otherwise hold every later call too); a SQLite call
+//! keeps its blocking thread until the disk answers, and the next calls
+//! wait on the file's lock and time out as well. A save that timed out may
+//! still be committed afterwards if the database was merely slow: it then
+//! exists without its client ever learning the id (nothing is lost).
 //!
 //! **Durability**: [`ScenarioStore::insert`] returns only once the row is
 //! committed to stable storage (SQLite: the WAL is fsynced; PostgreSQL: the
@@ -30,6 +47,7 @@
 mod postgres;
 mod sqlite;
 
+pub(crate) use postgres::Db;
 pub use postgres::PgStore;
 pub use sqlite::SqliteStore;
 
@@ -37,6 +55,7 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 use thiserror::Error;
 
 /// Characters of a scenario id: 9 random bytes (72 bits) as base64url, so
@@ -72,7 +91,28 @@ pub enum StoreError {
     /// The blocking task running a SQLite call died (a panic).
     #[error("scenario store task failed: {0}")]
     Task(String),
+    /// The database did not answer within the deadline.
+    #[error("scenario store: the database did not answer within {} ms", .0.as_millis())]
+    Timeout(Duration),
+    /// The save would take the stored scenarios past the storage cap.
+    #[error(
+        "the scenario store is full: its scenarios take {used} bytes, and this one ({adding} bytes) \
+         would pass the cap of {cap} bytes"
+    )]
+    Full {
+        /// Bytes stored now.
+        used: u64,
+        /// Bytes this save adds.
+        adding: u64,
+        /// The cap.
+        cap: u64,
+    },
 }
+
+/// How long a store call may take unless `--db-timeout-ms` says otherwise:
+/// a save is one short transaction (milliseconds on a healthy database),
+/// and the page's Save button should answer within a human pause.
+pub const DEFAULT_DEADLINE: Duration = Duration::from_secs(2);
 
 /// A stored scenario's row.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -93,12 +133,21 @@ pub struct StoredScenario {
 /// module docs.
 #[async_trait::async_trait]
 pub trait ScenarioStore: Send + Sync + std::fmt::Debug {
-    /// Stores an encoded scenario and returns its new id. Durable when it
-    /// returns.
+    /// Stores an encoded scenario and returns its new id, unless the
+    /// stored scenarios would then take more than `max_bytes` (`0` = no
+    /// cap). Durable when it returns.
     ///
     /// # Errors
-    /// [`StoreError`] if the write fails; nothing is stored then.
-    async fn insert(&self, name: &str, bytes: &[u8], frames: u32) -> Result<String, StoreError>;
+    /// [`StoreError::Full`] over the cap, [`StoreError::Timeout`] past the
+    /// deadline, another [`StoreError`] if the write fails; nothing is
+    /// stored then (but see the module docs on a timed-out save).
+    async fn insert(
+        &self,
+        name: &str,
+        bytes: &[u8],
+        frames: u32,
+        max_bytes: u64,
+    ) -> Result<String, StoreError>;
 
     /// The scenario stored under `id`, if any (`None` for a malformed id).
     ///
@@ -160,19 +209,21 @@ impl std::fmt::Debug for Location {
 impl Location {
     /// Opens the store (for PostgreSQL: connects, checks the connection and
     /// applies the migrations; for SQLite: creates the file and folder if
-    /// needed).
+    /// needed), every later call bounded by `deadline`.
     ///
     /// # Errors
     /// [`StoreError`] if the database cannot be reached, opened or migrated.
-    pub async fn open(&self) -> Result<Arc<dyn ScenarioStore>, StoreError> {
+    pub async fn open(&self, deadline: Duration) -> Result<Arc<dyn ScenarioStore>, StoreError> {
         Ok(match self {
-            Location::Postgres(url) => Arc::new(PgStore::connect(url).await?),
+            Location::Postgres(url) => {
+                Arc::new(PgStore::connect(url).await?.with_deadline(deadline))
+            }
             Location::Sqlite(path) => {
                 let path = path.clone();
                 let store = tokio::task::spawn_blocking(move || SqliteStore::open(&path))
                     .await
                     .map_err(|e| StoreError::Task(e.to_string()))??;
-                Arc::new(store)
+                Arc::new(store.with_deadline(deadline))
             }
         })
     }

@@ -2,65 +2,81 @@
 //! for several relays sharing one store.
 //!
 //! Every session sets `synchronous_commit = on` (whatever the server's
-//! default), so an `INSERT` — one statement, its own transaction — has its
-//! commit record flushed to the server's disk when it returns. Migrations
+//! default), so a save — the usage row and the `INSERT`, one transaction —
+//! has its commit record flushed to the server's disk when it returns.
+//! Every call is bounded by a deadline ([`Db::call`]; see the store's
+//! module docs). Migrations
 //! are recorded in `schema_migrations` and applied under an advisory lock,
 //! so relays starting at the same moment apply each one once. The
 //! connection is plain TCP (no TLS): keep the database on loopback or a
 //! private network.
 
-use super::{new_id, unix_now, ScenarioStore, StoreError, StoredScenario};
-use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
+use super::{new_id, unix_now, ScenarioStore, StoreError, StoredScenario, DEFAULT_DEADLINE};
+use deadpool_postgres::{Manager, ManagerConfig, Object, Pool, RecyclingMethod, Runtime};
+use std::future::Future;
 use std::time::Duration;
+use tokio::time::Instant;
 use tokio_postgres::NoTls;
 
 /// The migrations, in order: the same schema as SQLite's, in PostgreSQL's
-/// types (`frames` is a `u32`, so `BIGINT`).
-const MIGRATIONS: &[&str] = &["CREATE TABLE IF NOT EXISTS scenarios (
+/// types (`frames` is a `u32`, so `BIGINT`), and the room registry
+/// (`crate::homes`: room → its home relay, the lease and the room's last
+/// checkpoint).
+const MIGRATIONS: &[&str] = &[
+    "CREATE TABLE IF NOT EXISTS scenarios (
         id TEXT PRIMARY KEY,
         name TEXT NOT NULL,
         bytes BYTEA NOT NULL,
         frames BIGINT NOT NULL,
         created_at BIGINT NOT NULL
-    )"];
+    )",
+    "CREATE TABLE store_usage (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        bytes BIGINT NOT NULL,
+        scenarios BIGINT NOT NULL
+    );
+    INSERT INTO store_usage (id, bytes, scenarios)
+        SELECT 1, COALESCE(SUM(octet_length(bytes)), 0), COUNT(*) FROM scenarios",
+    "CREATE TABLE room_homes (
+        room TEXT PRIMARY KEY,
+        home TEXT NOT NULL,
+        instance TEXT NOT NULL,
+        lease BIGINT NOT NULL,
+        lease_until TIMESTAMPTZ NOT NULL,
+        checkpoint BYTEA
+    )",
+];
 
 /// Advisory lock held while migrating ("npscen" in ASCII).
 const MIGRATION_LOCK: i64 = 0x6e70_7363_656e;
 
-/// Connections per relay: saves are rare and short (one `INSERT`), and at
-/// most two replays verify saves at once (`api`), so a few suffice.
+/// Connections per relay for the scenarios: saves are rare and short (one
+/// transaction), and at most two replays verify saves at once (`api`), so
+/// a few suffice.
 const POOL_SIZE: usize = 8;
 
-/// Longest wait to connect, or for a free connection from the pool.
+/// Longest wait to connect at start (and for the CLI).
 const TIMEOUT: Duration = Duration::from_secs(5);
 
 /// The PostgreSQL store. See the module docs.
 #[derive(Debug, Clone)]
 pub struct PgStore {
-    pool: Pool,
+    db: Db,
 }
 
-impl PgStore {
-    /// Connects to `url` (libpq's URL form, `postgres://user:pass@host:port/db`),
-    /// checks the connection and applies the migrations.
-    ///
-    /// # Errors
-    /// [`StoreError::Location`] if the URL does not parse;
-    /// [`StoreError::Postgres`] or [`StoreError::Pool`] if the server cannot
-    /// be reached within 5 s or refuses.
-    pub async fn connect(url: &str) -> Result<PgStore, StoreError> {
-        let store = PgStore::connect_existing(url).await?;
-        store.migrate().await?;
-        Ok(store)
-    }
+/// A pool with a deadline on every call: what the store and the room
+/// registry (`crate::homes`, a pool of its own) talk to PostgreSQL
+/// through.
+#[derive(Debug, Clone)]
+pub(crate) struct Db {
+    pool: Pool,
+    deadline: Duration,
+}
 
-    /// Like [`PgStore::connect`] without migrating: for readers (the
-    /// `scenario` CLI) that must not change the database. The connection
-    /// is checked.
-    ///
-    /// # Errors
-    /// As [`PgStore::connect`].
-    pub async fn connect_existing(url: &str) -> Result<PgStore, StoreError> {
+impl Db {
+    /// A pool of `size` connections to `url` (libpq's URL form), every
+    /// session with `synchronous_commit = on`; nothing is connected yet.
+    pub(crate) fn new(url: &str, size: usize) -> Result<Db, StoreError> {
         let mut config: tokio_postgres::Config = url
             .parse()
             .map_err(|e| StoreError::Location(format!("{}: {e}", redact(url))))?;
@@ -79,27 +95,97 @@ impl PgStore {
             },
         );
         let pool = Pool::builder(manager)
-            .max_size(POOL_SIZE)
+            .max_size(size)
             .runtime(Runtime::Tokio1)
             .wait_timeout(Some(TIMEOUT))
             .create_timeout(Some(TIMEOUT))
             .recycle_timeout(Some(TIMEOUT))
             .build()
             .map_err(|e| StoreError::Pool(e.to_string()))?;
-        let store = PgStore { pool };
-        drop(store.client().await?);
-        Ok(store)
-    }
-
-    async fn client(&self) -> Result<deadpool_postgres::Client, StoreError> {
-        self.pool.get().await.map_err(|e| match e {
-            deadpool_postgres::PoolError::Backend(e) => StoreError::Postgres(e),
-            e => StoreError::Pool(e.to_string()),
+        Ok(Db {
+            pool,
+            deadline: DEFAULT_DEADLINE,
         })
     }
 
+    /// This pool with every call bounded by `deadline`.
+    pub(crate) fn with_deadline(self, deadline: Duration) -> Db {
+        Db { deadline, ..self }
+    }
+
+    /// A connection from the pool, within `by`.
+    async fn client(&self, by: Instant) -> Result<Object, StoreError> {
+        match tokio::time::timeout_at(by, self.pool.get()).await {
+            Ok(Ok(client)) => Ok(client),
+            Ok(Err(deadpool_postgres::PoolError::Backend(e))) => Err(StoreError::Postgres(e)),
+            Ok(Err(e)) => Err(StoreError::Pool(e.to_string())),
+            Err(_) => Err(StoreError::Timeout(self.deadline)),
+        }
+    }
+
+    /// Runs `call` on a pooled connection, all of it (the wait for the
+    /// connection included) within the deadline. A connection whose call
+    /// timed out is closed, not returned to the pool.
+    ///
+    /// # Errors
+    /// [`StoreError::Timeout`], or what `call` returns.
+    pub(crate) async fn call<T, F>(&self, call: F) -> Result<T, StoreError>
+    where
+        F: for<'c> FnOnce(&'c mut Object) -> BoxFuture<'c, Result<T, StoreError>>,
+    {
+        let by = Instant::now() + self.deadline;
+        let mut client = self.client(by).await?;
+        let answer = tokio::time::timeout_at(by, call(&mut client)).await;
+        match answer {
+            Ok(answer) => answer,
+            Err(_) => {
+                // Out of the pool: dropping it closes the connection.
+                drop(Object::take(client));
+                Err(StoreError::Timeout(self.deadline))
+            }
+        }
+    }
+}
+
+/// A boxed future borrowing a connection, as [`Db::call`] takes.
+pub(crate) type BoxFuture<'a, T> = std::pin::Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+impl PgStore {
+    /// Connects to `url` (libpq's URL form, `postgres://user:pass@host:port/db`),
+    /// checks the connection and applies the migrations. Calls are bounded
+    /// by [`DEFAULT_DEADLINE`] (see [`PgStore::with_deadline`]).
+    ///
+    /// # Errors
+    /// [`StoreError::Location`] if the URL does not parse;
+    /// [`StoreError::Postgres`] or [`StoreError::Pool`] if the server cannot
+    /// be reached within 5 s or refuses.
+    pub async fn connect(url: &str) -> Result<PgStore, StoreError> {
+        let store = PgStore::connect_existing(url).await?;
+        store.migrate().await?;
+        Ok(store)
+    }
+
+    /// Like [`PgStore::connect`] without migrating: for readers (the
+    /// `scenario` CLI) that must not change the database. The connection
+    /// is checked.
+    ///
+    /// # Errors
+    /// As [`PgStore::connect`].
+    pub async fn connect_existing(url: &str) -> Result<PgStore, StoreError> {
+        let db = Db::new(url, POOL_SIZE)?;
+        drop(db.client(Instant::now() + TIMEOUT).await?);
+        Ok(PgStore { db })
+    }
+
+    /// This store with every call bounded by `deadline`.
+    pub fn with_deadline(self, deadline: Duration) -> PgStore {
+        PgStore {
+            db: self.db.with_deadline(deadline),
+        }
+    }
+
     async fn migrate(&self) -> Result<(), StoreError> {
-        let mut client = self.client().await?;
+        let mut client = self.db.client(Instant::now() + TIMEOUT).await?;
         let tx = client.transaction().await?;
         tx.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])
             .await?;
@@ -134,57 +220,100 @@ impl PgStore {
 
 #[async_trait::async_trait]
 impl ScenarioStore for PgStore {
-    async fn insert(&self, name: &str, bytes: &[u8], frames: u32) -> Result<String, StoreError> {
-        let client = self.client().await?;
-        let statement = client
-            .prepare_cached(
-                "INSERT INTO scenarios (id, name, bytes, frames, created_at)
-                 VALUES ($1, $2, $3, $4, $5) ON CONFLICT (id) DO NOTHING",
-            )
-            .await?;
+    async fn insert(
+        &self,
+        name: &str,
+        bytes: &[u8],
+        frames: u32,
+        max_bytes: u64,
+    ) -> Result<String, StoreError> {
         let (frames, created_at) = (i64::from(frames), unix_now());
-        loop {
-            let id = new_id()?;
-            let inserted = client
-                .execute(&statement, &[&id, &name, &bytes, &frames, &created_at])
-                .await?;
-            // 0 rows: the id was taken; draw another.
-            if inserted == 1 {
-                return Ok(id);
-            }
-        }
+        let adding = bytes.len() as u64;
+        let (len, cap) = (adding as i64, i64::try_from(max_bytes).unwrap_or(i64::MAX));
+        let (name, bytes) = (name.to_owned(), bytes.to_vec());
+        self.db
+            .call(move |client| {
+                Box::pin(async move {
+                    let tx = client.transaction().await?;
+                    // The one usage row: locked until the commit, so two
+                    // relays saving at once cannot both pass the cap.
+                    let used: i64 = tx
+                        .query_one(
+                            "UPDATE store_usage SET bytes = bytes + $1, scenarios = scenarios + 1
+                             WHERE id = 1 RETURNING bytes - $1",
+                            &[&len],
+                        )
+                        .await?
+                        .get(0);
+                    if cap > 0 && used + len > cap {
+                        return Err(StoreError::Full {
+                            used: used as u64,
+                            adding,
+                            cap: max_bytes,
+                        });
+                    }
+                    let statement = tx
+                        .prepare_cached(
+                            "INSERT INTO scenarios (id, name, bytes, frames, created_at)
+                             VALUES ($1, $2, $3, $4, $5) ON CONFLICT (id) DO NOTHING",
+                        )
+                        .await?;
+                    loop {
+                        let id = new_id()?;
+                        let inserted = tx
+                            .execute(&statement, &[&id, &name, &bytes, &frames, &created_at])
+                            .await?;
+                        // 0 rows: the id was taken; draw another.
+                        if inserted == 1 {
+                            tx.commit().await?;
+                            return Ok(id);
+                        }
+                    }
+                })
+            })
+            .await
     }
 
     async fn get(&self, id: &str) -> Result<Option<StoredScenario>, StoreError> {
         if !super::is_id(id) {
             return Ok(None);
         }
-        let client = self.client().await?;
-        let statement = client
-            .prepare_cached(
-                "SELECT id, name, bytes, frames, created_at FROM scenarios WHERE id = $1",
-            )
-            .await?;
-        Ok(client.query_opt(&statement, &[&id]).await?.map(|r| {
-            let frames: i64 = r.get(3);
-            StoredScenario {
-                id: r.get(0),
-                name: r.get(1),
-                bytes: r.get(2),
-                frames: u32::try_from(frames).unwrap_or(u32::MAX),
-                created_at: r.get(4),
-            }
-        }))
+        let id = id.to_owned();
+        self.db
+            .call(move |client| {
+                Box::pin(async move {
+                    let statement = client
+                        .prepare_cached(
+                            "SELECT id, name, bytes, frames, created_at FROM scenarios WHERE id = $1",
+                        )
+                        .await?;
+                    Ok(client.query_opt(&statement, &[&id]).await?.map(|r| {
+                        let frames: i64 = r.get(3);
+                        StoredScenario {
+                            id: r.get(0),
+                            name: r.get(1),
+                            bytes: r.get(2),
+                            frames: u32::try_from(frames).unwrap_or(u32::MAX),
+                            created_at: r.get(4),
+                        }
+                    }))
+                })
+            })
+            .await
     }
 
     async fn count(&self) -> Result<u64, StoreError> {
-        let n: i64 = self
-            .client()
-            .await?
-            .query_one("SELECT COUNT(*) FROM scenarios", &[])
-            .await?
-            .get(0);
-        Ok(u64::try_from(n).unwrap_or(0))
+        self.db
+            .call(|client| {
+                Box::pin(async move {
+                    let n: i64 = client
+                        .query_one("SELECT COUNT(*) FROM scenarios", &[])
+                        .await?
+                        .get(0);
+                    Ok(u64::try_from(n).unwrap_or(0))
+                })
+            })
+            .await
     }
 
     fn backend(&self) -> &'static str {

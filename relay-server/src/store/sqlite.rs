@@ -5,29 +5,43 @@
 //! disk when [`SqliteStore::insert_blocking`] returns. Writes are
 //! serialized by one connection behind a mutex (SQLite allows one writer
 //! anyway); through [`ScenarioStore`] every call runs on tokio's blocking
-//! pool. The schema version is SQLite's own `PRAGMA user_version`.
+//! pool, answered within the store's deadline (the thread itself finishes
+//! when the disk lets it). The schema version is SQLite's own
+//! `PRAGMA user_version`.
 
-use super::{new_id, unix_now, ScenarioStore, StoreError, StoredScenario};
+use super::{new_id, unix_now, ScenarioStore, StoreError, StoredScenario, DEFAULT_DEADLINE};
 use rusqlite::{params, Connection, OptionalExtension};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 /// The migrations, in order; `user_version` = how many are applied.
 /// Migration 1 is the schema the relay had before versioning, so a file
 /// written by an older relay (`user_version` 0, table present) takes it as
 /// a no-op.
-const MIGRATIONS: &[&str] = &["CREATE TABLE IF NOT EXISTS scenarios (
+const MIGRATIONS: &[&str] = &[
+    "CREATE TABLE IF NOT EXISTS scenarios (
         id TEXT PRIMARY KEY NOT NULL,
         name TEXT NOT NULL,
         bytes BLOB NOT NULL,
         frames INTEGER NOT NULL,
         created_at INTEGER NOT NULL
-    ) STRICT;"];
+    ) STRICT;",
+    "CREATE TABLE store_usage (
+        id INTEGER PRIMARY KEY NOT NULL CHECK (id = 1),
+        bytes INTEGER NOT NULL,
+        scenarios INTEGER NOT NULL
+    ) STRICT;
+    INSERT INTO store_usage (id, bytes, scenarios)
+        SELECT 1, COALESCE(SUM(length(bytes)), 0), COUNT(*) FROM scenarios;",
+];
 
 /// The SQLite store. Cloning shares the connection.
 #[derive(Debug, Clone)]
 pub struct SqliteStore {
     conn: Arc<Mutex<Connection>>,
+    /// Longest an async call waits for its blocking thread.
+    deadline: Duration,
 }
 
 impl SqliteStore {
@@ -59,7 +73,13 @@ impl SqliteStore {
         conn.busy_timeout(std::time::Duration::from_secs(5))?;
         Ok(SqliteStore {
             conn: Arc::new(Mutex::new(conn)),
+            deadline: DEFAULT_DEADLINE,
         })
+    }
+
+    /// This store with every async call bounded by `deadline`.
+    pub fn with_deadline(self, deadline: Duration) -> SqliteStore {
+        SqliteStore { deadline, ..self }
     }
 
     /// A store in memory (tests; nothing survives the process).
@@ -82,6 +102,7 @@ impl SqliteStore {
         tx.commit()?;
         Ok(SqliteStore {
             conn: Arc::new(Mutex::new(conn)),
+            deadline: DEFAULT_DEADLINE,
         })
     }
 
@@ -94,18 +115,37 @@ impl SqliteStore {
     /// [`ScenarioStore::insert`] on this thread (blocks on the disk).
     ///
     /// # Errors
-    /// [`StoreError`] if the write fails; nothing is stored then.
+    /// [`StoreError::Full`] over the cap, another [`StoreError`] if the
+    /// write fails; nothing is stored then.
     pub fn insert_blocking(
         &self,
         name: &str,
         bytes: &[u8],
         frames: u32,
+        max_bytes: u64,
     ) -> Result<String, StoreError> {
         let created_at = unix_now();
-        let conn = self.conn();
+        let adding = bytes.len() as u64;
+        let mut conn = self.conn();
+        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let used: i64 = tx.query_row("SELECT bytes FROM store_usage WHERE id = 1", [], |r| {
+            r.get(0)
+        })?;
+        let used = used as u64;
+        if max_bytes > 0 && used + adding > max_bytes {
+            return Err(StoreError::Full {
+                used,
+                adding,
+                cap: max_bytes,
+            });
+        }
+        tx.execute(
+            "UPDATE store_usage SET bytes = bytes + ?1, scenarios = scenarios + 1 WHERE id = 1",
+            params![adding as i64],
+        )?;
         loop {
             let id = new_id()?;
-            let inserted = conn.execute(
+            let inserted = tx.execute(
                 "INSERT OR IGNORE INTO scenarios (id, name, bytes, frames, created_at)
                  VALUES (?1, ?2, ?3, ?4, ?5)",
                 params![id, name, bytes, frames, created_at],
@@ -113,6 +153,7 @@ impl SqliteStore {
             // 0 rows: the id was taken (one chance in 2⁷² per stored
             // scenario); draw another.
             if inserted == 1 {
+                tx.commit()?;
                 return Ok(id);
             }
         }
@@ -162,17 +203,25 @@ impl SqliteStore {
         f: impl FnOnce(&SqliteStore) -> Result<T, StoreError> + Send + 'static,
     ) -> Result<T, StoreError> {
         let store = self.clone();
-        tokio::task::spawn_blocking(move || f(&store))
-            .await
-            .map_err(|e| StoreError::Task(e.to_string()))?
+        let call = tokio::task::spawn_blocking(move || f(&store));
+        match tokio::time::timeout(self.deadline, call).await {
+            Ok(done) => done.map_err(|e| StoreError::Task(e.to_string()))?,
+            Err(_) => Err(StoreError::Timeout(self.deadline)),
+        }
     }
 }
 
 #[async_trait::async_trait]
 impl ScenarioStore for SqliteStore {
-    async fn insert(&self, name: &str, bytes: &[u8], frames: u32) -> Result<String, StoreError> {
+    async fn insert(
+        &self,
+        name: &str,
+        bytes: &[u8],
+        frames: u32,
+        max_bytes: u64,
+    ) -> Result<String, StoreError> {
         let (name, bytes) = (name.to_owned(), bytes.to_vec());
-        self.blocking(move |s| s.insert_blocking(&name, &bytes, frames))
+        self.blocking(move |s| s.insert_blocking(&name, &bytes, frames, max_bytes))
             .await
     }
 
@@ -197,8 +246,8 @@ mod tests {
     #[test]
     fn ids_are_twelve_url_safe_characters_and_distinct() {
         let store = SqliteStore::in_memory().unwrap();
-        let a = store.insert_blocking("a", b"\x01abc", 3).unwrap();
-        let b = store.insert_blocking("b", b"\x01def", 4).unwrap();
+        let a = store.insert_blocking("a", b"\x01abc", 3, 0).unwrap();
+        let b = store.insert_blocking("b", b"\x01def", 4, 0).unwrap();
         assert!(
             super::super::is_id(&a) && super::super::is_id(&b) && a != b,
             "{a} {b}"
@@ -209,6 +258,32 @@ mod tests {
             ("a", &b"\x01abc"[..], 3)
         );
         assert_eq!(store.count_blocking().unwrap(), 2);
+    }
+
+    #[test]
+    fn the_cap_counts_every_stored_byte_and_refuses_a_save_past_it() {
+        let store = SqliteStore::in_memory().unwrap();
+        store.insert_blocking("a", &[1; 600], 1, 1000).unwrap();
+        let full = store.insert_blocking("b", &[1; 401], 1, 1000).unwrap_err();
+        assert!(
+            matches!(
+                full,
+                StoreError::Full {
+                    used: 600,
+                    adding: 401,
+                    cap: 1000
+                }
+            ),
+            "{full}"
+        );
+        store.insert_blocking("c", &[1; 400], 1, 1000).unwrap();
+        assert!(store.insert_blocking("d", &[1], 1, 1000).is_err());
+        assert_eq!(
+            store.count_blocking().unwrap(),
+            2,
+            "nothing kept of a refused save"
+        );
+        assert!(store.insert_blocking("d", &[1], 1, 0).is_ok(), "0 = no cap");
     }
 
     #[test]
@@ -225,7 +300,7 @@ mod tests {
         let path = dir.join("nested").join("scenarios.sqlite3");
         let id = SqliteStore::open(&path)
             .unwrap()
-            .insert_blocking("kept", b"\x01x", 1)
+            .insert_blocking("kept", b"\x01x", 1, 0)
             .unwrap();
         let again = SqliteStore::open(&path).unwrap();
         assert_eq!(again.get_blocking(&id).unwrap().unwrap().name, "kept");
@@ -256,6 +331,9 @@ mod tests {
             store.get_blocking("AAAAAAAAAAAA").unwrap().unwrap().name,
             "old"
         );
+        // Its byte counts what was there: one more byte passes a 2-byte cap.
+        assert!(store.insert_blocking("new", &[1], 1, 2).is_ok());
+        assert!(store.insert_blocking("new", &[1], 1, 2).is_err());
         drop(store);
         std::fs::remove_dir_all(dir).unwrap();
     }

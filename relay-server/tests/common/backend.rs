@@ -4,7 +4,7 @@
 //! [`PG_ENV`]). Run by hand without that variable, they fail and say why.
 
 use relay_server::store::{PgStore, ScenarioStore, SqliteStore};
-use relay_server::AppState;
+use relay_server::{AppState, Limits};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
@@ -124,7 +124,12 @@ impl Backend {
 
     /// An in-process relay state serving `dist`, on this backend.
     pub async fn state(&self, dist: impl Into<PathBuf>) -> AppState {
-        let state = AppState::new(dist, 1);
+        self.state_with_limits(dist, Limits::default()).await
+    }
+
+    /// Like [`Backend::state`], with `limits` in force.
+    pub async fn state_with_limits(&self, dist: impl Into<PathBuf>, limits: Limits) -> AppState {
+        let state = AppState::with_limits(dist, 1, limits);
         match self {
             Backend::Sqlite => state,
             Backend::Postgres(db) => {
@@ -181,4 +186,100 @@ macro_rules! on_both_stores {
             }
         }
     )*};
+}
+
+/// A PostgreSQL server of a test's own (a test that freezes its database
+/// must not freeze the others'), started and stopped with
+/// `scripts/services.sh`'s `pg_start` and `pg_stop`, in a temporary folder.
+#[derive(Debug)]
+pub struct PrivatePg {
+    dir: PathBuf,
+    /// Its loopback port.
+    pub port: u16,
+}
+
+/// Runs one of `scripts/services.sh`'s functions with `args`.
+fn services(function: &str, args: &[&str]) -> std::process::Output {
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../scripts/services.sh");
+    std::process::Command::new("bash")
+        .arg("-c")
+        .arg(format!("source {script} && {function} \"$@\""))
+        .arg("services")
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("bash: {e}"))
+}
+
+impl PrivatePg {
+    /// Initializes and starts a server on a free port (a few seconds).
+    pub fn start() -> PrivatePg {
+        let root = std::env::temp_dir().join(format!("np-private-pg-{}", unique()));
+        std::fs::create_dir_all(&root).unwrap();
+        // The server runs as the postgres user: the folder must be passable.
+        let _ = std::process::Command::new("chmod")
+            .args(["755"])
+            .arg(&root)
+            .status();
+        let port = super::cluster::free_port();
+        let dir = root.join("data");
+        let out = services("pg_start", &[dir.to_str().unwrap(), &port.to_string()]);
+        assert!(
+            out.status.success(),
+            "pg_start: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        PrivatePg { dir, port }
+    }
+
+    /// Its URL (database `postgres`).
+    pub fn url(&self) -> String {
+        format!("postgres://postgres@127.0.0.1:{}/postgres", self.port)
+    }
+
+    /// The server's processes: the postmaster and its children.
+    fn pids(&self) -> Vec<String> {
+        let pid_file = std::fs::read_to_string(self.dir.join("postmaster.pid")).unwrap();
+        let main = pid_file.lines().next().unwrap().trim().to_owned();
+        let children = std::process::Command::new("pgrep")
+            .args(["-P", &main])
+            .output()
+            .unwrap();
+        let mut pids = vec![main];
+        pids.extend(
+            String::from_utf8_lossy(&children.stdout)
+                .split_whitespace()
+                .map(str::to_owned),
+        );
+        pids
+    }
+
+    fn signal_all(&self, sig: &str) {
+        for pid in self.pids() {
+            let _ = std::process::Command::new("kill")
+                .args([sig, &pid])
+                .status();
+        }
+    }
+
+    /// SIGSTOP to every process of the server: it takes connections into
+    /// the kernel's backlog and answers nothing.
+    pub fn freeze(&self) {
+        self.signal_all("-STOP");
+    }
+
+    /// SIGCONT: it answers again.
+    pub fn thaw(&self) {
+        self.signal_all("-CONT");
+    }
+}
+
+impl Drop for PrivatePg {
+    fn drop(&mut self) {
+        self.thaw();
+        let _ = services("pg_stop", &[self.dir.to_str().unwrap()]);
+        if let Some(root) = self.dir.parent() {
+            let _ = std::fs::remove_dir_all(root);
+        }
+    }
 }

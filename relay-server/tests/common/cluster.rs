@@ -24,10 +24,21 @@ impl RelayProc {
     /// Starts the relay binary on a free port as `instance`, trusting
     /// nginx on 127.0.0.1, with `extra` flags.
     pub fn start(instance: &str, db: &str, dist: &std::path::Path, extra: &[&str]) -> RelayProc {
+        RelayProc::start_at("127.0.0.1:0", instance, db, dist, extra)
+    }
+
+    /// [`RelayProc::start`] on `addr` (a relay restarted where it was).
+    pub fn start_at(
+        addr: &str,
+        instance: &str,
+        db: &str,
+        dist: &std::path::Path,
+        extra: &[&str],
+    ) -> RelayProc {
         let mut child = Command::new(env!("CARGO_BIN_EXE_relay-server"))
             .args([
                 "--addr",
-                "127.0.0.1:0",
+                addr,
                 "--seed",
                 "1",
                 "--trusted-proxy",
@@ -120,32 +131,51 @@ pub struct Nginx {
     dir: PathBuf,
     /// `127.0.0.1:<port>`.
     pub addr: String,
+    /// Applied to the rendered configuration (a test's own timeouts).
+    edit: fn(String) -> String,
 }
 
-/// The shipped configuration.
-pub fn shipped_config() -> String {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../deploy/nginx.conf");
-    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"))
+/// The repository's root.
+pub fn repo_root() -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+}
+
+/// The shipped configuration listening on `listen` in front of `relays`,
+/// as `scripts/cluster.sh nginx-conf` renders it.
+pub fn rendered_config(listen: &str, relays: &[&str]) -> String {
+    let out = Command::new("bash")
+        .arg(repo_root().join("scripts/cluster.sh"))
+        .arg("nginx-conf")
+        .arg(listen)
+        .args(relays)
+        .output()
+        .expect("running scripts/cluster.sh nginx-conf");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let conf = String::from_utf8(out.stdout).unwrap();
+    assert!(conf.contains(&format!("listen {listen};")), "{conf}");
+    for relay in relays {
+        assert!(conf.contains(&format!("server {relay} ")), "{conf}");
+    }
+    assert!(!conf.contains("server 127.0.0.1:808"), "{conf}");
+    conf
 }
 
 impl Nginx {
-    /// Starts nginx in front of `relays` (exactly as many as the shipped
-    /// file lists).
+    /// Starts nginx in front of `relays`.
     pub fn start(relays: &[&str]) -> Nginx {
+        Nginx::start_edited(relays, |c| c)
+    }
+
+    /// Starts nginx in front of `relays`, its configuration changed by
+    /// `edit`.
+    pub fn start_edited(relays: &[&str], edit: fn(String) -> String) -> Nginx {
         let port = free_port();
         let addr = format!("127.0.0.1:{port}");
-        let mut conf = shipped_config();
-        assert!(conf.contains("listen 127.0.0.1:8080;"));
-        conf = conf.replace("listen 127.0.0.1:8080;", &format!("listen {addr};"));
-        for (i, relay) in relays.iter().enumerate() {
-            let shipped = format!("server 127.0.0.1:{} ", 8081 + i);
-            assert!(conf.contains(&shipped), "the shipped file lists {shipped}");
-            conf = conf.replace(&shipped, &format!("server {relay} "));
-        }
-        assert!(
-            !conf.contains("server 127.0.0.1:808"),
-            "more relays in the shipped file"
-        );
+        let conf = edit(rendered_config(&addr, relays));
         let dir = std::env::temp_dir().join(format!("np-nginx-{port}"));
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(dir.join("nginx.conf"), conf).unwrap();
@@ -164,7 +194,22 @@ impl Nginx {
             assert!(Instant::now() < deadline, "nginx did not start on {addr}");
             std::thread::sleep(Duration::from_millis(20));
         }
-        Nginx { child, dir, addr }
+        Nginx {
+            child,
+            dir,
+            addr,
+            edit,
+        }
+    }
+
+    /// Puts `relays` in nginx's list and reloads it (SIGHUP: new workers
+    /// take new connections, the old ones keep theirs).
+    pub fn reload(&self, relays: &[&str]) {
+        let conf = (self.edit)(rendered_config(&self.addr, relays));
+        std::fs::write(self.dir.join("nginx.conf"), conf).unwrap();
+        signal(self.child.id(), "HUP");
+        // The new workers are up within a moment.
+        std::thread::sleep(Duration::from_millis(500));
     }
 
     /// Its `ws://…/ws?room=<room>` URL.
@@ -187,36 +232,57 @@ impl Drop for Nginx {
     }
 }
 
-/// Three relays sharing a fresh PostgreSQL database, nginx in front.
+/// Relays sharing a fresh PostgreSQL database, nginx in front.
 pub struct Cluster {
-    /// The relays, `relay-a`, `relay-b`, `relay-c`.
+    /// The relays, `relay-a`, `relay-b`, `relay-c`, ….
     pub relays: Vec<RelayProc>,
     /// The proxy.
     pub nginx: Nginx,
     db: Option<TestDb>,
-    dist: PathBuf,
+    /// The page's folder.
+    pub dist: PathBuf,
+}
+
+/// The name of the `i`-th relay: `relay-a`, `relay-b`, ….
+pub fn relay_name(i: usize) -> String {
+    format!("relay-{}", char::from(b'a' + i as u8))
 }
 
 impl Cluster {
-    /// Starts it; every relay gets `extra` flags.
+    /// Starts three relays; every relay gets `extra` flags.
     pub async fn start(extra: &[&str]) -> Cluster {
+        Cluster::start_n(3, extra, |c| c).await
+    }
+
+    /// Starts `n` relays with `extra` flags, nginx's configuration changed
+    /// by `edit`.
+    pub async fn start_n(n: usize, extra: &[&str], edit: fn(String) -> String) -> Cluster {
         let db = TestDb::create().await;
         let dist =
             std::env::temp_dir().join(format!("np-cluster-dist-{}", super::backend::unique()));
         std::fs::create_dir_all(&dist).unwrap();
         std::fs::write(dist.join("index.html"), "<title>playground</title>").unwrap();
-        let relays: Vec<RelayProc> = ["relay-a", "relay-b", "relay-c"]
-            .iter()
-            .map(|name| RelayProc::start(name, &db.url, &dist, extra))
+        let relays: Vec<RelayProc> = (0..n)
+            .map(|i| RelayProc::start(&relay_name(i), &db.url, &dist, extra))
             .collect();
         let addrs: Vec<&str> = relays.iter().map(|r| r.addr.as_str()).collect();
-        let nginx = Nginx::start(&addrs);
+        let nginx = Nginx::start_edited(&addrs, edit);
         Cluster {
             relays,
             nginx,
             db: Some(db),
             dist,
         }
+    }
+
+    /// The shared database's URL.
+    pub fn db_url(&self) -> String {
+        self.db.as_ref().map(|d| d.url.clone()).unwrap_or_default()
+    }
+
+    /// The relays' addresses, in order.
+    pub fn addrs(&self) -> Vec<String> {
+        self.relays.iter().map(|r| r.addr.clone()).collect()
     }
 
     /// The relay named `instance`.

@@ -4,10 +4,12 @@
 
 pub mod backend;
 pub mod cluster;
+pub mod room_player;
 
 use futures_util::{SinkExt, StreamExt};
+use sim::cmc::wire::{NetPosition, NetworkMove, ServerMove};
 use sim::net::codec;
-use sim::net::protocol::{ClientMsg, NetPosition, NetworkMove, ServerMove, ServerMsg};
+use sim::protocol::{ClientMsg, ServerMsg};
 use sim::{MoveInput, TimeStamp, Vec2};
 use std::time::Duration;
 use tokio_tungstenite::tungstenite::Message;

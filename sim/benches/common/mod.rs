@@ -2,8 +2,9 @@
 //! signature tends to move while `sim` grows is wrapped here, once.
 #![allow(dead_code)]
 
+use sim::cmc::wire::ServerMove;
 use sim::net::codec;
-use sim::net::protocol::{ClientMsg, ServerMove};
+use sim::protocol::ClientMsg;
 use sim::{
     Bot, Client, MoveResponse, MovementParams, ServerCharacter, ServerConfig, SimTime,
     SmoothingMode, World,

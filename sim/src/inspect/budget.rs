@@ -9,14 +9,24 @@
 //! response (UE `NetworkMinTimeBetweenClientAckGoodMoves`; a rollback
 //! State every `state_interval` ticks), the downlink's one-way delay, and
 //! the smoothing that eases the correction in (`SmoothLocationTime`,
-//! `000_…` §7.2). A wait for something periodic is half its period on
-//! average; jitter is symmetric, so it adds nothing on average.
+//! `000_…` §7.2), and the host's own processing (receive → simulate →
+//! reply), which the model takes as none. A wait for something periodic
+//! is half its period on average; jitter is symmetric, so it adds nothing
+//! on average.
+//!
+//! On the relay the measured terms come from its packet trace: the one
+//! way terms add the real network's share (half the round trip outside
+//! the relay that the trace's clock sample measures) to the
+//! conditioner's, and the host's processing is what the relay measured
+//! ([`RelayCost`], [`LatencyBudget::with_relay`]). In the page the host
+//! runs between frames on the run's clock: its processing is not
+//! measurable there.
 
-use crate::model::Model;
+use crate::cmc::smoothing::{SmoothingMode, SMOOTH_LOCATION_TIME};
+use crate::foundation::time::SimTime;
 use crate::net::trace::{Direction, PacketKind, PacketLog, PacketRecord};
-use crate::scenario::Setup;
-use crate::smoothing::{SmoothingMode, SMOOTH_LOCATION_TIME};
-use crate::time::SimTime;
+use crate::protocol::Model;
+use crate::protocol::Setup;
 
 /// The frame rate the expected input-sampling term assumes, Hz (the
 /// page's refresh on most screens).
@@ -32,6 +42,20 @@ pub struct BudgetTerm {
     /// What the packet timeline shows, ms (`None`: not measurable there).
     pub measured_ms: Option<f64>,
 }
+
+/// What a relay run's trace adds to the measured terms.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RelayCost {
+    /// The relay's receive → simulate → reply, mean, ms (`None` before
+    /// it measured any).
+    pub processing_ms: Option<f64>,
+    /// One way through the real network, ms: half the round trip outside
+    /// the relay.
+    pub network_one_way_ms: f64,
+}
+
+/// The term the relay's processing is.
+pub const RELAY_PROCESSING: &str = "relay processing";
 
 /// The terms of one budget.
 #[derive(Debug, Clone, PartialEq)]
@@ -115,8 +139,30 @@ impl LatencyBudget {
                 expected_ms: smoothing_ms,
                 measured_ms: None,
             },
+            BudgetTerm {
+                name: RELAY_PROCESSING,
+                expected_ms: 0.0,
+                measured_ms: None,
+            },
         ];
         LatencyBudget { terms }
+    }
+
+    /// The budget of a relay run: the real network's share added to the
+    /// measured one way terms, and the relay's processing measured.
+    pub fn with_relay(mut self, cost: RelayCost) -> LatencyBudget {
+        for t in &mut self.terms {
+            match t.name {
+                "one way up" | "one way down" => {
+                    if let Some(m) = &mut t.measured_ms {
+                        *m += cost.network_one_way_ms;
+                    }
+                }
+                RELAY_PROCESSING => t.measured_ms = cost.processing_ms,
+                _ => {}
+            }
+        }
+        self
     }
 
     /// The sum of the expected terms, ms.

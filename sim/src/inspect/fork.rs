@@ -1,61 +1,36 @@
-//! What if: a scenario with one change, to play beside the original (the
-//! A/B view: same seed, same input, one difference). Because a run is
-//! deterministic, a fork with no change replays the original bit for bit,
-//! and every difference between the branches comes from the change.
+//! The what-ifs of a correction: which one change — deliver a lost
+//! packet, redundancy, combining, smoothing, model, ack interval — may
+//! make it go the other way ([`crate::scenario::fork`] plays it), and
+//! [`Inspection::explain`], which tells a correction's story with them.
 
 use super::scrub::Inspection;
 use super::story::{packet_name, Story};
-use crate::model::Model;
+use crate::cmc::rules::ServerRules;
+use crate::cmc::smoothing::SmoothingMode;
 use crate::net::conditioner::Fate;
-use crate::net::protocol::ServerRules;
+use crate::protocol::{Model, Setting, Setup};
 use crate::rollback::RollbackConfig;
-use crate::scenario::{Change, Scenario, Setting, Setup};
-use crate::smoothing::SmoothingMode;
+use crate::scenario::ForkOption;
 
 /// Lost packets a story offers to deliver at most.
 const DELIVER_OPTIONS: usize = 3;
 
-/// One what-if: a setting applied before frame `frame`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ForkOption {
-    /// What it does, for a button ("deliver ServerMove #57 (lost)").
-    pub label: String,
-    /// The frame it is applied before: the frame a lost packet was sent
-    /// in, or the start of the correction's episode.
-    pub frame: u32,
-    /// The change.
-    pub setting: Setting,
-}
-
-/// `scenario` with `option` applied: the change inserted after any other
-/// change before the same frame, the name marked, the outcome cleared (the
-/// fork's run gives its own). With no change at all a fork would replay
-/// the original exactly.
-pub fn fork(scenario: &Scenario, option: &ForkOption) -> Scenario {
-    let mut s = scenario.clone();
-    let at = s.changes.partition_point(|c| c.frame <= option.frame);
-    s.changes.insert(
-        at,
-        Change {
-            frame: option.frame,
-            setting: option.setting,
-        },
-    );
-    s.name = fork_name(&s.name, &option.label);
-    s.outcome = None;
-    s
-}
-
-/// "name — what if: label", cut to the scenario name limit.
-fn fork_name(name: &str, label: &str) -> String {
-    let full = format!("{name} — what if: {label}");
-    full.chars().take(crate::scenario::MAX_NAME_CHARS).collect()
+impl Inspection {
+    /// The story of correction `index` of [`Inspection::corrections`], with
+    /// the what-ifs that may make it go the other way (`None` if there is
+    /// no such correction).
+    pub fn explain(&self, index: usize) -> Option<Story> {
+        let c = self.corrections().get(index)?;
+        let mut story = Story::of(self, c);
+        story.forks = options(self, &story, &self.scenario().settings_at(c.frame));
+        Some(story)
+    }
 }
 
 /// The what-ifs for a story: deliver each lost packet it names, then one
 /// change of each kind the issue lists (redundancy, combining, smoothing,
 /// model, ack interval) from the start of its episode.
-pub(super) fn options(ins: &Inspection, story: &Story, setup: &Setup) -> Vec<ForkOption> {
+fn options(ins: &Inspection, story: &Story, setup: &Setup) -> Vec<ForkOption> {
     let mut out: Vec<ForkOption> = story
         .cause_packets()
         .filter(|p| matches!(p.fate, Fate::Lost { .. }))

@@ -2,10 +2,12 @@
 //! (`sim/benches/inspect.rs`) and in wasm (`web-client`'s `bench_scrub`):
 //! one definition, so the two measure the same thing.
 
-use crate::bot::Bot;
+use crate::foundation::bot::Bot;
+use crate::net::settings::NetSettings;
+use crate::protocol::Model;
+use crate::protocol::Setup;
 use crate::rollback::{BotPlayer, InputCmd};
-use crate::scenario::{Scenario, ScenarioRun, Setup};
-use crate::{Model, NetSettings};
+use crate::scenario::{Scenario, ScenarioRun};
 
 /// The recorded frame, s (60 Hz).
 const FRAME: f64 = 1.0 / 60.0;

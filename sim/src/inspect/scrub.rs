@@ -9,12 +9,12 @@
 //! a run keeps at most [`MAX_CHECKPOINTS`]. A seek therefore re-simulates
 //! at most that many frames.
 
-use super::story::Story;
-use crate::client::CorrectionRecord;
-use crate::hash::Fnv64;
+use crate::cmc::client::CorrectionRecord;
+use crate::endpoints::client::ClientEndpoint;
+use crate::foundation::hash::Fnv64;
+use crate::foundation::time::SimTime;
 use crate::rollback::log::RollbackEvent;
 use crate::scenario::{Scenario, ScenarioRun};
-use crate::time::SimTime;
 
 /// Records kept per log while inspecting: 10 minutes of a 60 Hz run's
 /// packets both ways with room to spare (~60 bytes each).
@@ -30,7 +30,7 @@ pub const MAX_CHECKPOINTS: usize = 240;
 pub struct FrameMark {
     /// The run's clock after the frame.
     pub end: SimTime,
-    /// The endpoint's state hash after the frame ([`crate::Metrics::state_hash`]).
+    /// The endpoint's state hash after the frame ([`crate::endpoints::metrics::Metrics::state_hash`]).
     pub state_hash: u64,
 }
 
@@ -84,7 +84,7 @@ impl Inspection {
                 end: at,
                 state_hash: run.endpoint().state_hash(),
             });
-            for what in seen.new_corrections(&run) {
+            for what in seen.new_corrections(run.endpoint()) {
                 corrections.push(Correction { frame, at, what });
             }
         }
@@ -111,7 +111,7 @@ impl Inspection {
     }
 
     /// The run at its end, with every record: the packets
-    /// ([`crate::ServerHost::packets`]), both ends' accounts of the moves
+    /// ([`crate::endpoints::host::ServerHost::packets`]), both ends' accounts of the moves
     /// and the rollbacks.
     pub fn run(&self) -> &ScenarioRun {
         &self.run
@@ -158,13 +158,6 @@ impl Inspection {
         self.marks.partition_point(|m| m.end < at)
     }
 
-    /// The story of correction `index` of [`Inspection::corrections`]
-    /// (`None` if there is no such correction).
-    pub fn explain(&self, index: usize) -> Option<Story> {
-        let c = self.corrections.get(index)?;
-        Some(Story::of(self, c))
-    }
-
     /// A hash of every frame mark: equal for two inspections of runs that
     /// went the same way, frame for frame.
     pub fn marks_hash(&self) -> u64 {
@@ -180,14 +173,14 @@ impl Inspection {
 /// after each frame (the client's records are bounded; its counters are
 /// not, and restart with a new model's half).
 #[derive(Debug, Default)]
-struct Seen {
+pub(super) struct Seen {
     adjustments: u64,
     rollbacks: u64,
 }
 
 impl Seen {
-    fn new_corrections(&mut self, run: &ScenarioRun) -> Vec<Corrected> {
-        let endpoint = run.endpoint();
+    /// The corrections `endpoint` applied since the last call.
+    pub(super) fn new_corrections(&mut self, endpoint: &ClientEndpoint) -> Vec<Corrected> {
         if let Some(client) = endpoint.cmc() {
             self.rollbacks = 0;
             let total = client.counters().adjustments;
@@ -217,6 +210,6 @@ impl Seen {
 }
 
 /// Frames between checkpoints for a run of `frames` frames.
-fn checkpoint_every(frames: usize) -> usize {
+pub(super) fn checkpoint_every(frames: usize) -> usize {
     MIN_CHECKPOINT_EVERY.max(frames.div_ceil(MAX_CHECKPOINTS - 1))
 }

@@ -31,23 +31,23 @@
 //! tick — or the other players' inputs changed while the client predicted
 //! them by hold-last.
 
-use super::fork::{self, ForkOption};
 use super::scrub::{Corrected, Correction, Inspection};
-use crate::client::{ClientMoveRecord, CorrectionRecord};
-use crate::math::Vec2;
-use crate::movement::MoveInput;
+use crate::cmc::client::{ClientMoveRecord, CorrectionRecord};
+use crate::cmc::server::{MoveOutcome, MoveRecord};
+use crate::cmc::wire::AdjustmentReason;
+use crate::foundation::math::Vec2;
+use crate::foundation::movement::MoveInput;
+use crate::foundation::time::{SimTime, TimeStamp};
 use crate::net::conditioner::Fate;
-use crate::net::protocol::AdjustmentReason;
 use crate::net::trace::{Direction, PacketKind, PacketRecord};
+use crate::protocol::Setup;
 use crate::rollback::log::RollbackEvent;
-use crate::scenario::Setup;
-use crate::server::{MoveOutcome, MoveRecord};
-use crate::time::{SimTime, TimeStamp};
+use crate::scenario::ForkOption;
 
 /// How far back an episode reaches at most, ms.
 pub const EPISODE_MS: u64 = 2000;
 /// Same-input lost moves named at most, newest first.
-const MINOR_CAUSES_SHOWN: usize = 3;
+pub(super) const MINOR_CAUSES_SHOWN: usize = 3;
 /// Input directions closer than this (a tenth of a full stick) are the
 /// same input for the story: a lost move with nearly the input the server
 /// used instead changes nothing visible.
@@ -190,16 +190,33 @@ pub enum Cause {
     },
     /// Rollback: the other players' inputs changed while predicted.
     RemoteInputs,
+    /// On the relay: moves whose every ServerMove arrived only after a
+    /// newer move had, so the server ignored them as old (UE does) and
+    /// covered their time with the move stamped `covered_by`.
+    LateMoves {
+        /// The client's moves the server skipped.
+        moves: Vec<ClientMoveRecord>,
+        /// The move whose time stamp covered them.
+        covered_by: TimeStamp,
+        /// Every packet that carried one of them, with its fate.
+        packets: Vec<PacketRecord>,
+    },
     /// Nothing in the records explains it (drift under the threshold
     /// adding up).
     Unexplained,
+    /// On the relay: no ServerMove of the episode was lost or late, and
+    /// what the server did with each move (clamps, time discrepancy, push
+    /// zones) stays on the relay.
+    NotInTrace,
 }
 
 impl Cause {
     /// The packets this cause names (to highlight on the timeline).
     pub fn packets(&self) -> &[PacketRecord] {
         match self {
-            Cause::MissingMoves { packets, .. } | Cause::MissedInputs { packets, .. } => packets,
+            Cause::MissingMoves { packets, .. }
+            | Cause::MissedInputs { packets, .. }
+            | Cause::LateMoves { packets, .. } => packets,
             _ => &[],
         }
     }
@@ -305,6 +322,25 @@ impl Cause {
             Cause::Unexplained => {
                 "no lost move or server-only effect in the episode: small errors added up".into()
             }
+            Cause::LateMoves {
+                moves,
+                covered_by,
+                packets,
+            } => format!(
+                "{} reached the server only after a newer move had ({}): it ignored them as \
+                 old and covered their time with move @{} ms",
+                moves.iter().map(move_name).collect::<Vec<_>>().join(", "),
+                packets
+                    .iter()
+                    .map(packet_name)
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                covered_by.0
+            ),
+            Cause::NotInTrace => "no ServerMove of the episode was lost or late as the relay \
+                 saw them; what the server did with each move (clamps, time discrepancy, push \
+                 zones) stays on the relay"
+                .into(),
         }
     }
 }
@@ -335,7 +371,8 @@ pub struct Story {
     pub replayed_count: u32,
     /// The episode's start: where the timeline should look.
     pub from: SimTime,
-    /// What-ifs that may make it go the other way.
+    /// What-ifs that may make it go the other way (filled by
+    /// [`Inspection::explain`]).
     pub forks: Vec<ForkOption>,
 }
 
@@ -503,7 +540,7 @@ fn cmc_story(ins: &Inspection, c: &Correction, rec: &CorrectionRecord) -> Story 
         .take(rec.moves_replayed as usize)
         .map(|m| **m)
         .collect();
-    let mut story = Story {
+    Story {
         subject: format!("Adjustment of move @{} ms", rec.time_stamp.0),
         frame: c.frame,
         at: c.at,
@@ -515,17 +552,15 @@ fn cmc_story(ins: &Inspection, c: &Correction, rec: &CorrectionRecord) -> Story 
         replayed_count: rec.moves_replayed,
         from,
         forks: Vec::new(),
-    };
-    story.forks = fork::options(ins, &story, &setup);
-    story
+    }
 }
 
 /// The Adjustment threshold in force, cm.
-fn limit_cm(setup: &Setup) -> f32 {
+pub(super) fn limit_cm(setup: &Setup) -> f32 {
     f32::from(setup.rules.max_position_error_tenth_cm) / 10.0
 }
 
-fn cmc_rule(rec: &CorrectionRecord, setup: &Setup) -> Rule {
+pub(super) fn cmc_rule(rec: &CorrectionRecord, setup: &Setup) -> Rule {
     match rec.reason {
         AdjustmentReason::PositionError => Rule::Threshold {
             error_cm: rec.error_cm,
@@ -627,7 +662,7 @@ fn server_causes(
 /// Client moves between two simulated ones, split into those the client
 /// dropped itself and those the link lost (with every packet that carried
 /// them).
-fn missing_causes(
+pub(super) fn missing_causes(
     missing: Vec<ClientMoveRecord>,
     covered_by: TimeStamp,
     server_input: MoveInput,
@@ -661,11 +696,38 @@ fn missing_causes(
 
 fn rollback_story(ins: &Inspection, c: &Correction, e: &RollbackEvent) -> Story {
     let setup = ins.scenario().settings_at(c.frame);
-    let redundancy = match setup.model {
-        crate::Model::Rollback(config) => u32::from(config.redundancy.max(1)),
-        crate::Model::Cmc => 1,
+    let records = Records {
+        corrections: ins.corrections(),
+        marks: ins.marks(),
+        packets: ins.run().host().packets(),
     };
-    let previous = ins.corrections()[..]
+    rollback_story_of(&records, &setup, c, e)
+}
+
+/// What a story reads of a run besides the correction itself: the run's
+/// corrections and frame marks, and its packets.
+pub(super) struct Records<'a> {
+    /// Every correction of the run, in order.
+    pub corrections: &'a [Correction],
+    /// Where the run stood after each frame.
+    pub marks: &'a [super::scrub::FrameMark],
+    /// The packet timeline, if kept.
+    pub packets: Option<&'a crate::net::trace::PacketLog>,
+}
+
+/// A rollback's story from a run's records and the settings in force.
+pub(super) fn rollback_story_of(
+    run: &Records,
+    setup: &Setup,
+    c: &Correction,
+    e: &RollbackEvent,
+) -> Story {
+    let redundancy = match setup.model {
+        crate::protocol::Model::Rollback(config) => u32::from(config.redundancy.max(1)),
+        crate::protocol::Model::Cmc => 1,
+    };
+    let previous = run
+        .corrections
         .iter()
         .filter(|o| o.at < c.at)
         .filter_map(|o| match &o.what {
@@ -674,8 +736,7 @@ fn rollback_story(ins: &Inspection, c: &Correction, e: &RollbackEvent) -> Story 
         })
         .next_back();
     let lo = previous.unwrap_or(0).max(e.from.0.saturating_sub(120));
-    let packets = ins.run().host().packets();
-    let (ticks, carriers) = packets.map_or((Vec::new(), Vec::new()), |log| {
+    let (ticks, carriers) = run.packets.map_or((Vec::new(), Vec::new()), |log| {
         missed_ticks(log, lo, e.from.0, redundancy)
     });
     let (rule, cause) = if ticks.is_empty() {
@@ -689,10 +750,11 @@ fn rollback_story(ins: &Inspection, c: &Correction, e: &RollbackEvent) -> Story 
             },
         )
     };
-    let from = ins.marks()[..]
+    let from = run
+        .marks
         .get(c.frame.saturating_sub(60))
         .map_or(SimTime::ZERO, |m| m.end);
-    let mut story = Story {
+    Story {
         subject: format!("Rollback of ticks {}..={}", e.from.0, e.to.0),
         frame: c.frame,
         at: c.at,
@@ -704,9 +766,7 @@ fn rollback_story(ins: &Inspection, c: &Correction, e: &RollbackEvent) -> Story 
         replayed_count: e.to.0.saturating_sub(e.from.0),
         from,
         forks: Vec::new(),
-    };
-    story.forks = fork::options(ins, &story, &setup);
-    story
+    }
 }
 
 /// Ticks in `lo..hi` the server decided without the client's input (its
@@ -746,7 +806,7 @@ fn missed_ticks(
 
 /// Inputs far enough apart to move the character differently: the
 /// directions more than [`INPUT_DIFFERENCE`] apart, or one dashes.
-fn inputs_differ(a: &MoveInput, b: &MoveInput) -> bool {
+pub(super) fn inputs_differ(a: &MoveInput, b: &MoveInput) -> bool {
     (a.direction() - b.direction()).length() > INPUT_DIFFERENCE || a.flags.dash() != b.flags.dash()
 }
 

@@ -1,13 +1,19 @@
 //! Framing: one message per binary WebSocket frame,
-//! `[PROTOCOL_VERSION][postcard bytes]`, at most [`MAX_FRAME_LEN`] bytes.
-//! Decoding never panics; every failure is a [`DecodeError`] with a reason.
+//! `[version][postcard bytes]`, at most [`MAX_FRAME_LEN`] bytes, for any
+//! message type that names its protocol's version byte ([`Versioned`]; the
+//! playground's is `crate::protocol::PROTOCOL_VERSION`). Decoding never
+//! panics; every failure is a [`DecodeError`] with a reason.
 
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use thiserror::Error;
 
-/// Version byte at the start of every frame. Bump on any wire change.
-pub const PROTOCOL_VERSION: u8 = 5;
+/// A message type this codec frames: the version byte of the protocol it
+/// belongs to, written first in every frame and checked first on decode.
+pub trait Versioned {
+    /// The version byte. Bump it on any change of the type's wire form.
+    const VERSION: u8;
+}
 
 /// Largest frame accepted or produced, bytes. A ServerMove is ~20 bytes and
 /// an observer snapshot under 600; anything bigger is rejected *before*
@@ -29,7 +35,7 @@ pub enum DecodeError {
         /// The limit.
         max: usize,
     },
-    /// The version byte is not [`PROTOCOL_VERSION`].
+    /// The version byte is not the message type's [`Versioned::VERSION`].
     #[error("protocol version {got} is not supported (expected {expected})")]
     UnsupportedVersion {
         /// Version received.
@@ -51,9 +57,8 @@ pub enum DecodeError {
 /// Never for this crate's message types: postcard serialization of them
 /// into a `Vec` cannot fail. Debug builds assert the frame fits
 /// [`MAX_FRAME_LEN`].
-pub fn encode<T: Serialize>(msg: &T) -> Vec<u8> {
-    let out =
-        postcard::to_extend(msg, vec![PROTOCOL_VERSION]).unwrap_or_else(|_| vec![PROTOCOL_VERSION]);
+pub fn encode<T: Versioned + Serialize>(msg: &T) -> Vec<u8> {
+    let out = postcard::to_extend(msg, vec![T::VERSION]).unwrap_or_else(|_| vec![T::VERSION]);
     debug_assert!(out.len() <= MAX_FRAME_LEN, "frame of {} bytes", out.len());
     out
 }
@@ -64,7 +69,7 @@ pub fn encode<T: Serialize>(msg: &T) -> Vec<u8> {
 /// [`DecodeError::Empty`], [`DecodeError::TooLarge`] (checked first, before
 /// any parsing), [`DecodeError::UnsupportedVersion`],
 /// [`DecodeError::Malformed`] or [`DecodeError::TrailingBytes`].
-pub fn decode<T: DeserializeOwned>(frame: &[u8]) -> Result<T, DecodeError> {
+pub fn decode<T: Versioned + DeserializeOwned>(frame: &[u8]) -> Result<T, DecodeError> {
     if frame.len() > MAX_FRAME_LEN {
         return Err(DecodeError::TooLarge {
             len: frame.len(),
@@ -72,10 +77,10 @@ pub fn decode<T: DeserializeOwned>(frame: &[u8]) -> Result<T, DecodeError> {
         });
     }
     let (&version, body) = frame.split_first().ok_or(DecodeError::Empty)?;
-    if version != PROTOCOL_VERSION {
+    if version != T::VERSION {
         return Err(DecodeError::UnsupportedVersion {
             got: version,
-            expected: PROTOCOL_VERSION,
+            expected: T::VERSION,
         });
     }
     let (msg, rest) =
@@ -89,70 +94,27 @@ pub fn decode<T: DeserializeOwned>(frame: &[u8]) -> Result<T, DecodeError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::movement::MoveInput;
-    use crate::net::protocol::*;
-    use crate::time::TimeStamp;
-    use crate::Vec2;
-    use proptest::prelude::*;
+    use serde::Deserialize;
 
-    fn typical_move() -> ClientMsg {
-        ClientMsg::ServerMove(ServerMove::new(
-            5,
-            NetworkMove {
-                time_stamp: TimeStamp(61_234),
-                input: MoveInput::from_direction(Vec2::new(0.6, -0.8), false),
-            },
-            NetPosition::quantize(Vec2::new(1234.56, 789.01)),
-        ))
+    /// A message of a protocol at version 9.
+    #[derive(Debug, PartialEq, Serialize, Deserialize)]
+    struct Probe(u32);
+
+    impl Versioned for Probe {
+        const VERSION: u8 = 9;
     }
 
     #[test]
-    fn round_trip_and_size_of_a_typical_server_move() {
-        let frame = encode(&typical_move());
-        assert_eq!(frame[0], PROTOCOL_VERSION);
-        assert_eq!(decode::<ClientMsg>(&frame).unwrap(), typical_move());
-        // version 1 + variant 1 + header 1 + ts 3 + accel 2+2 + location
-        // 3+3 (issue #6's budget: ≤ 16).
-        assert_eq!(frame.len(), 16);
-    }
-
-    #[test]
-    fn bad_frames_are_errors_with_reasons() {
-        assert_eq!(decode::<ClientMsg>(&[]), Err(DecodeError::Empty));
+    fn the_version_byte_is_the_message_types() {
+        let frame = encode(&Probe(300));
+        assert_eq!(frame, [9, 0xac, 0x02]);
+        assert_eq!(decode::<Probe>(&frame), Ok(Probe(300)));
         assert_eq!(
-            decode::<ClientMsg>(&[9, 0]),
+            decode::<Probe>(&[5, 1]),
             Err(DecodeError::UnsupportedVersion {
-                got: 9,
-                expected: 5
+                got: 5,
+                expected: 9
             })
         );
-        assert!(matches!(
-            decode::<ClientMsg>(&[PROTOCOL_VERSION, 200]),
-            Err(DecodeError::Malformed(_))
-        ));
-        let mut frame = encode(&ClientMsg::Ping { id: 7 });
-        frame.push(0);
-        assert_eq!(
-            decode::<ClientMsg>(&frame),
-            Err(DecodeError::TrailingBytes(1))
-        );
-        let big = vec![PROTOCOL_VERSION; MAX_FRAME_LEN + 1];
-        assert_eq!(
-            decode::<ClientMsg>(&big),
-            Err(DecodeError::TooLarge {
-                len: 2049,
-                max: 2048
-            })
-        );
-    }
-
-    proptest! {
-        /// Invariant: any byte string decodes to a message or an error —
-        /// never a panic.
-        #[test]
-        fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..64)) {
-            let _ = decode::<ClientMsg>(&bytes);
-            let _ = decode::<ServerMsg>(&bytes);
-        }
     }
 }

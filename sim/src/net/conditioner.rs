@@ -31,8 +31,8 @@
 //! [`fate_fingerprint`] hashes such a sequence so both can be compared.
 
 use super::gilbert_elliott::{BurstState, GilbertElliott};
-use crate::hash::unit;
-use crate::time::SimTime;
+use crate::foundation::hash::unit;
+use crate::foundation::time::SimTime;
 use rand_core::{RngCore, SeedableRng};
 use rand_pcg::Pcg32;
 use std::collections::VecDeque;
@@ -353,7 +353,7 @@ pub const FINGERPRINT_CONDITIONS: LinkConditions = LinkConditions {
 /// `fate_fingerprint` export; `sim/tests/conditioner.rs` pins it).
 pub fn fate_fingerprint(seed: u64, conditions: LinkConditions, packets: u32) -> u64 {
     let mut c = LinkConditioner::new(conditions, seed);
-    let mut h = crate::hash::Fnv64::new();
+    let mut h = crate::foundation::hash::Fnv64::new();
     let mut mix = |v: u64| {
         h.u64(v);
     };

@@ -1,7 +1,8 @@
 //! The client's measurement of its link ([`LinkMeter`]): Pings sent and
 //! their Pongs turned into RTT figures and loss each way
 //! ([`super::link_stats`]), restarted when the settings change so that the
-//! figures describe the link in force, not a mix of the old and the new.
+//! figures describe the link in force, not a mix of the old and the new;
+//! and the bytes per second each way ([`RateMeter`]).
 //!
 //! A restart starts counting at the next Ping: the settings travel to the
 //! host out of band and take effect before that Ping enters the uplink
@@ -9,7 +10,7 @@
 //! link. Pongs of earlier Pings still arriving are ignored.
 
 use super::link_stats::{observed_loss, LossCount, RttStats, SeqWindow};
-use crate::time::SimTime;
+use crate::foundation::time::SimTime;
 use std::collections::VecDeque;
 
 /// Pings remembered for their send time: more than a second's worth of
@@ -145,6 +146,48 @@ impl LinkMeter {
     }
 }
 
+/// Bytes per second over the last second, from timestamped samples.
+#[derive(Debug, Clone, Default)]
+pub struct RateMeter {
+    samples: VecDeque<(SimTime, u64)>,
+    in_window: u64,
+    total: u64,
+}
+
+/// Window of a [`RateMeter`], µs.
+const WINDOW_US: u64 = 1_000_000;
+
+impl RateMeter {
+    /// Records `bytes` at `now`.
+    pub fn record(&mut self, now: SimTime, bytes: usize) {
+        self.expire(now);
+        self.samples.push_back((now, bytes as u64));
+        self.in_window += bytes as u64;
+        self.total += bytes as u64;
+    }
+
+    /// Bytes per second over the second ending at `now`.
+    pub fn per_second(&mut self, now: SimTime) -> u64 {
+        self.expire(now);
+        self.in_window
+    }
+
+    /// Bytes recorded since creation.
+    pub fn total(&self) -> u64 {
+        self.total
+    }
+
+    fn expire(&mut self, now: SimTime) {
+        while let Some(&(t, b)) = self.samples.front() {
+            if now.micros_since(t) < WINDOW_US {
+                break;
+            }
+            self.in_window -= b;
+            self.samples.pop_front();
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -217,5 +260,17 @@ mod tests {
         m.on_pong(SimTime::from_millis(900), old, server);
         assert_eq!(m.report().rtt_samples, 0);
         assert_eq!(m.report().since_up, LossCount::default());
+    }
+
+    #[test]
+    fn rate_meter_counts_the_last_second_only() {
+        let mut m = RateMeter::default();
+        for i in 0..120u64 {
+            m.record(SimTime::from_millis(i * 1000 / 60), 20);
+        }
+        // 60 packets of 20 bytes in the last second.
+        assert_eq!(m.per_second(SimTime::from_millis(1990)), 1200);
+        assert_eq!(m.per_second(SimTime::from_millis(4000)), 0);
+        assert_eq!(m.total(), 2400);
     }
 }

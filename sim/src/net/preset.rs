@@ -2,7 +2,7 @@
 //! profiles, naia's `LinkConditionerConfig` presets, and a mobile and a
 //! satellite profile justified below. Each sets both directions.
 
-use super::protocol::{LinkSettings, NetSettings};
+use super::settings::{LinkSettings, NetSettings};
 
 /// A named [`NetSettings`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -1,19 +1,16 @@
 //! What happened to every packet of a connection: the data of the packet
-//! timeline. A [`crate::net::link::HostLink`] with tracing on records, for
+//! timeline. A [`crate::endpoints::link::HostLink`] with tracing on records, for
 //! each packet it offers a link conditioner, its direction, its place in
 //! that direction's send order, what it carried (kind and the tick or time
 //! stamp that names it), its size, when it left and its [`Fate`] — the same
-//! fate the conditioner gave it, recorded as it was decided. Tracing is on
-//! in local mode and scenario runs (in process, so both ends are known),
-//! off on the relay (it would cost memory per session and the page cannot
-//! see the relay's conditioner anyway).
+//! fate the conditioner gave it, recorded as it was decided. In local mode
+//! and scenario runs the log is kept in process (both ends are known); on
+//! the relay the same records are streamed to the page when it asks
+//! ([`super::trace_wire`], [`super::trace_stream`]), never kept.
 
-use crate::bounded::Bounded;
+use crate::foundation::bounded::Bounded;
+use crate::foundation::time::SimTime;
 use crate::net::conditioner::Fate;
-use crate::net::protocol::{ClientMsg, MoveResponse, ServerMove, ServerMsg};
-use crate::rollback::RollbackServerMsg;
-use crate::room::wire::RoomServerMsg;
-use crate::time::SimTime;
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
@@ -51,8 +48,69 @@ pub enum PacketKind {
     Proxy,
     /// A Pong; `detail` is the Ping's id.
     Pong,
+    /// A room's shot (`Fire`); `detail` is its ammo action number.
+    Shot,
+    /// A room's verdict on a shot (`ShotResult`); `detail` is the shot's
+    /// action number, `also` the verdict (0 head, 1 body, 2 miss, 3 and up
+    /// rejected: `crate::protocol`'s trace of a `ShotResult`) and how far
+    /// back the server went, ms.
+    Verdict,
+    /// A room's ammo update; `detail` is the newest action handled, `also[0]`
+    /// the rounds left.
+    Ammo,
+    /// A room's reload; `detail` is its ammo action number.
+    Reload,
+    /// A room's clock sync (`TimeRequest` up, `TimeReport` down).
+    Clock,
     /// Anything else (settings, control).
     Other,
+}
+
+impl PacketKind {
+    /// Every kind, in the order of their wire codes ([`PacketKind::code`]).
+    pub const ALL: [PacketKind; 16] = [
+        PacketKind::ServerMove,
+        PacketKind::Inputs,
+        PacketKind::Ping,
+        PacketKind::Ack,
+        PacketKind::Adjustment,
+        PacketKind::RollbackAck,
+        PacketKind::State,
+        PacketKind::Proxy,
+        PacketKind::Pong,
+        PacketKind::Shot,
+        PacketKind::Verdict,
+        PacketKind::Ammo,
+        PacketKind::Reload,
+        PacketKind::Clock,
+        PacketKind::Other,
+        PacketKind::Other,
+    ];
+
+    /// The kind's code in a trace batch, `0..16` (four bits).
+    pub fn code(self) -> u8 {
+        // `ALL` lists each kind once before the padding.
+        PacketKind::ALL
+            .iter()
+            .position(|k| *k == self)
+            .unwrap_or(14) as u8
+    }
+
+    /// The kind with wire code `code` (the low four bits are read).
+    pub fn from_code(code: u8) -> PacketKind {
+        PacketKind::ALL[usize::from(code & 0x0f)]
+    }
+
+    /// Whether the record's `also` field carries numbers for this kind.
+    pub fn has_also(self) -> bool {
+        matches!(
+            self,
+            PacketKind::ServerMove
+                | PacketKind::RollbackAck
+                | PacketKind::Verdict
+                | PacketKind::Ammo
+        )
+    }
 }
 
 /// A message's kind, the number that names it and two more (see
@@ -60,60 +118,6 @@ pub enum PacketKind {
 pub trait Traced {
     /// Kind, detail and the extra time stamps.
     fn traced(&self) -> (PacketKind, u32, [u32; 2]);
-}
-
-impl Traced for ServerMove {
-    fn traced(&self) -> (PacketKind, u32, [u32; 2]) {
-        (
-            PacketKind::ServerMove,
-            self.new_move.time_stamp.0,
-            [
-                self.pending_move.map_or(0, |p| p.time_stamp.0),
-                self.old_move.map_or(0, |o| o.time_stamp.0),
-            ],
-        )
-    }
-}
-
-impl Traced for MoveResponse {
-    fn traced(&self) -> (PacketKind, u32, [u32; 2]) {
-        match self {
-            MoveResponse::Ack { time_stamp } => (PacketKind::Ack, time_stamp.0, [0; 2]),
-            MoveResponse::Adjustment { time_stamp, .. } => {
-                (PacketKind::Adjustment, time_stamp.0, [0; 2])
-            }
-        }
-    }
-}
-
-impl Traced for ClientMsg {
-    fn traced(&self) -> (PacketKind, u32, [u32; 2]) {
-        match self {
-            ClientMsg::ServerMove(m) => m.traced(),
-            ClientMsg::Inputs(p) => (PacketKind::Inputs, p.newest.0, [0; 2]),
-            ClientMsg::Ping { id } => (PacketKind::Ping, *id, [0; 2]),
-            _ => (PacketKind::Other, 0, [0; 2]),
-        }
-    }
-}
-
-impl Traced for ServerMsg {
-    fn traced(&self) -> (PacketKind, u32, [u32; 2]) {
-        let (kind, detail) = match self {
-            ServerMsg::MoveResponse(r) => return r.traced(),
-            ServerMsg::Rollback(RollbackServerMsg::Ack(a)) => {
-                return (PacketKind::RollbackAck, a.tick.0, [a.missed, a.late]);
-            }
-            ServerMsg::Rollback(RollbackServerMsg::State(s)) => {
-                (PacketKind::State, s.snapshot.tick.0)
-            }
-            ServerMsg::Proxy(p) => (PacketKind::Proxy, p.seq),
-            ServerMsg::Room(RoomServerMsg::Proxies(b)) => (PacketKind::Proxy, b.seq.0),
-            ServerMsg::Pong { id, .. } => (PacketKind::Pong, *id),
-            _ => (PacketKind::Other, 0),
-        };
-        (kind, detail, [0; 2])
-    }
 }
 
 /// One packet and its fate.
@@ -175,6 +179,26 @@ impl PacketLog {
             sent,
             fate,
         });
+    }
+
+    /// Keeps a record made elsewhere (a relay's trace, [`super::trace_wire`]):
+    /// sent times must not decrease.
+    pub fn push(&mut self, record: PacketRecord) {
+        self.records.push(record);
+    }
+
+    /// Moves every record by `delta_us` µs (send and arrival alike),
+    /// saturating at the epoch: a clock offset estimate improved.
+    pub fn shift(&mut self, delta_us: i64) {
+        let by = |t: &mut SimTime| {
+            t.0 = t.0.saturating_add_signed(delta_us);
+        };
+        for r in self.records.iter_mut() {
+            by(&mut r.sent);
+            if let Fate::Delivered { at, .. } = &mut r.fate {
+                by(at);
+            }
+        }
     }
 
     /// Every record kept, oldest first.

@@ -21,12 +21,17 @@ use super::game::{Divergence, Game};
 use super::input::InputCmd;
 use super::snapshot::{MmVec, PlayerState, Projectile, Snapshot};
 use super::tick::{Tick, TickRate};
-use crate::math::Vec2;
-use crate::movement::{perform_movement, CharacterState, MoveInput, MovementParams};
-use crate::world::World;
+use crate::foundation::math::Vec2;
+use crate::foundation::movement::{perform_movement, CharacterState, MoveInput, MovementParams};
+use crate::foundation::world::World;
 
-/// Players in the arena: the connecting client (0) and the server's bot (1).
+/// Players in the arena: the connecting client ([`CLIENT_PLAYER`]) and
+/// the server's bot ([`BOT_PLAYER`]).
 pub const PLAYERS: usize = 2;
+/// The connecting client's player index.
+pub const CLIENT_PLAYER: usize = 0;
+/// The bot's player index.
+pub const BOT_PLAYER: usize = 1;
 /// Hit points at spawn (playground choice: ten hits).
 pub const MAX_HP: u8 = 100;
 /// Damage per projectile hit, HP.

@@ -4,8 +4,8 @@
 //! and ends without warning).
 
 use super::input::InputCmd;
-use crate::bot::Bot;
-use crate::math::Vec2;
+use crate::foundation::bot::Bot;
+use crate::foundation::math::Vec2;
 
 /// Period of the bot's fire pattern, s.
 const FIRE_PERIOD_S: f64 = 2.0;

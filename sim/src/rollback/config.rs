@@ -1,9 +1,10 @@
 //! The rollback model's settings, one field per page control, with their
 //! ranges and sources in one place.
 
+use super::controls;
 use super::tick::{Tick, TickRate};
-use crate::controls::{self, Range};
-use crate::net::protocol::SettingsError;
+use crate::foundation::control::Range;
+use crate::foundation::control::{check, SettingsError};
 use core::ops::RangeInclusive;
 use serde::{Deserialize, Serialize};
 
@@ -90,28 +91,28 @@ impl RollbackConfig {
     /// # Errors
     /// [`SettingsError`] naming the first field out of range.
     pub fn validate(&self) -> Result<(), SettingsError> {
-        check("redundancy", self.redundancy.into(), &widen(&REDUNDANCY))?;
+        check("redundancy", self.redundancy.into(), widen(&REDUNDANCY))?;
         check(
             "hold_last_limit",
             self.hold_last_limit.into(),
-            &widen(&HOLD_LAST_LIMIT),
+            widen(&HOLD_LAST_LIMIT),
         )?;
         check(
             "state_interval",
             self.state_interval.into(),
-            &widen(&STATE_INTERVAL),
+            widen(&STATE_INTERVAL),
         )?;
         check(
             "input_buffer",
             self.input_buffer.into(),
-            &widen(&INPUT_BUFFER),
+            widen(&INPUT_BUFFER),
         )?;
         if let Some(w) = self.max_prediction {
             let r = MAX_PREDICTION;
             check(
                 "max_prediction",
                 w.into(),
-                &(u32::from(*r.start())..=u32::from(*r.end())),
+                u32::from(*r.start())..=u32::from(*r.end()),
             )?;
         }
         Ok(())
@@ -132,19 +133,6 @@ impl Default for RollbackConfig {
 
 fn widen(r: &RangeInclusive<u8>) -> RangeInclusive<u32> {
     u32::from(*r.start())..=u32::from(*r.end())
-}
-
-fn check(name: &'static str, value: u32, range: &RangeInclusive<u32>) -> Result<(), SettingsError> {
-    if range.contains(&value) {
-        Ok(())
-    } else {
-        Err(SettingsError {
-            name,
-            value,
-            min: *range.start(),
-            max: *range.end(),
-        })
-    }
 }
 
 #[cfg(test)]

@@ -35,7 +35,7 @@ pub trait Game {
     }
 
     /// A 64-bit hash over a stable byte order of the whole state
-    /// ([`crate::hash::Fnv64`]): equal on every machine and target for
+    /// ([`crate::foundation::hash::Fnv64`]): equal on every machine and target for
     /// equal states (`001_…` §7).
     fn state_hash(state: &Self::State) -> u64;
 

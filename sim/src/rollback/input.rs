@@ -3,7 +3,7 @@
 //! `001_…` §4.3).
 
 use super::tick::Tick;
-use crate::math::Vec2;
+use crate::foundation::math::Vec2;
 use serde::{Deserialize, Serialize};
 
 /// One player's input for one tick, quantized as it goes on the wire
@@ -29,7 +29,7 @@ impl InputCmd {
     /// Fire the weapon (level-triggered: held fire fires whenever the
     /// cooldown allows).
     pub const FIRE: u16 = 0x01;
-    /// Dash ([`crate::MovementParams::dash_impulse`]).
+    /// Dash ([`crate::foundation::movement::MovementParams::dash_impulse`]).
     pub const DASH: u16 = 0x02;
     /// Every defined bit; the server clears the others.
     pub const ALL_BUTTONS: u16 = Self::FIRE | Self::DASH;

@@ -3,11 +3,11 @@
 //! State restored which tick, how far it re-simulated, and where the local
 //! player stood before and after (`001_…` §8: only visible errors count).
 
+use super::client::RollbackRecord;
 use super::game::Divergence;
-use super::predictor::RollbackPredictor;
+use super::snapshot::Snapshot;
 use super::tick::Tick;
-use crate::bounded::Bounded;
-use crate::math::Vec2;
+use crate::foundation::math::Vec2;
 
 /// One visible rollback.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -24,39 +24,19 @@ pub struct RollbackEvent {
     pub corrected: Vec2,
 }
 
-impl RollbackPredictor {
-    /// Keeps an account of the newest `capacity` visible rollbacks from now
-    /// on ([`RollbackPredictor::rollback_log`]; a second call keeps the
-    /// account already kept). Off by default.
-    pub fn keep_rollback_log(&mut self, capacity: usize) {
-        self.log
-            .get_or_insert_with(|| Box::new(Bounded::new(capacity)));
-    }
-
-    /// The account kept, oldest first (empty when not kept).
-    pub fn rollback_log(&self) -> impl Iterator<Item = &RollbackEvent> {
-        self.log.iter().flat_map(|l| l.items().iter())
-    }
-
-    /// A rebase just counted a rollback: notes it.
-    pub(super) fn note_rollback(&mut self) {
-        let (Some(log), Some(r), Some(ids)) = (
-            &mut self.log,
-            self.client.as_ref().and_then(|c| c.last_rollback()),
-            self.ids,
-        ) else {
-            return;
-        };
-        let local = |s: Option<&super::Snapshot>| {
-            s.and_then(|s| s.players.get(usize::from(ids.player)))
+impl RollbackEvent {
+    /// The visible rollback `r` as the local player `player` lived it.
+    pub(super) fn of(r: &RollbackRecord<Snapshot>, player: u8) -> RollbackEvent {
+        let local = |s: Option<&Snapshot>| {
+            s.and_then(|s| s.players.get(usize::from(player)))
                 .map_or(Vec2::ZERO, |p| p.position.to_cm())
         };
-        log.push(RollbackEvent {
+        RollbackEvent {
             from: r.from,
             to: r.to,
             divergence: r.divergence,
             predicted: local(r.discarded.last()),
             corrected: local(r.resimulated.last().or(Some(&r.restored))),
-        });
+        }
     }
 }

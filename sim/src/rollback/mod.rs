@@ -25,31 +25,33 @@
 //! [`SyncTest`] rewinds and re-simulates every tick to prove a game is
 //! deterministic (ggrs's `SyncTestSession`).
 //!
-//! The model runs behind the same [`crate::ServerHost`] and
-//! [`crate::ClientEndpoint`] as the CMC model (one link, one protocol, one
-//! [`crate::LocalSession`]): [`RollbackAuthority`] is the host's half and
-//! [`RollbackPredictor`] the endpoint's, chosen by
-//! [`crate::Model::Rollback`].
+//! The model runs behind the same host and client endpoint as the CMC
+//! model (one link, one protocol, one local session,
+//! `crate::endpoints`): the host's half drives a [`RollbackServer`] on the
+//! [`Arena`], and [`RollbackPredictor`] is the endpoint's half.
 //!
-//! ## Layout
+//! **May import:** the foundation and the network layers, and its own
+//! modules, each only those above it here. No other model.
+//!
 //! | module | holds |
 //! |---|---|
+//! | `controls` | the model's page controls (redundancy, hold-last, …) |
 //! | `tick` | [`Tick`] (wrapping), [`TickRate`] |
 //! | `input` | [`InputCmd`], [`TickRing`] |
 //! | `game` | the [`Game`] trait, [`Divergence`] |
 //! | `snapshot`, `arena` | the arena game: [`Snapshot`], [`Arena`] |
-//! | `config` | [`RollbackConfig`] and every range |
+//! | `config` | [`RollbackConfig`] and its ranges |
 //! | `server`, `client`, `time_sync` | the authority, the predicting client, its clock |
 //! | `sync_test` | [`SyncTest`] |
 //! | `wire` | [`InputPacket`], [`RollbackServerMsg`], [`RollbackObserver`] |
-//! | `bot`, `authority`, `predictor` | bot player, the host's half, the endpoint's half |
 //! | `log` | [`log::RollbackEvent`]: the visible rollbacks, for the inspector |
+//! | `predictor`, `bot` | the endpoint's half, the bot player |
 
 pub mod arena;
-pub mod authority;
 pub mod bot;
 pub mod client;
 pub mod config;
+pub mod controls;
 pub mod game;
 pub mod input;
 pub mod log;
@@ -62,7 +64,6 @@ pub mod time_sync;
 pub mod wire;
 
 pub use arena::Arena;
-pub use authority::RollbackAuthority;
 pub use bot::BotPlayer;
 pub use client::{ClientCounters, RollbackClient, RollbackRecord, StateRejected};
 pub use config::RollbackConfig;

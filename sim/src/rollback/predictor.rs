@@ -1,9 +1,9 @@
 //! The client's half of a rollback match, driven by
-//! [`crate::ClientEndpoint`] when the server runs the rollback model: the
+//! [`crate::endpoints::client::ClientEndpoint`] when the server runs the rollback model: the
 //! [`RollbackClient`] on the [`Arena`], its clock (fixed ticks with time
 //! dilation, [`TimeSync`]), input packets with redundancy, identity checks,
 //! the server's observer view and the numbers the page shows. The endpoint
-//! owns the link ([`crate::net::link::ClientLink`]): it encodes the
+//! owns the link ([`crate::endpoints::link::ClientLink`]): it encodes the
 //! packets this half returns and hands it the messages that arrive.
 //!
 //! ```text
@@ -18,13 +18,15 @@ use super::arena::{Arena, MAX_PROJECTILES, PLAYERS};
 use super::client::{RollbackClient, RollbackRecord, StateRejected};
 use super::config::RollbackConfig;
 use super::input::InputCmd;
+use super::log::RollbackEvent;
 use super::snapshot::{PlayerState, Snapshot};
 use super::tick::Tick;
 use super::time_sync::TimeSync;
 use super::wire::{IdentityError, Ids, InputPacket, PackedInput, RollbackObserver};
 use super::wire::{RollbackServerMsg, RollbackServerTotals};
-use crate::math::Vec2;
-use crate::net::protocol::SettingsError;
+use crate::foundation::bounded::Bounded;
+use crate::foundation::control::SettingsError;
+use crate::foundation::math::Vec2;
 use thiserror::Error;
 
 /// Longest frame time the clock takes at once, s (`001_…` §2
@@ -64,7 +66,7 @@ pub struct PredictorCounters {
 
 /// One read-out of the rollback model's own numbers (the page's
 /// `data-metric`s; the link's — RTT, loss, bytes/s — are in
-/// [`crate::Metrics`] beside them). Counters count from the current
+/// [`crate::endpoints::metrics::Metrics`] beside them). Counters count from the current
 /// match's Start (a new tick rate starts a new match).
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct RollbackMetrics {
@@ -126,7 +128,7 @@ pub struct RollbackPredictor {
     /// The server's latest observer view.
     server: Option<RollbackObserver>,
     /// The visible rollbacks, when kept (`log`).
-    pub(super) log: Option<Box<crate::bounded::Bounded<super::log::RollbackEvent>>>,
+    log: Option<Box<Bounded<RollbackEvent>>>,
 }
 
 impl RollbackPredictor {
@@ -366,6 +368,36 @@ impl RollbackPredictor {
     /// Messages refused before the client, and matches started.
     pub fn counters(&self) -> PredictorCounters {
         self.counters
+    }
+
+    /// Keeps an account of the newest `capacity` visible rollbacks from now
+    /// on ([`RollbackPredictor::rollback_log`]; a second call keeps the
+    /// account already kept). Off by default.
+    pub fn keep_rollback_log(&mut self, capacity: usize) {
+        self.log
+            .get_or_insert_with(|| Box::new(Bounded::new(capacity)));
+    }
+
+    /// Stops keeping the account and forgets it.
+    pub fn forget_rollback_log(&mut self) {
+        self.log = None;
+    }
+
+    /// The account kept, oldest first (empty when not kept).
+    pub fn rollback_log(&self) -> impl Iterator<Item = &RollbackEvent> {
+        self.log.iter().flat_map(|l| l.items().iter())
+    }
+
+    /// A rebase just counted a rollback: notes it.
+    fn note_rollback(&mut self) {
+        let (Some(log), Some(r), Some(ids)) = (
+            &mut self.log,
+            self.client.as_ref().and_then(|c| c.last_rollback()),
+            self.ids,
+        ) else {
+            return;
+        };
+        log.push(RollbackEvent::of(r, ids.player));
     }
 }
 

@@ -6,8 +6,8 @@
 //! of every step, so a state never holds more precision than the wire.
 
 use super::tick::Tick;
-use crate::hash::Fnv64;
-use crate::math::Vec2;
+use crate::foundation::hash::Fnv64;
+use crate::foundation::math::Vec2;
 use serde::{Deserialize, Serialize};
 
 /// A vector in whole millimetres (or mm/s, or mm per tick — the field
@@ -65,7 +65,7 @@ pub struct PlayerState {
     /// Velocity, mm/s.
     pub velocity: MmVec,
     /// Time until the next dash may start, µs
-    /// ([`crate::CharacterState::dash_cooldown`] quantized).
+    /// ([`crate::foundation::movement::CharacterState::dash_cooldown`] quantized).
     pub dash_cooldown_us: u32,
     /// Hit points, `0..=`[`crate::rollback::arena::MAX_HP`]; at 0 the
     /// player respawns.

@@ -9,7 +9,7 @@ use super::arena::{Arena, PLAYERS};
 use super::game::Game;
 use super::input::{InputCmd, TickRing};
 use super::tick::{Tick, TickRate};
-use crate::math::Vec2;
+use crate::foundation::math::Vec2;
 use rand_core::{RngCore, SeedableRng};
 use rand_pcg::Pcg32;
 

@@ -1,8 +1,8 @@
 //! The rollback model's messages (`001_…` §5.3, §6). They travel nested in
 //! the one protocol both models share — [`InputPacket`] as
-//! [`crate::net::protocol::ClientMsg::Inputs`], the server's as
-//! [`crate::net::protocol::ServerMsg::Rollback`] and
-//! [`crate::net::protocol::ServerMsg::RollbackObserver`] — so Hello,
+//! [`crate::protocol::ClientMsg::Inputs`], the server's as
+//! [`crate::protocol::ServerMsg::Rollback`] and
+//! [`crate::protocol::ServerMsg::RollbackObserver`] — so Hello,
 //! Welcome, settings, Pings, lag spikes and the resume token are the CMC
 //! model's own, framed by the crate's codec (postcard after the protocol
 //! version byte). Every message after Start carries [`Ids`] — magic,
@@ -25,7 +25,7 @@ use super::input::InputCmd;
 use super::server::StateUpdate;
 use super::snapshot::{MmVec, Snapshot};
 use super::tick::{Tick, TickRate};
-use crate::net::protocol::LinkTotals;
+use crate::net::totals::LinkTotals;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
@@ -300,7 +300,7 @@ pub struct RollbackServerTotals {
 }
 
 /// The server's true state, streamed to the page for the Authoritative
-/// panel (the rollback model's [`crate::net::protocol::ObserverSnapshot`]):
+/// panel (the rollback model's [`crate::cmc::wire::ObserverSnapshot`]):
 /// a debug view past the link conditioner, not counted in bytes/s.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RollbackObserver {

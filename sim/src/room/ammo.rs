@@ -27,7 +27,7 @@
 //! the server.
 
 use super::seq::Seq;
-use crate::time::SimTime;
+use crate::foundation::time::SimTime;
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 

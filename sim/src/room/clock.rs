@@ -26,7 +26,7 @@
 //! interpolated proxies jump. A correction over [`STEP_THRESHOLD_US`] (a
 //! changed link) is stepped.
 
-use crate::time::SimTime;
+use crate::foundation::time::SimTime;
 use std::collections::VecDeque;
 
 /// Samples kept; the best of them makes the estimate. At one request per
@@ -35,7 +35,7 @@ use std::collections::VecDeque;
 pub const CLOCK_WINDOW: usize = 32;
 
 /// Interval between two time requests, ms: the same 10 Hz as the RTT
-/// probes of a single-player page ([`crate::endpoint::PING_INTERVAL_MS`]);
+/// probes of a single-player page ([`crate::endpoints::link::PING_INTERVAL_MS`]);
 /// the reference's `TimeSyncFrequency` is a few seconds, but a page whose
 /// link sliders move wants the estimate to follow within one window.
 pub const TIME_SYNC_INTERVAL_MS: u64 = 100;
@@ -172,6 +172,12 @@ impl ClockSync {
         self.shown.map(|o| shift(now, o.value(now)))
     }
 
+    /// The longest RTT in the window, µs: past it, an answer that has not
+    /// come is taken for lost.
+    pub fn longest_rtt_us(&self) -> Option<u64> {
+        self.samples.iter().map(|s| s.rtt_us).max()
+    }
+
     /// The newest sample's RTT, µs.
     pub fn last_rtt_us(&self) -> Option<u64> {
         self.samples.back().map(|s| s.rtt_us)
@@ -236,6 +242,7 @@ mod tests {
             Some(SimTime::from_millis(2000))
         );
         assert_eq!(c.last_rtt_us(), Some(280_000));
+        assert_eq!(c.longest_rtt_us(), Some(280_000));
         // The good sample ages out after CLOCK_WINDOW more (the last at
         // 4300 + 280 ms): the answers spend 180 of 280 ms on the way back,
         // the estimate assumes 140 and drifts to 40 ms behind.

@@ -2,8 +2,9 @@
 //! each player (one player's settings never change another's view).
 
 use super::history::{DEFAULT_MAX_RECORD_TIME_MS, MAX_RECORD_TIME_RANGE_MS};
+use super::replication::MAX_CHARACTERS_PER_BATCH;
 use super::weapon::WeaponConfig;
-use crate::net::protocol::SettingsError;
+use crate::foundation::control::{check, SettingsError};
 use serde::{Deserialize, Serialize};
 
 /// Default most players in a room (issue #13), bots included.
@@ -11,8 +12,8 @@ pub const DEFAULT_MAX_PLAYERS: usize = 16;
 
 /// The largest `max_players` a room may have: 93, so that a net update
 /// about everyone else fits one frame
-/// ([`super::wire::MAX_CHARACTERS_PER_BATCH`]).
-pub const MAX_ROOM_PLAYERS: usize = super::wire::MAX_CHARACTERS_PER_BATCH + 1;
+/// ([`MAX_CHARACTERS_PER_BATCH`]).
+pub const MAX_ROOM_PLAYERS: usize = MAX_CHARACTERS_PER_BATCH + 1;
 
 /// The room's server tick, Hz: 60, the rollback model's fixed tick
 /// (`001_…` §2) and a browser's frame rate. Every tick steps the bots,
@@ -64,7 +65,7 @@ impl RoomConfig {
     /// [`SettingsError`] naming the first field out of range.
     pub fn validate(&self) -> Result<(), SettingsError> {
         let players = u32::try_from(self.max_players).unwrap_or(u32::MAX);
-        check("max_players", players, 1, MAX_ROOM_PLAYERS as u32)?;
+        check("max_players", players, 1..=MAX_ROOM_PLAYERS as u32)?;
         check_record_time(self.max_record_time_ms)?;
         self.weapon.validate()
     }
@@ -76,7 +77,7 @@ impl RoomConfig {
 /// [`SettingsError`] for `max_record_time_ms`.
 pub fn check_record_time(ms: u16) -> Result<(), SettingsError> {
     let (min, max) = MAX_RECORD_TIME_RANGE_MS;
-    check("max_record_time_ms", ms.into(), min.into(), max.into())
+    check("max_record_time_ms", ms.into(), min.into()..=max.into())
 }
 
 /// One player's own switches.
@@ -115,39 +116,17 @@ impl PlayerSettings {
         check(
             "net_update_hz",
             self.net_update_hz.into(),
-            lo.into(),
-            hi.into(),
+            lo.into()..=hi.into(),
         )?;
         check(
             "rewind_cap_ms",
             self.rewind_cap_ms.into(),
-            0,
-            MAX_REWIND_CAP_MS.into(),
+            0..=MAX_REWIND_CAP_MS.into(),
         )
     }
 
     /// Time between two net updates to this player, µs.
     pub fn net_update_interval_us(&self) -> u64 {
         1_000_000 / u64::from(self.net_update_hz.max(1))
-    }
-}
-
-/// `Ok` if `value` lies in `min..=max`, else the [`SettingsError`] naming
-/// it (`protocol.rs` keeps its own copy private).
-pub(crate) fn check(
-    name: &'static str,
-    value: u32,
-    min: u32,
-    max: u32,
-) -> Result<(), SettingsError> {
-    if (min..=max).contains(&value) {
-        Ok(())
-    } else {
-        Err(SettingsError {
-            name,
-            value,
-            min,
-            max,
-        })
     }
 }

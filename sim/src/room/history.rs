@@ -3,17 +3,28 @@
 //! `InterpBetweenFrames`).
 //!
 //! Every server tick each character's hit boxes are saved with the server
-//! time; frames older than `MaxRecordTime` behind the newest are dropped.
-//! A shot asks for the boxes at its hit time: the frame at exactly that
-//! time, or the two frames around it **interpolated**, or the newest frame
-//! when the hit time is later than it (a shooter whose clock runs ahead),
-//! or nothing when it is older than the oldest kept (too old to rewind).
+//! time and the velocity its net update carried; frames older than
+//! `MaxRecordTime` behind the newest are dropped. A shot asks for the
+//! boxes at its hit time: the frame at exactly that time, or the two
+//! frames around it **interpolated**, or the newest frame when the hit time
+//! is later than it (a shooter whose clock runs ahead), or nothing when it
+//! is older than the oldest kept (too old to rewind).
+//!
+//! A frame reached by a **teleport** (a respawn) is marked, and the
+//! history never interpolates across it: between the last frame before
+//! and the first after, the nearer of the two is tested (etlegacy's
+//! antilag; Source's `LC_TELEPORTED`). The mark comes from whoever moved
+//! the character, never from a distance: a distance threshold also cuts
+//! honest fast movement at low tick rates (garrysmod issue #4667, Source's
+//! `sv_lagcompensation_teleport_dist`), and nothing a character can do by
+//! moving is a teleport here.
 //! The history is read, never written, by a shot: the current boxes are
 //! never moved, so there is nothing to restore (the reference moves the
 //! character's boxes back and must put them back on every path).
 
 use super::hitbox::HitBoxes;
-use crate::time::SimTime;
+use crate::foundation::math::Vec2;
+use crate::foundation::time::SimTime;
 use std::collections::VecDeque;
 
 /// Default `MaxRecordTime`, ms: 0.4 s (`003_…` "该容器有一定时间(假设400ms)的
@@ -31,6 +42,24 @@ pub struct FramePackage {
     pub time: SimTime,
     /// The hit boxes then.
     pub boxes: HitBoxes,
+    /// The velocity a net update of this tick carries (whole cm/s, as
+    /// replicated): what a client extrapolates the character with.
+    pub velocity: Vec2,
+    /// The character got here by a teleport from the frame before: never
+    /// interpolated across.
+    pub teleported: bool,
+}
+
+impl FramePackage {
+    /// A frame of `boxes` at `time`, standing still and not teleported.
+    pub fn at(time: SimTime, boxes: HitBoxes) -> FramePackage {
+        FramePackage {
+            time,
+            boxes,
+            velocity: Vec2::ZERO,
+            teleported: false,
+        }
+    }
 }
 
 /// How [`FrameHistory::frame_to_check`] found its frame.
@@ -40,6 +69,9 @@ pub enum FrameSource {
     Exact,
     /// Interpolated between the two frames around the hit time.
     Interpolated,
+    /// The two frames around the hit time lie on either side of a
+    /// teleport: the nearer of them.
+    Nearer,
     /// The hit time is at or after the newest frame: the newest.
     Newest,
 }
@@ -91,10 +123,29 @@ impl FrameHistory {
         if older.time == time {
             return Some((older, FrameSource::Exact));
         }
+        if younger.teleported {
+            let nearer = if time.micros_since(older.time) < younger.time.micros_since(time) {
+                older
+            } else {
+                younger
+            };
+            return Some((nearer, FrameSource::Nearer));
+        }
         Some((
             interp_between_frames(&older, &younger, time),
             FrameSource::Interpolated,
         ))
+    }
+
+    /// `true` if a frame later than `from` and not later than `to` was
+    /// reached by a teleport: nothing between the two may be interpolated.
+    pub fn teleported_between(&self, from: SimTime, to: SimTime) -> bool {
+        let first = self.frames.partition_point(|f| f.time <= from);
+        self.frames
+            .iter()
+            .skip(first)
+            .take_while(|f| f.time <= to)
+            .any(|f| f.teleported)
     }
 
     /// The newest frame.
@@ -135,19 +186,20 @@ pub fn interp_between_frames(
     FramePackage {
         time,
         boxes: older.boxes.lerp(&younger.boxes, alpha),
+        velocity: younger.velocity,
+        teleported: false,
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::math::Vec2;
 
     fn frame(ms: u64, x: f32) -> FramePackage {
-        FramePackage {
-            time: SimTime::from_millis(ms),
-            boxes: HitBoxes::at(Vec2::new(x, 500.0), 34.0),
-        }
+        FramePackage::at(
+            SimTime::from_millis(ms),
+            HitBoxes::at(Vec2::new(x, 500.0), 34.0),
+        )
     }
 
     fn history() -> FrameHistory {
@@ -192,5 +244,34 @@ mod tests {
         // A stale frame is not saved.
         h.save(frame(1000, 0.0), 400_000);
         assert_eq!(h.newest().unwrap().time, SimTime::from_millis(1980));
+    }
+
+    #[test]
+    fn a_teleport_is_never_interpolated_across_the_nearer_frame_is_tested() {
+        // Standing at x = 100 until 1000 ms, respawned 10 m away at 1020.
+        let mut h = FrameHistory::default();
+        h.save(frame(980, 100.0), 400_000);
+        h.save(frame(1000, 100.0), 400_000);
+        h.save(
+            FramePackage {
+                teleported: true,
+                ..frame(1020, 1100.0)
+            },
+            400_000,
+        );
+        h.save(frame(1040, 1100.0), 400_000);
+        let at = |ms| {
+            let (f, source) = h.frame_to_check(SimTime::from_millis(ms)).unwrap();
+            (f.boxes.center().x, source)
+        };
+        assert_eq!(at(1009), (100.0, FrameSource::Nearer));
+        assert_eq!(at(1010), (1100.0, FrameSource::Nearer));
+        assert_eq!(at(1030), (1100.0, FrameSource::Interpolated));
+        assert_eq!(at(990), (100.0, FrameSource::Interpolated));
+        let (ms, t) = (SimTime::from_millis, SimTime::from_millis);
+        assert!(h.teleported_between(ms(1000), t(1020)));
+        assert!(h.teleported_between(ms(980), t(1040)));
+        assert!(!h.teleported_between(ms(1020), t(1040)));
+        assert!(!h.teleported_between(ms(980), t(1000)));
     }
 }

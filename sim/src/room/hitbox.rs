@@ -12,8 +12,8 @@
 //!
 //! Only `+ - * /` and `sqrt`, so both ends trace bit for bit alike.
 
-use crate::math::Vec2;
-use crate::world::World;
+use crate::foundation::math::Vec2;
+use crate::foundation::world::World;
 use serde::{Deserialize, Serialize};
 
 /// Radius of the head circle, cm (playground choice, see the module doc).

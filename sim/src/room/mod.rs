@@ -1,47 +1,45 @@
-//! Rooms of real players: several players in one authoritative world, each
-//! on their own link, seeing the others as replicated simulated proxies
-//! (`000_…` §7), shooting at what they see and judged by server-side
-//! rewind (`003_…` 延迟补偿, 回溯算法), with a predicted ammo counter
-//! (`003_…` 弹药预测).
+//! # Layer 3, a model: rooms of real players (`003_…`, issue #13)
 //!
-//! ```text
-//!  RoomEndpoint (client clock)                 RoomHost (server clock)
-//!  Client ── ServerMove ───► uplink(p) ───► ServerCharacter(p) ─┐
-//!  ClockSync ◄─ TimeReport ◄─ downlink(p) ◄─ TimeRequest         │ every tick:
-//!  fire: ray at drawn proxies,                                   │ FrameHistory(p)
-//!    hit time = shown server time ── Fire ─► weapon ─► rewind ◄──┘ saves boxes
-//!  ShotLog ◄── ShotResult (three views) ◄─┘        │
-//!  PredictedAmmo ◄── Ammo {ack, ammo} ◄────────────┘
-//!  ProxySet ◄── Proxies {seq, server time, others} ◄── net update (p's rate)
-//! ```
+//! Several players in one authoritative world, each on their own link,
+//! seeing the others as replicated simulated proxies (`000_…` §7),
+//! shooting at what they see and judged by server-side rewind (`003_…`
+//! 延迟补偿, 回溯算法), with a predicted ammo counter (`003_…` 弹药预测). A
+//! room player's own moves are the CMC model's ([`crate::cmc`]). This is
+//! the model: its settings, messages and rules; the room's host, endpoint
+//! and session, which speak the nested protocol, are
+//! `crate::endpoints::room`.
 //!
-//! ## Layout
+//! **May import:** the foundation, the network layer and the CMC model,
+//! and its own modules, each only those above it in the table.
+//!
 //! | module | holds |
 //! |---|---|
-//! | `wire` | the room's messages ([`RoomClientMsg`], [`RoomServerMsg`]) |
-//! | `config`, `seq` | [`RoomConfig`], [`PlayerSettings`], the wrapping [`Seq`] |
+//! | `seq` | the wrapping [`Seq`] |
+//! | `hitbox` | hit boxes and the shot's ray |
+//! | `history` | [`FrameHistory`]: the boxes of the last `MaxRecordTime`, teleports marked |
+//! | `replication` | [`PlayerId`] and the replicated movement of a net update |
 //! | `clock` | [`ClockSync`]: server time from request/answer, lowest-RTT sample |
-//! | `hitbox`, `history`, `rewind` | hit boxes, [`FrameHistory`], judging a shot |
-//! | `weapon`, `ammo` | fire-rate validation on the server, [`PredictedAmmo`] on the client |
-//! | `interpolation`, `proxies` | interpolation in the past, the client's [`ProxySet`] |
-//! | `link`, `player`, `host` | [`RoomHost`] and what it keeps per player |
-//! | `shots`, `endpoint` | [`RoomEndpoint`] and its shots' four views |
-//! | `session` | [`RoomSession`]: a room and its clients on one clock |
+//! | `weapon` | fire-rate, ammo and reload validation on the server |
+//! | `config` | [`RoomConfig`], [`PlayerSettings`] |
+//! | `controls` | the room's page controls (net update rate, rewind, …) |
+//! | `wire` | the room's messages ([`RoomClientMsg`], [`RoomServerMsg`]) |
+//! | `actions` | shots and reloads that arrive: resent until acknowledged, handed on once and in order |
+//! | `ammo` | [`PredictedAmmo`] on the client |
+//! | `rewind` | judging a shot against the boxes where its shooter drew them |
+//! | `shots` | the client's shots and their four views |
+//! | `proxies` | the client's [`ProxySet`], interpolated in the past |
 
+pub mod actions;
 pub mod ammo;
 pub mod clock;
 pub mod config;
-pub mod endpoint;
+pub mod controls;
 pub mod history;
 pub mod hitbox;
-pub mod host;
-pub mod interpolation;
-mod link;
-mod player;
 pub mod proxies;
+pub mod replication;
 pub mod rewind;
 mod seq;
-pub mod session;
 pub mod shots;
 pub mod weapon;
 pub mod wire;
@@ -49,12 +47,8 @@ pub mod wire;
 pub use ammo::{AmmoMode, PredictedAmmo};
 pub use clock::ClockSync;
 pub use config::{PlayerSettings, RoomConfig};
-pub use endpoint::{FireError, RoomEndpoint, RoomEvent};
 pub use history::FrameHistory;
-pub use host::{RoomError, RoomHost};
-pub use link::Traffic;
-pub use player::ShotCounters;
 pub use proxies::ProxySet;
+pub use replication::PlayerId;
 pub use seq::Seq;
-pub use session::RoomSession;
-pub use wire::{PlayerId, RoomClientMsg, RoomServerMsg, Verdict};
+pub use wire::{RoomClientMsg, RoomServerMsg, Verdict};

@@ -7,17 +7,28 @@
 //! update and is extrapolated between updates ([`SimulatedProxy`]); the
 //! **drawn position** is either that plus a decaying mesh offset
 //! (Disabled / Linear / Exponential) or, with interpolation, the buffered
-//! updates at the render time ([`super::interpolation`]).
+//! updates at the render time ([`crate::foundation::interpolation`],
+//! on its [`RenderClock`]).
+//!
+//! The set also knows what everything drawn stands for
+//! ([`ProxySet::drawn`]): the update it was drawn from and how far
+//! extrapolated (with each mesh offset), or the two updates it lies
+//! between — what a shot sends so that the server tests the boxes where
+//! they were drawn.
 
-use super::interpolation::{InterpolationBuffer, Sample};
+use super::replication::{MovementMode, PlayerId, ProxyBatch, ReplicatedMovement};
 use super::seq::Seq;
-use super::wire::{MovementMode, PlayerId, ProxyBatch, ReplicatedMovement};
-use crate::math::Vec2;
-use crate::net::protocol::ProxyUpdate;
-use crate::proxy::SimulatedProxy;
-use crate::smoothing::SmoothingMode;
-use crate::time::SimTime;
-use crate::world::World;
+use super::wire::{DrawnFrom, MeshOffset, NetOffset};
+use crate::cmc::proxy::SimulatedProxy;
+use crate::cmc::smoothing::SmoothingMode;
+use crate::cmc::wire::ProxyUpdate;
+use crate::foundation::interpolation::{
+    InterpolationBuffer, RenderClock, Sample, Sampled, BUFFER_LEN,
+};
+use crate::foundation::math::Vec2;
+use crate::foundation::time::SimTime;
+use crate::foundation::world::World;
+use std::collections::VecDeque;
 
 /// One other character.
 #[derive(Debug, Clone)]
@@ -88,14 +99,14 @@ impl RoomProxy {
         smoothing: SmoothingMode,
         render_time: Option<SimTime>,
         world: &World,
-    ) -> Option<Sample> {
+    ) -> Option<Sampled> {
         self.sim.advance(dt, mesh_mode(smoothing), world);
         let sampled = match (smoothing, render_time) {
             (SmoothingMode::Interpolation, Some(t)) => self.buffer.sample(t),
             _ => None,
         };
-        self.drawn = sampled.map_or(self.sim.drawn_position(), |(p, _)| p);
-        sampled.map(|(_, how)| how)
+        self.drawn = sampled.map_or(self.sim.drawn_position(), |s| s.position);
+        sampled
     }
 
     /// Which player.
@@ -111,6 +122,12 @@ impl RoomProxy {
     /// Where the body is drawn, cm: what the player aims at.
     pub fn drawn_position(&self) -> Vec2 {
         self.drawn
+    }
+
+    /// The drawn position minus the collision position, cm: the mesh
+    /// offset of the mesh-offset modes.
+    pub fn mesh_offset(&self) -> Vec2 {
+        self.drawn - self.sim.position()
     }
 
     /// The replicated movement mode.
@@ -139,13 +156,42 @@ pub struct ReplicationCounters {
     pub starved: u64,
 }
 
+/// How a render frame draws: the smoothing mode, and for interpolation
+/// the render delay and the net update interval, µs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DrawSettings {
+    /// How proxies are drawn.
+    pub smoothing: SmoothingMode,
+    /// Interpolation's render delay, µs
+    /// ([`crate::foundation::interpolation::render_delay_us`]).
+    pub delay_us: u64,
+    /// Time between two net updates, µs.
+    pub interval_us: u64,
+}
+
+/// What everything drawn stands for (see [`ProxySet::drawn`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Basis {
+    /// Extrapolated `ahead_us` past the newest update.
+    Ahead { ahead_us: u64 },
+    /// Interpolated at `render`, between the updates of `from` and `to`.
+    Between {
+        render: SimTime,
+        from: SimTime,
+        to: SimTime,
+    },
+}
+
 /// Every other character, by id.
 #[derive(Debug, Clone, Default)]
 pub struct ProxySet {
     proxies: Vec<RoomProxy>,
     newest: Option<Seq>,
-    /// The newest batch's server time and when it arrived (client time).
-    newest_at: Option<(SimTime, SimTime)>,
+    /// Server times of the batches applied, oldest first.
+    times: VecDeque<SimTime>,
+    /// What the positions drawn stand for, once a batch is applied.
+    basis: Option<Basis>,
+    render: RenderClock,
     counters: ReplicationCounters,
 }
 
@@ -171,7 +217,11 @@ impl ProxySet {
             }
         }
         self.newest = Some(batch.seq);
-        self.newest_at = Some((batch.server_time, now));
+        if self.times.len() == BUFFER_LEN {
+            self.times.pop_front();
+        }
+        self.times.push_back(batch.server_time);
+        self.render.on_update(batch.server_time, now);
         self.counters.applied += 1;
         let present = |id: PlayerId| batch.characters.iter().any(|c| c.id == id);
         self.proxies.retain(|p| present(p.id));
@@ -185,36 +235,78 @@ impl ProxySet {
             };
             self.proxies[i].on_update(batch.server_time, batch.seq, c, smoothing);
         }
+        // The mesh-offset modes draw the update at once; interpolation
+        // keeps what it drew until the next frame.
+        if smoothing != SmoothingMode::Interpolation || self.basis.is_none() {
+            self.basis = Some(Basis::Ahead { ahead_us: 0 });
+        }
         true
     }
 
-    /// Advances every proxy by `dt` s of render time; `render_time` is the
-    /// server time drawn with interpolation.
-    pub fn advance(
-        &mut self,
-        dt: f32,
-        smoothing: SmoothingMode,
-        render_time: Option<SimTime>,
-        world: &World,
-    ) {
+    /// Advances every proxy by `dt` s of render time at client time `now`;
+    /// interpolation draws at its render clock's time.
+    pub fn advance(&mut self, now: SimTime, dt: f32, draw: DrawSettings, world: &World) {
+        let render = match draw.smoothing {
+            SmoothingMode::Interpolation => {
+                self.render.advance(now, draw.delay_us, draw.interval_us)
+            }
+            _ => None,
+        };
+        let mut drew = None;
         for p in &mut self.proxies {
-            if p.advance(dt, smoothing, render_time, world) == Some(Sample::Starved) {
+            let sampled = p.advance(dt, draw.smoothing, render, world);
+            if sampled.is_some_and(|s| s.how == Sample::Starved) {
                 self.counters.starved += 1;
             }
+            drew = drew.or(sampled);
         }
+        self.basis = match (render, drew) {
+            (Some(render), Some(s)) => Some(Basis::Between {
+                render,
+                from: s.from,
+                to: s.to,
+            }),
+            _ => self.basis.map(|b| match b {
+                Basis::Ahead { ahead_us } if dt > 0.0 => Basis::Ahead {
+                    ahead_us: ahead_us + (f64::from(dt) * 1e6).round() as u64,
+                },
+                b => b,
+            }),
+        };
     }
 
-    /// The server time the collision positions show at client time `now`:
-    /// the newest batch's, plus the time since it arrived (extrapolated).
-    pub fn extrapolated_time(&self, now: SimTime) -> Option<SimTime> {
-        self.newest_at
-            .map(|(server, arrived)| server.plus_micros(now.micros_since(arrived)))
+    /// What the positions drawn now stand for, or `None` before the first
+    /// batch: the server time they show (a shot's hit time) and how they
+    /// were drawn from the net updates ([`DrawnFrom`]).
+    pub fn drawn(&self) -> Option<(SimTime, DrawnFrom)> {
+        let newest = *self.times.back()?;
+        Some(match self.basis? {
+            Basis::Ahead { ahead_us } => {
+                let offsets = self
+                    .proxies
+                    .iter()
+                    .map(|p| MeshOffset {
+                        id: p.id,
+                        offset: NetOffset::quantize(p.mesh_offset()),
+                    })
+                    .filter(|m| m.offset != NetOffset::default())
+                    .collect();
+                (
+                    newest.plus_micros(ahead_us),
+                    DrawnFrom::Ahead {
+                        from: newest,
+                        offsets,
+                    },
+                )
+            }
+            Basis::Between { render, from, to } => (render, DrawnFrom::Between { from, to }),
+        })
     }
 
     /// The newest net update applied: its replication counter and server
     /// time.
     pub fn newest(&self) -> Option<(Seq, SimTime)> {
-        Some((self.newest?, self.newest_at?.0))
+        Some((self.newest?, *self.times.back()?))
     }
 
     /// The proxy of player `id`.
@@ -239,8 +331,8 @@ impl ProxySet {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::protocol::NetPosition;
-    use crate::room::wire::NetVelocity;
+    use crate::cmc::wire::NetPosition;
+    use crate::room::replication::NetVelocity;
 
     fn batch(seq: u32, ms: u64, ids: &[(u32, f32)]) -> ProxyBatch {
         ProxyBatch {
@@ -262,11 +354,19 @@ mod tests {
     /// frames of 1/60 s; returns the drawn x.
     fn drawn_after(mode: SmoothingMode, frames: u32, render_ms: u64) -> f32 {
         let (mut s, world) = (ProxySet::default(), World::arena());
-        s.apply(SimTime::ZERO, &batch(1, 1000, &[(2, 100.0)]), None, mode);
-        s.apply(SimTime::ZERO, &batch(2, 1050, &[(2, 130.0)]), None, mode);
+        // Both updates arrive 100 ms after they left, so with a render
+        // delay of 100 ms the render clock reads `render_ms` at client
+        // time `render_ms` + 200 ms.
+        let client = |ms: u64| SimTime::from_millis(ms + 100);
+        s.apply(client(1000), &batch(1, 1000, &[(2, 100.0)]), None, mode);
+        s.apply(client(1050), &batch(2, 1050, &[(2, 130.0)]), None, mode);
+        let draw = DrawSettings {
+            smoothing: mode,
+            delay_us: 100_000,
+            interval_us: 50_000,
+        };
         for _ in 0..frames {
-            let render = Some(SimTime::from_millis(render_ms));
-            s.advance(1.0 / 60.0, mode, render, &world);
+            s.advance(client(render_ms + 100), 1.0 / 60.0, draw, &world);
         }
         s.get(PlayerId(2)).unwrap().drawn_position().x
     }

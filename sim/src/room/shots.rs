@@ -12,10 +12,11 @@
 //! corner" on their own screen.
 
 use super::hitbox::{HitZone, Ray};
+use super::replication::PlayerId;
 use super::seq::Seq;
-use super::wire::{PlayerId, ShotResult, TargetViews};
-use crate::math::Vec2;
-use crate::time::SimTime;
+use super::wire::{ShotResult, TargetViews};
+use crate::foundation::math::Vec2;
+use crate::foundation::time::SimTime;
 use std::collections::VecDeque;
 
 /// Shots kept for the Replayed panel.

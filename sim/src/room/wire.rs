@@ -16,31 +16,26 @@
 //! | Fire → ShotResult + Ammo; Reload → Ammo | conditioned | lag compensation, predicted ammo |
 //! | Proxies | conditioned, per net update | replicated movement, newest wins |
 //!
-//! [`ClientMsg::Room`]: crate::net::protocol::ClientMsg::Room
-//! [`ServerMsg::Room`]: crate::net::protocol::ServerMsg::Room
+//! [`ClientMsg::Room`]: crate::protocol::ClientMsg::Room
+//! [`ServerMsg::Room`]: crate::protocol::ServerMsg::Room
 
 use super::config::PlayerSettings;
 use super::hitbox::HitZone;
+use super::replication::{PlayerId, ProxyBatch};
 use super::seq::Seq;
-use super::weapon::WeaponConfig;
-use crate::math::Vec2;
-use crate::movement::{CharacterState, MovementParams};
-use crate::net::protocol::NetPosition;
-use crate::time::SimTime;
-use crate::world::World;
+use super::weapon::{RejectReason, WeaponConfig};
+use crate::cmc::wire::NetPosition;
+use crate::foundation::math::Vec2;
+use crate::foundation::movement::MovementParams;
+use crate::foundation::time::SimTime;
+use crate::foundation::world::World;
 use serde::{Deserialize, Serialize};
-
-/// A player of a room, given by the room on joining and never reused
-/// while the room lives (a late update about a player who left cannot be
-/// mistaken for a newcomer).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-pub struct PlayerId(pub u32);
 
 /// Full scale of a quantized direction component.
 const DIRECTION_SCALE: f32 = 32767.0;
 
 /// A direction quantized to 16 bits a component (the scale of
-/// [`crate::MoveInput`]'s acceleration); both ends trace along
+/// [`crate::foundation::movement::MoveInput`]'s acceleration); both ends trace along
 /// [`NetDirection::to_unit`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct NetDirection {
@@ -71,96 +66,6 @@ impl NetDirection {
     }
 }
 
-/// A velocity in whole cm/s (UE `FRepMovement`'s default
-/// `VelocityQuantizationLevel::RoundWholeNumber`), saturating.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub struct NetVelocity {
-    /// x, cm/s.
-    pub x: i16,
-    /// y, cm/s.
-    pub y: i16,
-}
-
-impl NetVelocity {
-    /// Rounds to whole cm/s (non-finite → 0).
-    pub fn quantize(v: Vec2) -> NetVelocity {
-        let q = |c: f32| if c.is_finite() { c.round() as i16 } else { 0 };
-        NetVelocity {
-            x: q(v.x),
-            y: q(v.y),
-        }
-    }
-
-    /// cm/s.
-    pub fn to_vec2(self) -> Vec2 {
-        Vec2::new(self.x.into(), self.y.into())
-    }
-}
-
-/// What a character is doing (UE `ReplicatedMovementMode`, `000_…` §7.1;
-/// the arena has only a floor, so walking, or dashing).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub enum MovementMode {
-    /// On foot.
-    #[default]
-    Walking,
-    /// Within a dash's braking-free time ([`MovementParams::dash_duration`]).
-    Dashing,
-}
-
-impl MovementMode {
-    /// The mode of `state`.
-    pub fn of(state: &CharacterState, params: &MovementParams) -> MovementMode {
-        if state.dash_cooldown > params.dash_cooldown - params.dash_duration {
-            MovementMode::Dashing
-        } else {
-            MovementMode::Walking
-        }
-    }
-}
-
-/// One character's replicated movement (UE `ReplicatedMovement` +
-/// `ReplicatedMovementMode`, `000_…` §7.1).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ReplicatedMovement {
-    /// Whose.
-    pub id: PlayerId,
-    /// Location, 1/100 cm.
-    pub position: NetPosition,
-    /// Velocity, whole cm/s.
-    pub velocity: NetVelocity,
-    /// Walking or dashing.
-    pub mode: MovementMode,
-}
-
-/// Largest encoded [`ReplicatedMovement`], bytes: varint id (5) +
-/// position (5 + 5) + velocity (3 + 3) + mode (1).
-pub const REPLICATED_MOVEMENT_MAX_LEN: usize = 22;
-
-/// Largest encoded [`ProxyBatch`] frame without its characters, bytes:
-/// version (1) + `ServerMsg::Room` (1) + `Proxies` (1) + seq (5) + server
-/// time (10) + count (1).
-pub const PROXY_BATCH_HEADER_MAX_LEN: usize = 19;
-
-/// Most characters one net update can carry and still fit
-/// [`crate::net::codec::MAX_FRAME_LEN`]: 92. A room holds at most one
-/// more player than this ([`super::config::RoomConfig::max_players`]).
-pub const MAX_CHARACTERS_PER_BATCH: usize =
-    (crate::net::codec::MAX_FRAME_LEN - PROXY_BATCH_HEADER_MAX_LEN) / REPLICATED_MOVEMENT_MAX_LEN;
-
-/// One net update to one player: every *other* character as the server had
-/// it at one tick. State, not events: the newest `seq` wins, an older or
-/// equal one is ignored, and a character missing from it has left.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ProxyBatch {
-    /// The replication counter: the server tick the state is from.
-    pub seq: Seq,
-    /// Server time of that tick.
-    pub server_time: SimTime,
-    /// The characters, by id.
-    pub characters: Vec<ReplicatedMovement>,
-}
-
 /// One line of the room's roster.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RosterEntry {
@@ -170,8 +75,76 @@ pub struct RosterEntry {
     pub bot: bool,
 }
 
-/// A shot as the shooter sends it.
+/// A mesh offset (drawn minus collision position), 1/100 cm a component,
+/// saturating at ±327.67 cm (the offset never exceeds
+/// [`crate::cmc::smoothing::MAX_SMOOTH_UPDATE_DISTANCE`], 256 cm).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct NetOffset {
+    /// x, 1/100 cm.
+    pub x: i16,
+    /// y, 1/100 cm.
+    pub y: i16,
+}
+
+impl NetOffset {
+    /// Rounds to 1/100 cm, saturating (non-finite → 0).
+    pub fn quantize(v: Vec2) -> NetOffset {
+        let q = |c: f32| {
+            if c.is_finite() {
+                (c * 100.0).round() as i16
+            } else {
+                0
+            }
+        };
+        NetOffset {
+            x: q(v.x),
+            y: q(v.y),
+        }
+    }
+
+    /// cm.
+    pub fn to_vec2(self) -> Vec2 {
+        Vec2::new(f32::from(self.x) / 100.0, f32::from(self.y) / 100.0)
+    }
+}
+
+/// One other character's mesh offset as the shooter drew it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MeshOffset {
+    /// Whose.
+    pub id: PlayerId,
+    /// Drawn minus collision position.
+    pub offset: NetOffset,
+}
+
+/// What the shooter's screen drew the others from, so that the server
+/// tests the boxes where they were drawn (s&box issue #2931): the net
+/// updates the drawn positions come from, in server time, and how.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum DrawnFrom {
+    /// Interpolation in the past: each character drawn on the line from
+    /// its net update of server time `from` to the one of `to`, at the
+    /// shot's hit time (`from == to`: held at that update).
+    Between {
+        /// The older update's server time.
+        from: SimTime,
+        /// The younger update's server time.
+        to: SimTime,
+    },
+    /// A mesh-offset mode: each character's collision position is its net
+    /// update of server time `from` extrapolated with its velocity up to
+    /// the hit time (at most [`crate::cmc::proxy::MAX_EXTRAPOLATION`]),
+    /// and its body drawn that far off (the ones not listed: none).
+    Ahead {
+        /// The update's server time.
+        from: SimTime,
+        /// The mesh offsets that are not zero.
+        offsets: Vec<MeshOffset>,
+    },
+}
+
+/// A shot as the shooter sends it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Shot {
     /// The ammo action number ([`super::ammo`]).
     pub seq: Seq,
@@ -179,29 +152,15 @@ pub struct Shot {
     /// fire-rate validation judges ([`super::weapon`]).
     pub at: SimTime,
     /// The server time of the world the shooter saw when firing (the
-    /// reference's `HitTime`): where the server rewinds to.
+    /// reference's `HitTime`): where the server rewinds to, and what the
+    /// rewind cap judges.
     pub hit_time: SimTime,
     /// Where the ray starts: the shooter's centre, 1/100 cm.
     pub origin: NetPosition,
     /// Which way it goes.
     pub direction: NetDirection,
-}
-
-/// Why a shot was refused.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub enum RejectReason {
-    /// Its hit time is further back than the shooter's rewind cap, or than
-    /// the frame history reaches. The round is spent.
-    TooOld,
-    /// Sooner than the fire interval after the last accepted shot
-    /// (`ServerFire_Validate`).
-    FireRate,
-    /// Fired during a reload.
-    Reloading,
-    /// The magazine was empty.
-    NoAmmo,
-    /// Claimed a time in the server's future.
-    ClockAhead,
+    /// How the others were drawn at `hit_time`.
+    pub drawn: DrawnFrom,
 }
 
 /// The server's verdict on a shot.
@@ -276,7 +235,7 @@ pub struct AmmoUpdate {
 }
 
 /// A client → room message (on the wire as
-/// [`crate::net::protocol::ClientMsg::Room`]).
+/// [`crate::protocol::ClientMsg::Room`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum RoomClientMsg {
     /// Take a seat (and again after a resume): answered with
@@ -311,7 +270,7 @@ pub enum RoomClientMsg {
 }
 
 /// A room → client message (on the wire as
-/// [`crate::net::protocol::ServerMsg::Room`]).
+/// [`crate::protocol::ServerMsg::Room`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum RoomServerMsg {
     /// The answer to Join.
@@ -364,64 +323,6 @@ pub enum RoomServerMsg {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::codec;
-    use crate::net::protocol::{ClientMsg, ServerMsg};
-    use proptest::prelude::*;
-
-    #[test]
-    fn a_net_update_for_15_characters_is_192_bytes() {
-        let characters = (0..15u32)
-            .map(|i| ReplicatedMovement {
-                id: PlayerId(i + 1),
-                position: NetPosition::quantize(Vec2::new(2345.67, 1234.56)),
-                velocity: NetVelocity::quantize(Vec2::new(-600.0, 424.3)),
-                mode: MovementMode::Walking,
-            })
-            .collect();
-        let msg = ServerMsg::Room(RoomServerMsg::Proxies(ProxyBatch {
-            seq: Seq(123_456),
-            server_time: SimTime::from_millis(3_600_000),
-            characters,
-        }));
-        let frame = codec::encode(&msg);
-        assert_eq!(codec::decode::<ServerMsg>(&frame).unwrap(), msg);
-        // 1 version + 2 variants + 3 seq + 5 time + 1 count
-        // + 15 × (1 id + 3 + 3 position + 2 + 2 velocity + 1 mode).
-        assert_eq!(frame.len(), 12 + 15 * 12);
-    }
-
-    #[test]
-    fn the_largest_possible_net_update_fits_one_frame() {
-        let worst = ReplicatedMovement {
-            id: PlayerId(u32::MAX),
-            position: NetPosition {
-                x: i32::MIN,
-                y: i32::MIN,
-            },
-            velocity: NetVelocity {
-                x: i16::MIN,
-                y: i16::MIN,
-            },
-            mode: MovementMode::Dashing,
-        };
-        let batch = |n| {
-            codec::encode(&ServerMsg::Room(RoomServerMsg::Proxies(ProxyBatch {
-                seq: Seq(u32::MAX),
-                server_time: SimTime(u64::MAX),
-                characters: vec![worst; n],
-            })))
-            .len()
-        };
-        assert_eq!(batch(0), PROXY_BATCH_HEADER_MAX_LEN);
-        assert_eq!(
-            batch(1),
-            PROXY_BATCH_HEADER_MAX_LEN + REPLICATED_MOVEMENT_MAX_LEN
-        );
-        assert_eq!(MAX_CHARACTERS_PER_BATCH, 92);
-        let largest = batch(MAX_CHARACTERS_PER_BATCH);
-        assert_eq!(largest, 2043);
-        assert!(largest + REPLICATED_MOVEMENT_MAX_LEN > codec::MAX_FRAME_LEN);
-    }
 
     #[test]
     fn directions_are_unit_after_quantization() {
@@ -438,29 +339,5 @@ mod tests {
             NetDirection::quantize(Vec2::new(f32::NAN, 0.0)).to_unit(),
             Vec2::ZERO
         );
-    }
-
-    proptest! {
-        /// Invariant: any byte string decodes to a room message or an
-        /// error — never a panic.
-        #[test]
-        fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..96)) {
-            let _ = codec::decode::<ClientMsg>(&bytes);
-            let _ = codec::decode::<ServerMsg>(&bytes);
-        }
-
-        /// Invariant: a shot survives the wire unchanged.
-        #[test]
-        fn shots_round_trip(seq in any::<u32>(), at in any::<u64>(), back in any::<u32>(),
-                            x in any::<i32>(), y in any::<i32>(), dx in any::<i16>(), dy in any::<i16>()) {
-            let msg = ClientMsg::Room(RoomClientMsg::Fire(Shot {
-                seq: Seq(seq),
-                at: SimTime(at),
-                hit_time: SimTime(at.saturating_sub(back.into())),
-                origin: NetPosition { x, y },
-                direction: NetDirection { x: dx, y: dy },
-            }));
-            prop_assert_eq!(codec::decode::<ClientMsg>(&codec::encode(&msg)).unwrap(), msg);
-        }
     }
 }

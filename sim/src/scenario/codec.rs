@@ -1,17 +1,23 @@
-//! The compact bytes of a [`Scenario`]: what the relay stores and what a
-//! self-contained link carries in its URL fragment.
+//! The written forms of a [`Scenario`]: the compact bytes the relay
+//! stores and a self-contained link carries in its URL fragment, and the
+//! JSON of `GET /api/scenarios/{id}` and the golden suite's files.
 //!
-//! Layout: one format byte ([`FORMAT`]), then the scenario as postcard
-//! (varints: a frame of constant input costs ~6 bytes) compressed with raw
-//! DEFLATE (miniz_oxide, level 9; runs of alike frames shrink to almost
-//! nothing). Decoding inflates with a limit ([`MAX_INFLATED_BYTES`]) so a
-//! small hostile body cannot expand without bound, rejects trailing bytes,
-//! and validates the result ([`Scenario::validate`]).
+//! Compact layout: one format byte ([`FORMAT`]), then the scenario as
+//! postcard (varints: a frame of constant input costs ~6 bytes)
+//! compressed with raw DEFLATE (miniz_oxide, level 9; runs of alike
+//! frames shrink to almost nothing). Decoding inflates with a limit
+//! ([`MAX_INFLATED_BYTES`]) so a small hostile body cannot expand without
+//! bound, rejects trailing bytes, reads the body with the decoder of the
+//! version it names and upgrades it to this build's ([`super::migrate`]),
+//! and validates the result ([`Scenario::validate`]). Writing is always
+//! in this build's version ([`super::SCENARIO_VERSION`]).
 
-use super::{Scenario, ScenarioError, SCENARIO_VERSION};
+pub use super::error::DecodeError;
+pub use super::migrate::Decoded;
+use super::migrate::{self, Json, Postcard};
+use super::Scenario;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
-use thiserror::Error;
 
 /// First byte of the encoding; bump when the layout (not the schema)
 /// changes.
@@ -23,37 +29,6 @@ pub const MAX_ENCODED_BYTES: usize = 512 * 1024;
 /// most 12 bytes plus changes and text.
 pub const MAX_INFLATED_BYTES: usize = 4 * 1024 * 1024;
 
-/// Why bytes or a link did not give a scenario.
-#[derive(Debug, Clone, PartialEq, Eq, Error)]
-pub enum DecodeError {
-    /// No bytes at all.
-    #[error("empty scenario")]
-    Empty,
-    /// Longer than [`MAX_ENCODED_BYTES`].
-    #[error("scenario is {0} bytes, over the limit of 524288")]
-    TooLarge(usize),
-    /// The format byte is not [`FORMAT`].
-    #[error("unknown scenario format {0} (this build reads format 1)")]
-    Format(u8),
-    /// The DEFLATE stream is broken or inflates past the limit.
-    #[error("the scenario does not decompress: truncated or corrupt (or over 4 MiB inflated)")]
-    Inflate,
-    /// The inflated body is not a scenario of this schema.
-    #[error(
-        "the scenario does not decode (made by another version of the playground, or corrupt): {0}"
-    )]
-    Body(String),
-    /// Bytes after the scenario.
-    #[error("{0} unexpected bytes after the scenario")]
-    Trailing(usize),
-    /// Decoded, but a value is out of range.
-    #[error("invalid scenario: {0}")]
-    Invalid(#[from] ScenarioError),
-    /// The link fragment is not base64url.
-    #[error("the link's scenario is not valid base64url")]
-    Base64,
-}
-
 /// Encodes a scenario (no validation: encode what you built).
 pub fn encode(scenario: &Scenario) -> Vec<u8> {
     // Serializing plain data into a Vec cannot fail.
@@ -63,11 +38,21 @@ pub fn encode(scenario: &Scenario) -> Vec<u8> {
     out
 }
 
-/// Decodes and validates a scenario.
+/// Decodes and validates a scenario of any version, upgraded to this
+/// build's ([`open`] also says which version it was saved as).
 ///
 /// # Errors
 /// [`DecodeError`] saying what is wrong; nothing is partially returned.
 pub fn decode(bytes: &[u8]) -> Result<Scenario, DecodeError> {
+    open(bytes).map(|d| d.scenario)
+}
+
+/// Decodes and validates a scenario of any version: the scenario upgraded
+/// to this build's version, and the version it was saved as.
+///
+/// # Errors
+/// [`DecodeError`] saying what is wrong; nothing is partially returned.
+pub fn open(bytes: &[u8]) -> Result<Decoded, DecodeError> {
     let (&format, deflated) = bytes.split_first().ok_or(DecodeError::Empty)?;
     if bytes.len() > MAX_ENCODED_BYTES {
         return Err(DecodeError::TooLarge(bytes.len()));
@@ -77,23 +62,30 @@ pub fn decode(bytes: &[u8]) -> Result<Scenario, DecodeError> {
     }
     let body = miniz_oxide::inflate::decompress_to_vec_with_limit(deflated, MAX_INFLATED_BYTES)
         .map_err(|_| DecodeError::Inflate)?;
-    // The version leads the body: another schema is named, not misread.
-    if let Ok((found, _)) = postcard::take_from_bytes::<u16>(&body) {
-        if found != SCENARIO_VERSION {
-            return Err(ScenarioError::Version {
-                found,
-                expected: SCENARIO_VERSION,
-            }
-            .into());
-        }
+    migrate::read(Postcard(&body))
+}
+
+/// Decodes and validates a scenario written as JSON (any version), as
+/// [`open`] does the compact bytes.
+///
+/// # Errors
+/// [`DecodeError::Json`] for JSON that is not a scenario of the version
+/// it names, or any error of [`open`] after the body.
+pub fn open_json(json: &[u8]) -> Result<Decoded, DecodeError> {
+    migrate::read(Json(json))
+}
+
+/// Decodes a scenario file: JSON when it starts with `{` (as `GET
+/// /api/scenarios/{id}` serves it), else the compact bytes.
+///
+/// # Errors
+/// Those of [`open_json`] or [`open`].
+pub fn open_file(bytes: &[u8]) -> Result<Decoded, DecodeError> {
+    if bytes.first() == Some(&b'{') {
+        open_json(bytes)
+    } else {
+        open(bytes)
     }
-    let (scenario, rest): (Scenario, _) =
-        postcard::take_from_bytes(&body).map_err(|e| DecodeError::Body(e.to_string()))?;
-    if !rest.is_empty() {
-        return Err(DecodeError::Trailing(rest.len()));
-    }
-    scenario.validate()?;
-    Ok(scenario)
 }
 
 /// The scenario as URL-fragment text (base64url of [`encode`], no
@@ -102,11 +94,19 @@ pub fn to_fragment(scenario: &Scenario) -> String {
     URL_SAFE_NO_PAD.encode(encode(scenario))
 }
 
-/// Decodes [`to_fragment`]'s text.
+/// Decodes [`to_fragment`]'s text (of any version, upgraded).
 ///
 /// # Errors
-/// [`DecodeError::Base64`], or any error of [`decode`].
+/// [`DecodeError::Base64`], or any error of [`open`].
 pub fn from_fragment(text: &str) -> Result<Scenario, DecodeError> {
+    open_fragment(text).map(|d| d.scenario)
+}
+
+/// Decodes [`to_fragment`]'s text and says which version it was saved as.
+///
+/// # Errors
+/// [`DecodeError::Base64`], or any error of [`open`].
+pub fn open_fragment(text: &str) -> Result<Decoded, DecodeError> {
     // 4 base64 characters per 3 bytes: refuse before decoding anything big.
     if text.len() > MAX_ENCODED_BYTES / 3 * 4 + 4 {
         return Err(DecodeError::TooLarge(text.len() / 4 * 3));
@@ -114,14 +114,15 @@ pub fn from_fragment(text: &str) -> Result<Scenario, DecodeError> {
     let bytes = URL_SAFE_NO_PAD
         .decode(text.trim())
         .map_err(|_| DecodeError::Base64)?;
-    decode(&bytes)
+    open(&bytes)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::{FrameInput, Setup};
-    use crate::Vec2;
+    use crate::foundation::math::Vec2;
+    use crate::protocol::Setup;
+    use crate::scenario::{FrameInput, SCENARIO_VERSION};
 
     fn sample() -> Scenario {
         let mut s = Scenario::new("round trip", 7, Setup::default());
@@ -136,12 +137,31 @@ mod tests {
     }
 
     #[test]
-    fn a_scenario_of_another_version_is_named_not_misread() {
-        let mut s = Scenario::new("old", 1, crate::scenario::Setup::default());
-        s.version = 1;
+    fn a_newer_version_is_named_with_the_versions_this_build_reads() {
+        let mut s = sample();
+        s.version = SCENARIO_VERSION + 1;
+        let newer = format!(
+            "this scenario is version {}, made by a newer version of the playground; this \
+             build reads versions 1 to {SCENARIO_VERSION}: open it with the relay or page that \
+             made it",
+            SCENARIO_VERSION + 1
+        );
+        assert_eq!(decode(&encode(&s)).unwrap_err().to_string(), newer);
+        let json = serde_json::to_vec(&s).unwrap();
+        assert_eq!(open_json(&json).unwrap_err().to_string(), newer);
+        s.version = 0;
+        assert_eq!(decode(&encode(&s)), Err(DecodeError::Unknown(0)));
+    }
+
+    #[test]
+    fn json_round_trips_and_says_its_version() {
+        let s = sample();
+        let d = open_file(&serde_json::to_vec(&s).unwrap()).unwrap();
+        assert_eq!((d.scenario, d.saved_version), (s.clone(), SCENARIO_VERSION));
+        assert_eq!(open_file(&encode(&s)).unwrap().scenario, s);
         assert_eq!(
-            decode(&encode(&s)).unwrap_err().to_string(),
-            "invalid scenario: scenario version 1 is not supported (this build reads version 2)"
+            open_json(b"{\"name\": \"x\"}").unwrap_err().to_string(),
+            "scenario JSON: missing field `version` at line 1 column 13"
         );
     }
 

@@ -3,12 +3,13 @@
 //! the same `step`, so a played-back run is the recorded run — in either
 //! model ([`Setup::model`], switched live by a [`Setting::Model`] change).
 
-use super::{Change, FrameInput, Outcome, Scenario, Setting, Setup};
-use crate::hash::Fnv64;
-use crate::math::Vec2;
-use crate::metrics::Metrics;
-use crate::session::LocalSession;
-use crate::ClientEndpoint;
+use super::{checkpoint, Change, FrameInput, Outcome, Scenario, CHECKPOINT_US};
+use crate::endpoints::client::ClientEndpoint;
+use crate::endpoints::metrics::Metrics;
+use crate::endpoints::session::LocalSession;
+use crate::foundation::hash::Fnv64;
+use crate::foundation::math::Vec2;
+use crate::protocol::{Setting, Setup};
 
 /// Most frames one scenario holds: 10 minutes at 240 frames/s. Recording
 /// stops by itself there (the run goes on, unrecorded).
@@ -24,6 +25,10 @@ pub struct ScenarioRun {
     next_change: usize,
     recording: bool,
     trajectory_hash: u64,
+    /// Run time so far, µs: the sum of the frames' `dt_us`.
+    elapsed_us: u64,
+    /// [`Outcome::checkpoints`] so far.
+    checkpoints: Vec<u16>,
     settings: Setup,
 }
 
@@ -50,6 +55,8 @@ impl ScenarioRun {
             next_change: 0,
             recording: false,
             trajectory_hash: Fnv64::new().finish(),
+            elapsed_us: 0,
+            checkpoints: Vec::new(),
             settings: setup,
         }
     }
@@ -119,7 +126,7 @@ impl ScenarioRun {
     }
 
     /// The server end (the authority's state and counters).
-    pub fn host(&self) -> &crate::ServerHost {
+    pub fn host(&self) -> &crate::endpoints::host::ServerHost {
         &self.session.host
     }
 
@@ -135,13 +142,15 @@ impl ScenarioRun {
     }
 
     /// The run's clock: the sum of the frame times so far.
-    pub fn now(&self) -> crate::SimTime {
+    pub fn now(&self) -> crate::foundation::time::SimTime {
         self.session.now()
     }
 
     /// The run's clock (sum of frame times), s.
     pub fn elapsed_secs(&self) -> f64 {
-        self.session.now().secs_since(crate::SimTime::ZERO)
+        self.session
+            .now()
+            .secs_since(crate::foundation::time::SimTime::ZERO)
     }
 
     /// Duration of the next recorded frame, µs (`None` at the end or
@@ -213,6 +222,11 @@ impl ScenarioRun {
         }
     }
 
+    /// The hash of the trajectory so far ([`Outcome::trajectory_hash`]).
+    pub fn trajectory_hash(&self) -> u64 {
+        self.trajectory_hash
+    }
+
     /// The outcome so far (what each field means in the rollback model:
     /// [`Outcome`]).
     pub fn outcome(&mut self) -> Outcome {
@@ -225,6 +239,7 @@ impl ScenarioRun {
             replayed_moves: m.replayed_moves,
             acks: m.acks,
             moves_sent: m.moves_sent,
+            checkpoints: self.checkpoints.clone(),
         }
     }
 
@@ -260,5 +275,9 @@ impl ScenarioRun {
         self.cursor += 1;
         let h = self.session.endpoint.state_hash();
         self.trajectory_hash = Fnv64::resume(self.trajectory_hash).u64(h).finish();
+        self.elapsed_us += u64::from(input.dt_us);
+        while self.elapsed_us >= (self.checkpoints.len() as u64 + 1) * CHECKPOINT_US {
+            self.checkpoints.push(checkpoint(self.trajectory_hash));
+        }
     }
 }

@@ -15,15 +15,17 @@ pub fn scenarios_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../scenarios")
 }
 
-/// Reads a scenario file: JSON (as `GET /api/scenarios/{id}` serves it) or
-/// the compact bytes.
+/// Reads a scenario file of any version, upgraded: JSON (as `GET
+/// /api/scenarios/{id}` serves it) or the compact bytes.
 pub fn read_scenario(path: &std::path::Path) -> Scenario {
+    open_scenario(path).scenario
+}
+
+/// Reads a scenario file of any version: upgraded, and the version it was
+/// saved as.
+pub fn open_scenario(path: &std::path::Path) -> codec::Decoded {
     let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    if bytes.first() == Some(&b'{') {
-        serde_json::from_slice(&bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-    } else {
-        codec::decode(&bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-    }
+    codec::open_file(&bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
 /// The golden scenario `scenarios/<name>.json`.

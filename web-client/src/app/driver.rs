@@ -2,13 +2,16 @@
 //! page clock, or the host in the page on a run's virtual clock. The
 //! remote side also keeps the connection: frames in, frames out, and when
 //! the socket drops, reconnecting within the relay's grace period
-//! ([`crate::reconnect`]) or giving up.
+//! ([`crate::reconnect`]) or giving up. On the relay the page asks for
+//! its packet trace (issue 23) and tapes everything its end is fed
+//! ([`sim::scenario::tape`]), so that a pause can go back in it.
 
 use crate::clock::local_seed;
-use crate::net::{LinkState, Transport};
-use crate::reconnect::{on_closed, Backoff, Step};
-use sim::metrics::Metrics;
-use sim::scenario::{Setting, Setup};
+use crate::net::{Connection, LinkState, Transport, Watch};
+use sim::endpoints::metrics::Metrics;
+use sim::net::trace_wire::TraceRequest;
+use sim::protocol::{Setting, Setup};
+use sim::scenario::tape::{ClientTape, TapeEvent};
 use sim::{ClientEndpoint, ClientEvent, Scenario, ScenarioRun, SimTime, Vec2};
 
 /// Packets (and client moves) an in-page run keeps for the live packet
@@ -25,12 +28,11 @@ pub enum Driver {
 
 /// The relay connection and the client end talking over it.
 pub struct Remote {
-    transport: Transport,
-    /// The client end.
-    pub endpoint: ClientEndpoint,
-    ever_open: bool,
-    /// Set while reconnecting after the connection dropped.
-    reconnect: Option<Backoff>,
+    link: Connection,
+    /// The client end (fed only through [`Remote::feed`], which tapes).
+    endpoint: ClientEndpoint,
+    /// Everything the client end was fed, the last minute of it.
+    tape: ClientTape,
 }
 
 /// What happened to the connection this frame, for the header.
@@ -61,11 +63,12 @@ impl Driver {
     /// A new relay connection with the controls' `setup`, if a socket can
     /// be opened.
     pub fn connect(setup: &Setup) -> Option<Driver> {
+        let link = Connection::new(Transport::connect()?);
+        let endpoint = Remote::endpoint_for(setup);
         Some(Driver::Remote(Box::new(Remote {
-            transport: Transport::connect()?,
-            endpoint: ClientEndpoint::with_setup(local_seed(), setup),
-            ever_open: false,
-            reconnect: None,
+            link,
+            tape: ClientTape::new(&endpoint, *setup),
+            endpoint,
         })))
     }
 
@@ -79,8 +82,8 @@ impl Driver {
     }
 
     /// An in-page run keeps the last [`LIVE_RECORDS`] packets and moves
-    /// from now on, for the live packet timeline (the relay's packets are
-    /// out of the page's sight).
+    /// from now on, for the live packet timeline (a relay run keeps them
+    /// from its start: [`Remote::endpoint_for`]).
     pub fn keep_timeline(&mut self) {
         if let Driver::Local(run) = self {
             run.inspect(LIVE_RECORDS);
@@ -115,7 +118,7 @@ impl Driver {
     /// takes over, see [`ScenarioRun::change`]).
     pub fn apply(&mut self, s: Setting) {
         match self {
-            Driver::Remote(r) => r.endpoint.apply(s),
+            Driver::Remote(r) => r.feed(TapeEvent::Apply(s)),
             Driver::Local(run) => run.change(s),
         }
     }
@@ -123,7 +126,7 @@ impl Driver {
     /// Forgets the drawn trails.
     pub fn clear_trails(&mut self) {
         match self {
-            Driver::Remote(r) => r.endpoint.clear_trails(),
+            Driver::Remote(r) => r.feed(TapeEvent::ClearTrails),
             Driver::Local(run) => run.clear_trails(),
         }
     }
@@ -131,7 +134,7 @@ impl Driver {
     /// Closes the relay connection, if any.
     pub fn close(&self) {
         if let Driver::Remote(r) = self {
-            r.transport.close();
+            r.link.close();
         }
     }
 
@@ -153,9 +156,34 @@ impl Driver {
 }
 
 impl Remote {
+    /// A relay run's client end: the controls' `setup`, the inspector's
+    /// records kept, the packet trace asked for (the page opts in).
+    fn endpoint_for(setup: &Setup) -> ClientEndpoint {
+        let mut e = ClientEndpoint::with_setup(local_seed(), setup);
+        e.inspect(LIVE_RECORDS);
+        e.request_trace(TraceRequest::default());
+        e
+    }
+
+    /// Feeds the client end, taped.
+    fn feed(&mut self, event: TapeEvent) {
+        event.apply_to(&mut self.endpoint);
+        self.tape.record(event);
+    }
+
+    /// The client end.
+    pub fn endpoint(&self) -> &ClientEndpoint {
+        &self.endpoint
+    }
+
+    /// What the client end was fed, the last minute of it.
+    pub fn tape(&self) -> &ClientTape {
+        &self.tape
+    }
+
     /// The socket's state.
     pub fn link_state(&self) -> LinkState {
-        self.transport.state()
+        self.link.state()
     }
 
     /// One frame on the relay: frames in (UE's order: network input
@@ -174,18 +202,24 @@ impl Remote {
         setup: &Setup,
         events: &mut Vec<LinkEvent>,
     ) {
-        for (arrived, f) in self.transport.receive() {
-            match self.endpoint.receive_frame(arrived, &f) {
-                Ok(ClientEvent::Welcomed) if self.reconnect.is_some() => {
-                    self.reconnect = None;
-                    self.endpoint.set_net_settings(setup.net);
-                    self.endpoint.set_server_rules(setup.rules);
+        for (arrived, f) in self.link.receive() {
+            let event = self.endpoint.receive_frame(arrived, &f);
+            self.tape.record(TapeEvent::Receive {
+                at: arrived,
+                frame: f,
+            });
+            match event {
+                Ok(ClientEvent::Welcomed) if self.link.is_reconnecting() => {
+                    self.link.stop_reconnecting();
+                    self.feed(TapeEvent::Apply(Setting::Net(setup.net)));
+                    self.feed(TapeEvent::Apply(Setting::Rules(setup.rules)));
                     events.push(LinkEvent::Reconnected);
                 }
                 Ok(ClientEvent::ResumeRefused(reason)) => {
                     web_sys::console::warn_1(&format!("{reason}: new session").into());
-                    self.reconnect = None;
-                    self.endpoint = ClientEndpoint::with_setup(local_seed(), setup);
+                    self.link.stop_reconnecting();
+                    self.endpoint = Remote::endpoint_for(setup);
+                    self.tape = ClientTape::new(&self.endpoint, *setup);
                     events.push(LinkEvent::NewSession);
                 }
                 Ok(ClientEvent::ServerError(reason)) => {
@@ -200,51 +234,37 @@ impl Remote {
             }
         }
         let out = self.endpoint.frame(t, dt, dir, dash, fire);
-        // While reconnecting, moves are lost like packets (the SavedMoves
-        // keep them; the server corrects the client when it is back).
-        // Sending nothing still flushes the Resume queued on the socket.
-        self.transport.send(if self.reconnect.is_none() {
-            out
-        } else {
-            Vec::new()
+        self.tape.record(TapeEvent::Frame {
+            now: t,
+            dt,
+            direction: dir,
+            dash,
+            fire,
         });
+        self.link.send(out);
     }
 
     /// Tracks the socket: reconnects within the relay's grace period.
     pub fn watch(&mut self, t: SimTime, events: &mut Vec<LinkEvent>) {
-        match self.transport.state() {
-            LinkState::Open if !self.ever_open => {
-                self.ever_open = true;
-                events.push(LinkEvent::Opened);
-            }
-            LinkState::Closed => {
-                let closed_by = self
-                    .transport
-                    .close_reason()
-                    .map(|(code, reason)| format!(" (closed {code}: {reason})"))
-                    .unwrap_or_default();
-                let grace = self.endpoint.resume_grace().filter(|_| self.ever_open);
-                let step = on_closed(&mut self.reconnect, grace, t);
-                match step {
-                    Step::Wait => {}
-                    Step::Attempt(n) => {
-                        if let Some(mut fresh) = Transport::connect() {
-                            // The socket is still connecting: Resume waits
-                            // in its queue.
-                            if let Some(resume) = self.endpoint.resume_frame() {
-                                fresh.send(vec![resume]);
-                            }
-                            self.transport = fresh;
-                        }
-                        events.push(LinkEvent::Reconnecting(n, closed_by));
-                    }
-                    Step::GiveUp => events.push(LinkEvent::Lost {
-                        was_open: self.ever_open,
-                        closed_by,
-                    }),
-                }
-            }
-            _ => {}
+        let grace = self.endpoint.resume_grace();
+        let (endpoint, tape) = (&mut self.endpoint, &mut self.tape);
+        let resume = || {
+            tape.record(TapeEvent::Resume);
+            endpoint.resume_frame()
+        };
+        let watched = self.link.watch(t, grace, resume, Transport::connect);
+        if let Some(w) = watched {
+            events.push(match w {
+                Watch::Opened => LinkEvent::Opened,
+                Watch::Reconnecting(n, closed_by) => LinkEvent::Reconnecting(n, closed_by),
+                Watch::Lost {
+                    was_open,
+                    closed_by,
+                } => LinkEvent::Lost {
+                    was_open,
+                    closed_by,
+                },
+            });
         }
     }
 }

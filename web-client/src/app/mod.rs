@@ -1,20 +1,22 @@
-//! The page's main loop: read controls and input, advance the run, draw,
-//! and write the read-outs.
-//!
-//! The loop's concerns live apart:
+//! The page's main loop and its one state machine: read controls and
+//! input, advance the run, draw, and write the read-outs — and switch
+//! between what the page is doing: a run on the relay or in the page
+//! ([`RunState`]: live, recording, playing, finished, recorded), paused
+//! and inspected, with the A/B view, or a shared room instead. Each
+//! thing the page shows is its own folder (see the crate's Layout);
+//! here are the transitions between them and the state they share.
 //!
 //! | module | holds |
 //! |---|---|
 //! | `driver` | who runs the authority: the relay (with reconnects) or the host in the page |
-//! | `playback` | the run's state ([`RunState`]), pause / step / speed, scenarios playing back |
-//! | `recorder` | Record / Stop, Save, share links, the scenario API's replies |
-//! | `view` | what is drawn and written each frame: panels, timeline, read-outs, CSV |
-//! | `inspect` | the packet timeline's modes, scrubbing, the correction inspector's clicks, the console line |
-//! | `inspect_view` | what the inspector draws and writes: timeline scene, read-outs, latency budget |
-//! | `fork` | what-if forks: made, compared, saved |
-//! | `column` | one column of panels' own state: Replayed log, display smoothing, camera, re-simulation clock |
-//! | `ab` | the A/B view: column B, forked from the run with one setting different, fed the same input |
-//! | `room_link`, `room`, `room_view` | a shared room (`?room=NAME`, Join): its connection; its frame; what it draws and writes |
+//! | `playback` | pause / step / speed for every run, scenarios playing back: opening links, controls following the recording, the end and its verdict, taking over |
+//! | `recorder` | Record / Stop, Save, share links, the scenario API's replies, the run bar's clicks |
+//! | `inspect` | pausing to inspect, the playhead moving a scenario's run, the timeline's and the card's clicks, the console line |
+//! | `ab` | the A/B toggle and difference read into the loop; starting the pair |
+//! | `room` | entering and leaving a shared room, its frame in the loop, its connection's events |
+//! | `view` | what is drawn and written each frame of a single-player run: panels, timeline, read-outs, CSV |
+//! | `input` | the frame's input: keys, or the bot when it drives |
+//! | `header` | the mode, the connection pill, the bot button |
 //!
 //! By default the page connects to the relay that served it. `?mode=local`,
 //! a missing relay, Record and scenario links run the authoritative host
@@ -24,42 +26,39 @@
 //! replayed, which is why recording always runs locally.
 
 mod ab;
-mod column;
 mod driver;
-mod fork;
+mod header;
+mod input;
 mod inspect;
-mod inspect_view;
 mod playback;
 mod recorder;
 mod room;
-mod room_link;
-mod room_view;
 mod view;
 
-use crate::bench::clock_ms;
-use crate::clock::{now, query_param};
+use crate::ab::twin::AbView;
+use crate::clock::{clock_ms, now, query_param};
+use crate::cmc::controls::ModelControls;
+use crate::cmc::readouts::Readouts;
+use crate::controls::link::NetControls;
+use crate::controls::link_card::LinkCard;
+use crate::controls::model_view::ModelView;
 use crate::dom::Clicks;
 use crate::inspector::Inspector;
-use crate::link_card::LinkCard;
-use crate::model_controls::ModelControls;
-use crate::model_view::ModelView;
-use crate::net_controls::NetControls;
-use crate::panel_chrome::PanelChrome;
-use crate::playback::{RunState, TimeControl};
-use crate::plots::Plots;
-use crate::readouts::Readouts;
-use crate::rollback_controls::RollbackControls;
-use crate::rollback_readouts::RollbackReadouts;
-use crate::room_controls::RoomControls;
-use crate::scenario_panel::ScenarioPanel;
-use crate::share::{self, Mailbox, Reply};
-use ab::AbView;
+use crate::panels::chrome::PanelChrome;
+use crate::rollback::controls::RollbackControls;
+use crate::rollback::readouts::RollbackReadouts;
+use crate::room::controls::RoomControls;
+use crate::room::link::RoomRun;
+use crate::runbar::playback::{Playback, RunState, TimeControl};
+use crate::runbar::recorder::Recorder;
+use crate::runbar::scenario_panel::ScenarioPanel;
+use crate::runbar::share::{self, Mailbox, Reply};
+use crate::timeline::plots::Plots;
 use driver::{Driver, LinkEvent};
+use header::Header;
 use macroquad::prelude::*;
-use playback::Playback;
-use recorder::Recorder;
-use sim::rollback::{BotPlayer, InputCmd, RollbackConfig};
-use sim::scenario::{Setting, Setup};
+use sim::protocol::{Setting, Setup};
+use sim::rollback::{BotPlayer, RollbackConfig};
 use sim::{ClientConfig, Model, NetSettings, ServerRules, SmoothingMode, Vec2 as SimVec2};
 use view::ViewState;
 
@@ -67,14 +66,19 @@ use view::ViewState;
 /// user (not the bot) pressed something.
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Input {
-    dir: SimVec2,
-    dash: bool,
-    fire: bool,
-    user: bool,
+    /// The stick's direction (zero when released).
+    pub dir: SimVec2,
+    /// Dash pressed this frame.
+    pub dash: bool,
+    /// Fire held (the rollback arena's action button, a room's shot).
+    pub fire: bool,
+    /// The user, not the bot, pressed something.
+    pub user: bool,
 }
 
 /// Everything the loop owns.
 struct App {
+    header: Header,
     readouts: Readouts,
     net_controls: NetControls,
     model_controls: ModelControls,
@@ -89,7 +93,7 @@ struct App {
     driver: Driver,
     /// The shared room the page is in, if any: it runs instead of the
     /// driver while it lasts.
-    room: Option<Box<room_link::RoomRun>>,
+    room: Option<Box<RoomRun>>,
     room_controls: RoomControls,
     state: RunState,
     time: TimeControl,
@@ -144,6 +148,7 @@ impl App {
             rollback_readouts: RollbackReadouts::new(doc),
             model_view: ModelView::new(doc),
             ab: AbView::new(doc),
+            header: Header::new(doc),
             readouts: Readouts::new(doc),
             link_card: LinkCard::new(doc),
             chrome: PanelChrome::new(doc),
@@ -181,7 +186,7 @@ impl App {
         }
         app.show_state();
         if let (false, Some(name)) = (local, query_param("room")) {
-            match crate::room_rules::room_name(&name) {
+            match crate::room::rules::room_name(&name) {
                 Ok(name) => app.enter_room(&name),
                 Err(why) => app
                     .room_controls
@@ -212,7 +217,7 @@ impl App {
         self.bot = BotPlayer::new(BOT_TOUR_START);
         self.view.reset();
         self.inspector.forget();
-        self.ab.refork(&self.driver, self.rollback);
+        self.ab.refork(self.driver.run(), self.rollback);
     }
 
     /// A fresh in-page run, live and unrecorded.
@@ -299,7 +304,7 @@ impl App {
             },
         }
         if let Driver::Remote(r) = &self.driver {
-            self.view.column.timed(&r.endpoint, clock_ms() - started);
+            self.view.column.timed(r.endpoint(), clock_ms() - started);
         }
         self.link_events(events);
         self.follow_playback();
@@ -312,14 +317,14 @@ impl App {
         for e in events {
             match e {
                 LinkEvent::Opened => self.show_state(),
-                LinkEvent::Reconnected => self.readouts.set_status("connected", "reconnected"),
+                LinkEvent::Reconnected => self.header.set_status("connected", "reconnected"),
                 LinkEvent::NewSession => {
                     self.bot = BotPlayer::new(BOT_TOUR_START);
                     self.view.reset();
-                    self.readouts
+                    self.header
                         .set_status("connected", "reconnected · new session");
                 }
-                LinkEvent::Reconnecting(attempt, closed_by) => self.readouts.set_status(
+                LinkEvent::Reconnecting(attempt, closed_by) => self.header.set_status(
                     "connecting",
                     &format!("relay lost{closed_by} · reconnecting (attempt {attempt})"),
                 ),
@@ -330,14 +335,14 @@ impl App {
                     self.start_local_live();
                     self.show_state();
                     let what = if was_open { "relay lost" } else { "no relay" };
-                    self.readouts
+                    self.header
                         .set_status("error", &format!("{what}{closed_by} · local"));
                 }
                 LinkEvent::ServerError(reason) => self
-                    .readouts
+                    .header
                     .set_status("error", &format!("server error: {reason}")),
                 LinkEvent::BadFrame(e) => self
-                    .readouts
+                    .header
                     .set_status("error", &format!("bad frame from server: {e}")),
             }
         }
@@ -345,20 +350,20 @@ impl App {
 
     /// Shows the run's state: mode, connection pill, ▶/❚❚, bot button.
     fn show_state(&mut self) {
-        self.readouts.set_mode(self.state.mode());
+        self.header.set_mode(self.state.mode());
         match &self.driver {
-            Driver::Local(_) => self.readouts.set_status("local", "local"),
+            Driver::Local(_) => self.header.set_status("local", "local"),
             Driver::Remote(r) => match r.link_state() {
-                crate::net::LinkState::Open => self.readouts.set_status("connected", "connected"),
+                crate::net::LinkState::Open => self.header.set_status("connected", "connected"),
                 crate::net::LinkState::Connecting => {
-                    self.readouts.set_status("connecting", "connecting…");
+                    self.header.set_status("connecting", "connecting…");
                 }
-                crate::net::LinkState::Closed => self.readouts.set_status("error", "relay closed"),
+                crate::net::LinkState::Closed => self.header.set_status("error", "relay closed"),
             },
         }
         self.panel
             .show_transport(self.state, &self.time, self.recorder.can_replay());
-        self.readouts.set_bot_driving(self.bot_driving);
+        self.header.set_bot_driving(self.bot_driving);
         self.show_recorder();
     }
 
@@ -416,7 +421,7 @@ impl App {
         let mut touched = !changes.is_empty();
         if self.bot_clicks.take() % 2 == 1 {
             self.bot_driving = !self.bot_driving;
-            self.readouts.set_bot_driving(self.bot_driving);
+            self.header.set_bot_driving(self.bot_driving);
             touched = true;
         }
         if self.clear_clicks.take() > 0 {
@@ -429,62 +434,6 @@ impl App {
             }
         }
         touched
-    }
-
-    /// Keyboard or bot input for a frame of `dt` s of the run. Keys reach
-    /// the game only while the canvas has focus (the page's loader sees to
-    /// that): WASD / arrows steer, Space dashes, F (or J) fires, B hands
-    /// control to the bot.
-    fn input(&mut self, dt: f64) -> Input {
-        let key = |a: KeyCode, b: KeyCode| is_key_down(a) || is_key_down(b);
-        let mut dir = SimVec2::ZERO;
-        if key(KeyCode::A, KeyCode::Left) {
-            dir.x -= 1.0;
-        }
-        if key(KeyCode::D, KeyCode::Right) {
-            dir.x += 1.0;
-        }
-        if key(KeyCode::W, KeyCode::Up) {
-            dir.y -= 1.0;
-        }
-        if key(KeyCode::S, KeyCode::Down) {
-            dir.y += 1.0;
-        }
-        let dash = is_key_pressed(KeyCode::Space);
-        let fire = key(KeyCode::F, KeyCode::J);
-        let pressed = !dir.is_zero() || dash || fire;
-        let mut user = pressed;
-        if is_key_pressed(KeyCode::B) {
-            user = true;
-            self.bot_driving = !self.bot_driving;
-            self.readouts.set_bot_driving(self.bot_driving);
-        }
-        if self.bot_driving && pressed {
-            self.bot_driving = false;
-            self.readouts.set_bot_driving(false);
-        }
-        if self.bot_driving {
-            let position = match &self.room {
-                Some(room) => room.endpoint.client().state().position,
-                None => self.driver.endpoint().position(),
-            };
-            let (dir, buttons) = self.bot.input(position, dt as f32);
-            let held = |b: u16| buttons & b != 0;
-            Input {
-                dir,
-                dash: held(InputCmd::DASH),
-                // The CMC model has no action button: its bot never fires.
-                fire: held(InputCmd::FIRE) && matches!(self.model, Model::Rollback(_)),
-                user,
-            }
-        } else {
-            Input {
-                dir: dir.safe_normal(),
-                dash,
-                fire,
-                user,
-            }
-        }
     }
 }
 

@@ -3,45 +3,11 @@
 //! and its verdict, taking over.
 
 use super::{App, Driver};
-use crate::playback::{Pacer, RunState, TimeControl};
-use sim::scenario::{codec, Setup};
+use crate::runbar::playback::{Playback, RunState};
+use sim::protocol::Setup;
+use sim::scenario::codec::{self, Decoded};
+use sim::scenario::{Verdict, SCENARIO_VERSION};
 use sim::{Scenario, ScenarioRun};
-
-/// A scenario being played back at its own pace.
-pub struct Playback {
-    /// The scenario as opened or recorded.
-    pub original: Scenario,
-    pacer: Pacer,
-}
-
-impl Playback {
-    /// Playback of `original` from its first frame.
-    pub fn new(original: Scenario) -> Playback {
-        Playback {
-            original,
-            pacer: Pacer::default(),
-        }
-    }
-
-    /// Plays the recorded frames this page frame of `dt` s covers at the
-    /// speed in force, or one per pending Step while paused.
-    pub fn advance(&mut self, run: &mut ScenarioRun, dt: f64, time: &mut TimeControl) {
-        if time.paused {
-            while time.take_step() {
-                run.step_recorded();
-            }
-            return;
-        }
-        let speed = time.speed_for(RunState::Playing);
-        let upcoming = run.scenario().frames[run.frame_index()..]
-            .iter()
-            .map(|f| f.dt_us);
-        let due = self.pacer.frames_due(dt, speed, upcoming);
-        for _ in 0..due {
-            run.step_recorded();
-        }
-    }
-}
 
 impl App {
     /// Plays `scenario` from its first frame, controls following it.
@@ -52,15 +18,8 @@ impl App {
         self.bot_driving = false;
         self.show_settings(scenario.setup);
         self.panel.show_text(&scenario.name, &scenario.description);
-        self.panel.message(
-            "info",
-            &format!(
-                "Playing “{}” ({:.1} s, seed {}). Press a key or move a control to take over.",
-                scenario.name,
-                scenario.duration_secs(),
-                scenario.seed
-            ),
-        );
+        self.panel
+            .message("info", &playing(&scenario, SCENARIO_VERSION));
         self.panel.metric("scenario-verdict", "–");
         self.panel
             .show_recorded(scenario.outcome.as_ref(), scenario.duration_secs());
@@ -69,11 +28,14 @@ impl App {
         self.show_state();
     }
 
-    /// Plays a scenario someone shared: `short` is its `/s/` link if it
-    /// came from the relay. Both links are shown so it can be passed on.
-    pub(super) fn open_link(&mut self, scenario: Scenario, short: Option<String>) {
+    /// Plays a scenario someone shared (of any version, upgraded):
+    /// `short` is its `/s/` link if it came from the relay. Both links are
+    /// shown so it can be passed on.
+    pub(super) fn open_link(&mut self, link: Decoded, short: Option<String>) {
         self.recorder.opened_link();
-        self.start_playback(scenario);
+        let text = playing(&link.scenario, link.saved_version);
+        self.start_playback(link.scenario);
+        self.panel.message("info", &text);
         self.panel
             .show_links(short.as_deref(), &self.recorder.fragment_link());
     }
@@ -81,8 +43,8 @@ impl App {
     /// Opens a `#s=` fragment (at load, or typed / clicked into the open
     /// page).
     pub(super) fn open_fragment(&mut self, text: &str) {
-        match codec::from_fragment(text) {
-            Ok(s) => self.open_link(s, None),
+        match codec::open_fragment(text) {
+            Ok(link) => self.open_link(link, None),
             Err(e) => self.panel.message(
                 "error",
                 &format!("This link's scenario cannot be played: {e}. Running live instead."),
@@ -160,16 +122,17 @@ impl App {
         if self.state == RunState::Playing && run.is_finished() {
             self.state = RunState::Finished;
             let o = run.outcome();
-            let (kind, text) = match p.original.outcome {
-                Some(r) if r == o => ("ok", "identical to the recording"),
-                Some(_) => ("error", "differs from the recording"),
-                None => ("info", "no recorded outcome to compare"),
+            let verdict = Verdict::of(p.original.outcome.as_ref(), &o);
+            let kind = match verdict {
+                Verdict::Identical => "ok",
+                Verdict::Unrecorded => "info",
+                Verdict::Differs(_) => "error",
             };
-            self.panel.metric("scenario-verdict", text);
+            self.panel.metric("scenario-verdict", &verdict.label());
             self.panel.message(
                 kind,
                 &format!(
-                    "Replay finished: {text} (state hash {:016x}, {} adjustments received). Restart, or press a key to take over.",
+                    "Replay finished: {verdict}. State hash {:016x}, {} adjustments received. Restart, or press a key to take over.",
                     o.state_hash, o.adjustments
                 ),
             );
@@ -207,4 +170,23 @@ impl App {
         self.recorder.recorded = Some(p.original);
         self.show_state();
     }
+}
+
+/// What the bar says while `scenario` plays: its name, length and seed,
+/// and the version it was saved as when older than this build's.
+fn playing(scenario: &Scenario, saved_version: u16) -> String {
+    let upgraded = if saved_version < SCENARIO_VERSION {
+        format!(
+            "; saved as scenario version {saved_version}, read as version {SCENARIO_VERSION}: \
+             its end says whether today's model gives the original run"
+        )
+    } else {
+        String::new()
+    };
+    format!(
+        "Playing “{}” ({:.1} s, seed {}{upgraded}). Press a key or move a control to take over.",
+        scenario.name,
+        scenario.duration_secs(),
+        scenario.seed
+    )
 }

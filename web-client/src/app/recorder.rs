@@ -1,49 +1,13 @@
 //! The recorder: Record / Stop on the in-page host, Save to the relay, the
 //! share links, the scenario API's replies, and the run bar's clicks.
 
-use super::playback::Playback;
 use super::{App, Driver};
 use crate::clock::local_seed;
-use crate::playback::RunState;
-use crate::share::{self, Reply};
+use crate::runbar::playback::{Playback, RunState};
+use crate::runbar::recorder::{Recorder, Save};
+use crate::runbar::share::{self, Reply};
 use sim::scenario::codec;
-use sim::{Scenario, ScenarioRun};
-
-/// What was recorded or opened, and whether and where it was saved.
-#[derive(Default)]
-pub struct Recorder {
-    /// The last recording, or the scenario a link opened: what ▶ Replay
-    /// and ⟲ Restart play.
-    pub recorded: Option<Scenario>,
-    /// `recorded` was recorded in this page (a link's scenario is not
-    /// saved again: its link is shown instead).
-    saveable: bool,
-    /// Name, description and id of the last save of `recorded`, so that
-    /// pressing Save twice does not store it twice.
-    saved: Option<(String, String, String)>,
-    /// Name and description of the save in flight.
-    saving: Option<(String, String)>,
-}
-
-impl Recorder {
-    /// A scenario came from a link: not ours to save again.
-    pub fn opened_link(&mut self) {
-        self.saveable = false;
-        self.saved = None;
-    }
-
-    /// `true` when there is a scenario to replay.
-    pub fn can_replay(&self) -> bool {
-        self.recorded.is_some()
-    }
-
-    /// The self-contained `#s=` link of the recording.
-    pub fn fragment_link(&self) -> String {
-        self.recorded.as_ref().map_or_else(String::new, |s| {
-            format!("{}/#s={}", share::origin(), codec::to_fragment(s))
-        })
-    }
-}
+use sim::ScenarioRun;
 
 impl App {
     pub(super) fn is_recording(&self) -> bool {
@@ -52,7 +16,7 @@ impl App {
 
     pub(super) fn show_recorder(&self) {
         self.panel
-            .show_recorder(self.is_recording(), self.recorder.saveable);
+            .show_recorder(self.is_recording(), self.recorder.is_saveable());
     }
 
     /// The run bar's and the scenario card's clicks since the last frame.
@@ -100,7 +64,7 @@ impl App {
         self.panel.metric("scenario-verdict", "–");
         self.panel.show_recorded(None, 0.0);
         self.panel.hide_links();
-        if !self.recorder.saveable && self.recorder.recorded.is_some() {
+        if !self.recorder.is_saveable() && self.recorder.recorded.is_some() {
             // The name and description are a shared scenario's, not this one's.
             self.panel.show_text("", "");
         }
@@ -124,7 +88,7 @@ impl App {
             return;
         };
         let s = run.scenario().clone();
-        let o = s.outcome.unwrap_or_default();
+        let o = s.outcome.clone().unwrap_or_default();
         self.panel.message(
             "ok",
             &format!(
@@ -139,39 +103,29 @@ impl App {
             .show_recorded(s.outcome.as_ref(), s.duration_secs());
         self.playback = Some(Playback::new(s.clone()));
         self.state = RunState::Recorded;
-        self.recorder.recorded = Some(s);
-        self.recorder.saveable = true;
-        self.recorder.saved = None;
+        self.recorder.keep(s);
         self.show_state();
     }
 
     pub(super) fn save(&mut self) {
-        let r = &mut self.recorder;
-        if !r.saveable {
-            return;
-        }
-        let Some(s) = &mut r.recorded else {
-            return;
-        };
-        s.name = self.panel.name();
-        s.description = self.panel.description();
-        if let Err(e) = s.validate() {
-            self.panel.message("error", &format!("Cannot save: {e}"));
-            return;
-        }
-        if let Some((name, description, id)) = &r.saved {
-            if *name == s.name && *description == s.description {
-                let message = format!("Already saved as {id}: same link.");
+        match self
+            .recorder
+            .save(self.panel.name(), self.panel.description())
+        {
+            Save::Nothing => {}
+            Save::Invalid(e) => self.panel.message("error", &format!("Cannot save: {e}")),
+            Save::Already(id) => {
                 let short = format!("{}/s/{id}", share::origin());
-                self.panel.show_links(Some(&short), &r.fragment_link());
-                self.panel.message("ok", &message);
-                return;
+                self.panel
+                    .show_links(Some(&short), &self.recorder.fragment_link());
+                self.panel
+                    .message("ok", &format!("Already saved as {id}: same link."));
+            }
+            Save::Send(bytes) => {
+                self.panel.message("info", "Saving…");
+                share::save(bytes, self.mailbox.clone());
             }
         }
-        r.saving = Some((s.name.clone(), s.description.clone()));
-        let bytes = codec::encode(s);
-        self.panel.message("info", "Saving…");
-        share::save(bytes, self.mailbox.clone());
     }
 
     /// Replies of the scenario API.
@@ -180,10 +134,10 @@ impl App {
             return;
         };
         match reply {
-            Reply::Loaded(bytes) => match codec::decode(&bytes) {
-                Ok(s) => {
+            Reply::Loaded(bytes) => match codec::open(&bytes) {
+                Ok(link) => {
                     let short = web_sys::window().and_then(|w| w.location().href().ok());
-                    self.open_link(s, short);
+                    self.open_link(link, short);
                 }
                 Err(e) => self.panel.message(
                     "error",
@@ -192,16 +146,16 @@ impl App {
             },
             Reply::Saved(id) => {
                 let short = format!("{}/s/{id}", share::origin());
-                let r = &mut self.recorder;
-                r.saved = r.saving.take().map(|(n, d)| (n, d, id.clone()));
-                self.panel.show_links(Some(&short), &r.fragment_link());
+                self.recorder.saved(&id);
+                self.panel
+                    .show_links(Some(&short), &self.recorder.fragment_link());
                 self.panel.message(
                     "ok",
                     &format!("Saved as {id}. Send the link: it replays this run exactly."),
                 );
             }
             Reply::Failed(reason) => {
-                if self.recorder.saving.take().is_some() {
+                if self.recorder.failed() {
                     self.panel.show_links(None, &self.recorder.fragment_link());
                     self.panel.message(
                         "error",

@@ -1,42 +1,25 @@
-//! A shared room in the page (issue #13): joining and leaving (the
-//! connection is `room_link`'s [`RoomRun`]), and the loop's frame while
-//! the page is in a room — the controls apply to this player's
-//! own link and character, F / a click fires, R reloads, and the three
-//! panels show the others, the shots and the four views of one
-//! (`crate::render::room`, written by `room_view`).
-//!
-//! A room replaces the page's private session while it lasts (Join, or
-//! `?room=NAME` in the URL); Leave, a full room or a lost relay returns to
-//! a private one. Scenarios stay single-player: the run bar's recording is
-//! off in a room.
+//! Entering and leaving a shared room (issue #13), and the loop's frame
+//! while the page is in one. A room replaces the page's private session
+//! while it lasts (Join, or `?room=NAME` in the URL); Leave, a full room
+//! or a lost relay returns to a private one. What the room does with the
+//! player's input, draws and writes is `crate::room`'s; here the loop
+//! switches to it and back, and shows what its connection did.
 
-use super::room_link::{RoomLink, RoomRun};
-use super::App;
+use super::{App, Driver, Input};
 use crate::clock::now;
-use crate::dom::{query, set_flag, write_attr};
-use crate::download;
-use crate::render::view::View;
-use crate::room_rules;
+use crate::inspector::gesture::Action;
+use crate::inspector::lanes::LIVE_SPAN_US;
+use crate::inspector::mode::LaneMode;
+use crate::inspector::panel::Click;
+use crate::inspector::view::Live;
+use crate::inspector::Inspector;
+use crate::room::frame::Turn;
+use crate::room::lanes::{room_lanes, story, Item, RoomLanes};
+use crate::room::link::{RoomLink, RoomRun};
+use crate::room::view::RoomPage;
+use crate::runbar::playback::RunState;
 use macroquad::prelude::*;
-use sim::room::{RoomClientMsg, Seq};
 use sim::SimTime;
-
-/// The controls that do nothing in a room, and why: the run bar's
-/// (scenarios are single-player) and the model's (a room runs CMC).
-const OFF_IN_A_ROOM: [(&str, &str); 6] = [
-    ("play-pause", SINGLE_PLAYER),
-    ("step-frame", SINGLE_PLAYER),
-    ("rec-toggle", SINGLE_PLAYER),
-    ("restart", SINGLE_PLAYER),
-    ("model", CMC_ONLY),
-    ("ab", CMC_ONLY),
-];
-const SINGLE_PLAYER: &str = "Scenarios are single-player: leave the room to record or replay";
-const CMC_ONLY: &str =
-    "A room runs the CMC model for everyone: leave the room to switch models or compare A/B";
-
-/// The panel texts a room rewrites.
-const ROOM_SLOTS: [&str; 2] = ["authoritative-sub", "replayed-empty"];
 
 impl App {
     /// Joins room `name`: the private session ends, the room's begins.
@@ -51,39 +34,18 @@ impl App {
             return;
         };
         self.driver.close();
-        self.driver = super::Driver::local(self.setup());
+        self.driver = Driver::local(self.setup());
         for setting in self.setup().settings() {
             room.apply(setting);
         }
-        room.saved_texts = ROOM_SLOTS
-            .iter()
-            .filter_map(|&slot| {
-                let el = query(&self.doc(), &format!("[data-panel-text=\"{slot}\"]"))?;
-                Some((slot, el.text_content().unwrap_or_default()))
-            })
-            .collect();
+        room.borrow_page(&self.doc());
         self.room = Some(Box::new(room));
         self.room_controls.set_joined(Some(name));
         self.room_controls
             .note(&format!("joining {name}… (share: ?room={name})"), false);
-        self.readouts.set_mode(&format!("room {name}"));
-        self.readouts
+        self.header.set_mode(&format!("room {name}"));
+        self.header
             .set_status("connecting", &format!("joining {name}…"));
-        set_room_url(Some(name));
-        let doc = self.doc();
-        let saved = OFF_IN_A_ROOM
-            .iter()
-            .filter_map(|&(id, why)| {
-                let e = doc.get_element_by_id(id)?;
-                let kept = (id, e.get_attribute("title"), e.has_attribute("disabled"));
-                set_flag(&e, "disabled", true);
-                write_attr(&e, "title", why);
-                Some(kept)
-            })
-            .collect();
-        if let Some(room) = self.room.as_mut() {
-            room.saved_run_bar = saved;
-        }
     }
 
     /// Leaves the room, if in one, back to a private session; `why` says
@@ -92,22 +54,8 @@ impl App {
         let Some(room) = self.room.take() else {
             return;
         };
-        room.transport.close();
-        for (slot, text) in &room.saved_texts {
-            self.chrome.text(slot, text);
-        }
-        let doc = self.doc();
-        for (id, title, disabled) in &room.saved_run_bar {
-            if let Some(e) = doc.get_element_by_id(id) {
-                set_flag(&e, "disabled", *disabled);
-                match title {
-                    Some(t) => write_attr(&e, "title", t),
-                    None => {
-                        let _ = e.remove_attribute("title");
-                    }
-                }
-            }
-        }
+        room.close();
+        room.give_back_page(&self.doc(), &self.chrome);
         self.room_controls.set_joined(None);
         self.room_controls.write_clock(None);
         match why {
@@ -118,14 +66,13 @@ impl App {
                 .room_controls
                 .note(&format!("left {}", room.name), false),
         }
-        set_room_url(None);
-        match super::Driver::connect(&self.setup()) {
-            Some(remote) => self.start(remote, crate::playback::RunState::Relay),
+        match Driver::connect(&self.setup()) {
+            Some(remote) => self.start(remote, RunState::Relay),
             None => self.start_local_live(),
         }
         self.show_state();
         if let Some(why) = why {
-            self.readouts
+            self.header
                 .set_status("error", &format!("left the room: {why}"));
         }
     }
@@ -157,104 +104,103 @@ impl App {
             room.watch(t, &mut events);
         }
         self.read_controls();
-        let super::Input { dir, dash, .. } = self.input(page_dt);
+        let Input { dir, dash, .. } = self.input(page_dt);
         let layout = self.chrome.layout((screen_width(), screen_height()));
-        let zoom = self.chrome.zoom();
-        let (older, newer) = self.chrome.take_steps();
+        let turn = Turn {
+            t,
+            dt: page_dt,
+            dir,
+            dash,
+            layout: &layout,
+            zoom: self.chrome.zoom(),
+            steps: self.chrome.take_steps(),
+            csv: clicks.csv > 0,
+        };
         let Some(room) = self.room.as_mut() else {
             return;
         };
         room.receive(&mut events);
-        // This player's room switches and the room's MaxRecordTime.
-        let wanted = self.room_controls.player_settings();
-        if room.sent != Some(wanted) && room.endpoint.me().is_some() {
-            room.endpoint.set_player_settings(wanted);
-            room.sent = Some(wanted);
-        }
-        let (heard, mine) = room.record_time;
-        let in_force = room.endpoint.max_record_time_ms();
-        let shown = self.room_controls.max_record_time_ms();
-        if in_force != heard {
-            room.record_time = (in_force, in_force);
-            self.room_controls.show_max_record_time(in_force);
-        } else if shown != mine {
-            room.record_time = (heard, shown);
-            room.endpoint
-                .send(&RoomClientMsg::SetMaxRecordTime { ms: shown });
-        }
-        room.endpoint.set_ammo_mode(self.room_controls.ammo_mode());
-        for _ in 0..self.room_controls.take_add_bot() {
-            room.endpoint.send(&RoomClientMsg::AddBot);
-        }
-        // Where a click fires: the mouse over the Predicted panel.
-        let follow = zoom.map(|z| {
-            let drawn = room.endpoint.client().drawn_position();
-            (room.camera.follow(drawn, page_dt as f32), z)
-        });
-        let view = View::arena(layout.predicted, room.endpoint.world().size, follow);
-        let mouse = mouse_position();
-        let aim = layout
-            .predicted
-            .contains(mouse)
-            .then(|| view.to_world(mouse));
-        let clicked = is_mouse_button_pressed(MouseButton::Left)
-            .then_some(aim)
-            .flatten();
-        let pressed = u32::from(is_key_pressed(KeyCode::F)) + self.room_controls.take_fire();
-        let me = room.endpoint.client().state().position;
-        let nearest = || {
-            room_rules::nearest(
-                me,
-                room.endpoint
-                    .proxies()
-                    .iter()
-                    .map(|p| (p.id(), p.drawn_position())),
-            )
-        };
-        let target = clicked.or_else(|| (pressed > 0).then(|| aim.or_else(nearest)).flatten());
-        if let Some(at) = target {
-            if let Err(e) = room.endpoint.fire(t, at) {
-                self.room_controls.note(&format!("not fired: {e}"), false);
-            }
-        }
-        if is_key_pressed(KeyCode::R) || self.room_controls.take_reload() > 0 {
-            if let Err(e) = room.endpoint.reload(t) {
-                self.room_controls.note(&format!("no reload: {e}"), false);
-            }
-        }
-        let frames = room.endpoint.frame(t, page_dt, dir, dash);
-        // While reconnecting, moves are lost like packets; the Resume waits
-        // in the new socket's queue.
-        room.transport.send(if room.reconnect.is_none() {
-            frames
-        } else {
-            Vec::new()
-        });
-        if clicks.csv > 0 {
-            let name = format!(
-                "netcode-room-{}-{:.0}s.csv",
-                room.name,
-                t.secs_since(SimTime::ZERO)
-            );
-            download::text_file(&name, "text/csv", &room.timeline.csv());
-        }
-        // The Replayed panel's shot.
-        if let Some(seq) = self.room_controls.take_picked_shot() {
-            room.cursor.pick(seq);
-        }
-        let seqs: Vec<Seq> = room.endpoint.shots().iter().map(|s| s.seq).collect();
-        for _ in 0..older {
-            room.cursor.older(&seqs);
-        }
-        for _ in 0..newer {
-            room.cursor.newer(&seqs);
-        }
+        let sight = room.play(&turn, &mut self.room_controls);
         self.room_events(events);
-        self.draw_room(t, dir, follow, aim, &layout);
-        // The page shows what a CMC run has (legend, metrics), and the
-        // packet card says why it is empty.
+        if let Some(room) = self.room.as_mut() {
+            let mut page = RoomPage {
+                chrome: &self.chrome,
+                plots: &mut self.plots,
+                readouts: &self.readouts,
+                link_card: &mut self.link_card,
+                controls: &mut self.room_controls,
+                rules: self.rules,
+                settings: self.settings,
+                buffer_target: f32::from(self.rollback.input_buffer),
+                bot_driving: self.bot_driving,
+            };
+            room.draw(t, dir, sight, &layout, &mut page);
+            self.net_controls.write(&self.settings);
+            self.model_controls
+                .write(&self.rules, &self.client_config, Default::default());
+        }
+        // The page shows what a CMC run has (legend, metrics).
         self.model_view.show("cmc");
-        self.draw_lanes(super::inspect::LaneMode::Relay, t);
+        self.room_lanes(t);
+    }
+
+    /// The packet lanes in a room: this player's link and the room's
+    /// events (issue 23); a click on a shot opens its views, on a jump the
+    /// net updates around it; a press in the lanes holds them to click in
+    /// (Fit lets them follow again).
+    fn room_lanes(&mut self, t: SimTime) {
+        let setup = self.setup();
+        let transit_us = u64::from(self.settings.uplink.latency_ms) * 1000;
+        let Some(room) = self.room.as_mut() else {
+            return;
+        };
+        let inspector = &mut self.inspector;
+        let e = &room.endpoint;
+        let name = |id| crate::room::panels::name(e, id);
+        let lanes = room_lanes(e, name);
+        let live_extent = (t.0.saturating_sub(LIVE_SPAN_US), t.0);
+        for a in inspector
+            .lanes
+            .take_actions(room.hold.unwrap_or(live_extent))
+        {
+            match a {
+                Action::Open { index, .. } => open_item(inspector, room, &lanes, index),
+                Action::Select { branch, record } => inspector.selected = Some((branch, record)),
+                Action::Seek(_) => {
+                    room.hold = match room.hold {
+                        Some(_) => None,
+                        None => Some(live_extent),
+                    };
+                }
+                _ => {}
+            }
+        }
+        for c in inspector.panel.take_clicks() {
+            match c {
+                Click::Open(i) => open_item(inspector, room, &lanes, i),
+                Click::Close => {
+                    inspector.room_story = None;
+                    inspector.room_open = None;
+                }
+                Click::Fit => room.hold = None,
+                Click::Packet(i) => focus_chip(inspector, room, i),
+                _ => {}
+            }
+        }
+        let e = &room.endpoint;
+        let live = Live {
+            run: None,
+            trace: e.trace(),
+            marks: lanes.marks,
+            now_us: t.0,
+            room: true,
+            held: room.hold,
+        };
+        inspector.draw_lanes(LaneMode::Relay, &live, transit_us, t);
+        inspector
+            .panel
+            .write_list(&lanes.rows, inspector.room_open, &[]);
+        inspector.write(LaneMode::Relay, &live, &setup, t);
     }
 
     /// Shows what the room's connection did; a lost or full room is left.
@@ -265,19 +211,18 @@ impl App {
         for e in events {
             match e {
                 RoomLink::Joined => {
-                    self.readouts
-                        .set_status("connected", &format!("room {name}"));
+                    self.header.set_status("connected", &format!("room {name}"));
                     self.room_controls
                         .note(&format!("in {name} · share: ?room={name}"), false);
                 }
                 RoomLink::Reconnected => {
-                    self.readouts
+                    self.header
                         .set_status("connected", &format!("room {name} · reconnected"));
                 }
                 RoomLink::NewSeat => self
-                    .readouts
+                    .header
                     .set_status("connected", &format!("room {name} · new seat")),
-                RoomLink::Reconnecting(n, why) => self.readouts.set_status(
+                RoomLink::Reconnecting(n, why) => self.header.set_status(
                     "connecting",
                     &format!("relay lost{why} · reconnecting (attempt {n})"),
                 ),
@@ -303,23 +248,50 @@ impl App {
     }
 }
 
-/// Puts `?room=NAME` in the page's URL (or takes it out), so the address
-/// bar is a link to the room.
-fn set_room_url(room: Option<&str>) {
-    let Some(window) = web_sys::window() else {
+/// Opens the room's listed item `index`: a shot of this player's shows in
+/// the Replayed panel too (its four views), any item's story in the card.
+fn open_item(inspector: &mut Inspector, room: &mut RoomRun, lanes: &RoomLanes, index: usize) {
+    let Some(item) = lanes.items.get(index) else {
         return;
     };
-    let Ok(href) = window.location().href() else {
-        return;
-    };
-    let Ok(url) = web_sys::Url::new(&href) else {
-        return;
-    };
-    match room {
-        Some(r) => url.search_params().set("room", r),
-        None => url.search_params().delete("room"),
+    if let Item::Shot {
+        seq, mine: true, ..
+    } = item
+    {
+        room.cursor.pick(*seq);
     }
-    if let Ok(history) = window.history() {
-        let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url.href()));
+    if let Item::Jump { at, .. } = item {
+        let around = crate::room::lanes::AROUND_JUMP_US;
+        room.hold = Some((at.0.saturating_sub(around * 2), at.0 + around * 2));
     }
+    let e = &room.endpoint;
+    inspector.room_story = Some(story(e, item, |id| crate::room::panels::name(e, id)));
+    inspector.room_open = Some(index);
+    inspector.selected = None;
+    inspector.reveal = true;
+}
+
+/// Selects the packet of the open room story's chip `i` and holds the
+/// lanes around it.
+fn focus_chip(inspector: &mut Inspector, room: &mut RoomRun, i: usize) {
+    let Some(p) = inspector
+        .room_story
+        .as_ref()
+        .and_then(|v| v.packets().nth(i))
+    else {
+        return;
+    };
+    let Some(log) = room.endpoint.trace().map(|t| t.log()) else {
+        return;
+    };
+    let Some(record) = log
+        .records()
+        .iter()
+        .position(|r| r.direction == p.direction && r.index == p.index)
+    else {
+        return;
+    };
+    let sent = log.records()[record].sent.0;
+    inspector.selected = Some((0, record));
+    room.hold = Some((sent.saturating_sub(250_000), sent + 250_000));
 }

@@ -4,22 +4,21 @@
 //! the Replayed panel's log, the controls' read-outs, the Metrics and Link
 //! cards, and the CSV download.
 
-use super::column::ColumnState;
 use super::App;
+use crate::canvas;
+use crate::canvas::view::warm_fonts;
 use crate::clock::now;
-use crate::model_controls::Achieved;
-use crate::readouts::Extra;
-use crate::render;
-use crate::render::view::warm_fonts;
-use crate::timeline::{PerSecond, Timeline};
-use crate::{captions, download};
+use crate::cmc::captions;
+use crate::cmc::controls::Achieved;
+use crate::cmc::readouts::Extra;
+use crate::download;
+use crate::panels::column::ColumnState;
+use crate::timeline::samples::{PerSecond, Sample, Timeline, SNAP_JUMP_CM};
 use macroquad::prelude::*;
 use sim::{ClientEndpoint, NetSettings, SimTime, Vec2 as SimVec2};
 
 /// How often the text read-outs are rewritten, ms.
 const READOUTS_EVERY_MS: u64 = 100;
-/// A mesh offset growing by more than this in one frame is a snap, cm.
-pub const SNAP_JUMP_CM: f32 = 1.0;
 
 /// The view's own state.
 pub struct ViewState {
@@ -77,8 +76,8 @@ impl App {
     pub(super) fn update_view(&mut self, t: SimTime, run_dt: Option<f64>, input: SimVec2) {
         let run_now = self.driver.now(t);
         // While inspecting, everything shows the run at the playhead.
-        let m = match self.inspector.shown_run_mut() {
-            Some(run) => run.metrics(),
+        let m = match self.inspector.shown_metrics() {
+            Some(m) => m,
             None => self.driver.metrics(t),
         };
         let v = &mut self.view;
@@ -93,11 +92,14 @@ impl App {
         }
         let live = self.driver.endpoint();
         // The run at the playhead while inspecting, else the live one.
+        let inspecting = self.inspector.inspecting;
         let shown = (self.inspector.scrub.as_ref())
-            .filter(|_| self.inspector.inspecting)
+            .filter(|_| inspecting)
             .map(|s| s.run());
-        let ep: &ClientEndpoint = (v.frozen.as_deref())
-            .or(shown.map(|r| r.endpoint()))
+        let relay = (self.inspector.relay.as_ref()).filter(|_| inspecting);
+        let ep: &ClientEndpoint = (shown.map(|r| r.endpoint()))
+            .or(relay.map(|r| r.at().endpoint()))
+            .or(v.frozen.as_deref())
             .unwrap_or(live);
         let dt = run_dt.unwrap_or(0.0) as f32;
         let threshold_cm = f32::from(self.rules.max_position_error_tenth_cm) / 10.0;
@@ -119,26 +121,27 @@ impl App {
         let mesh_offsets = v.timeline.around_last_snap(SNAP_JUMP_CM);
         let size = (screen_width(), screen_height());
         let layout = self.chrome.layout(size);
-        render::clear();
-        let shown_now = shown.map_or(run_now, |r| r.now());
+        canvas::clear();
+        let shown_now = match relay {
+            Some(r) => r.at().now(),
+            None => shown.map_or(run_now, |r| r.now()),
+        };
         let ages = &mut self.inspector.correction_ages;
         ages.update(ep.server_corrections(), shown_now);
         let show = self.inspector.show_corrections;
-        render::draw(
-            &v.column
-                .frame(
-                    ep,
-                    input,
-                    self.rules.server_effects,
-                    follow,
-                    mesh_offsets.as_deref(),
-                )
-                .with_corrections(
-                    ages.drawn(show, self.inspector.correction_lifetime_s, shown_now),
-                    show,
-                ),
-            &layout,
-        );
+        v.column
+            .frame(
+                ep,
+                input,
+                self.rules.server_effects,
+                follow,
+                mesh_offsets.as_deref(),
+            )
+            .with_corrections(
+                ages.drawn(show, self.inspector.correction_lifetime_s, shown_now),
+                show,
+            )
+            .draw(&layout);
         self.ab.draw_twin(
             size,
             input,
@@ -174,8 +177,11 @@ impl App {
         let banner = self.banner();
         let v = &self.view;
         let inspected = self.inspector.shown_run();
-        let live = inspected.map_or(self.driver.endpoint(), |r| r.endpoint());
-        let ep: &ClientEndpoint = v.frozen.as_deref().unwrap_or(live);
+        let live = (self.inspector.shown_endpoint()).unwrap_or(self.driver.endpoint());
+        let ep: &ClientEndpoint = match self.inspector.shown_endpoint() {
+            Some(e) => e,
+            None => v.frozen.as_deref().unwrap_or(live),
+        };
         self.chrome.text(
             "predicted-sub",
             &captions::predicted_sub(banner.as_deref(), self.bot_driving),
@@ -195,9 +201,7 @@ impl App {
         self.chrome.text("replayed-foot", &texts.replayed_foot);
         self.chrome.show("replayed-empty", texts.empty);
         self.chrome.set_steppable(texts.older, texts.newer);
-        let peak = |f: fn(&crate::timeline::Sample) -> f32| {
-            v.timeline.last(1_000_000).map(f).fold(0.0, f32::max)
-        };
+        let peak = |f: fn(&Sample) -> f32| v.timeline.last(1_000_000).map(f).fold(0.0, f32::max);
         self.readouts.write_metrics(
             m,
             &Extra {
@@ -213,11 +217,17 @@ impl App {
         let since = v
             .measured
             .map_or(0.0, |(_, at)| self.driver.now(t).secs_since(at));
-        let settings = inspected.map_or(self.settings, |r| r.settings().net);
+        let relay_settings = (self.inspector.relay.as_ref())
+            .filter(|_| self.inspector.inspecting)
+            .map(|r| r.ins.settings_at(r.frames()).net);
+        let settings = inspected
+            .map(|r| r.settings().net)
+            .or(relay_settings)
+            .unwrap_or(self.settings);
         self.link_card.write(&settings, m, since);
         self.write_run_bar();
-        self.write_playhead();
-        self.write_twin_readouts(m);
+        self.inspector.write_playhead(self.driver.run());
+        self.ab.write_readouts(m, self.view.column.resim.mean_us());
     }
 
     /// The run bar's read-outs: state, progress, trajectory hash.
@@ -227,16 +237,15 @@ impl App {
         let (hash, progress) = match self.driver.run_mut() {
             Some(run) => {
                 let secs = run.elapsed_secs();
-                let o = run.outcome();
                 let progress = match &self.playback {
                     Some(p) => format!(
                         "frame {} · {secs:.2} / {:.2} s",
-                        o.frames,
+                        run.frame_index(),
                         p.original.duration_secs()
                     ),
                     None => format!("{secs:.1} s"),
                 };
-                (format!("{:016x}", o.trajectory_hash), progress)
+                (format!("{:016x}", run.trajectory_hash()), progress)
             }
             None => ("–".to_owned(), "–".to_owned()),
         };

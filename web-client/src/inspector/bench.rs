@@ -3,6 +3,7 @@
 //! on the run `sim/benches/inspect.rs` measures natively, so
 //! `e2e/bench-wasm.mjs` can report wasm beside native.
 
+use crate::clock::clock_ms;
 use sim::inspect::{bot_run, Inspection};
 use sim::rollback::RollbackConfig;
 use sim::Model;
@@ -58,11 +59,4 @@ fn timed<T>(f: impl FnOnce() -> T) -> f64 {
 fn mean_max(v: &[f64]) -> (f64, f64) {
     let mean = v.iter().sum::<f64>() / v.len().max(1) as f64;
     (mean, v.iter().copied().fold(0.0, f64::max))
-}
-
-/// `performance.now()`, ms (0 natively, where nothing calls this).
-fn clock_ms() -> f64 {
-    web_sys::window()
-        .and_then(|w| w.performance())
-        .map_or(0.0, |p| p.now())
 }

@@ -2,7 +2,8 @@
 //! press and the server's verdict on it, term by term — expected from the
 //! settings in force beside measured from the packet timeline
 //! ([`sim::inspect::LatencyBudget`]) — and the totals. On the relay the
-//! page sees no packet timeline, so only the frame term is measured.
+//! timeline is the relay's trace: the one way terms add the real
+//! network's share and the relay's own processing is measured.
 
 use crate::dom::write_text;
 use sim::inspect::LatencyBudget;
@@ -89,6 +90,7 @@ impl BudgetCard {
                 }
             }
             crate::dom::set_flag(&row, "data-total", line.name == "total");
+            crate::dom::write_attr(&row, "data-term", line.name);
         }
         if let Some(note) = &self.note {
             write_text(note, what);

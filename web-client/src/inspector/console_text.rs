@@ -5,9 +5,9 @@
 //! Pure: tested natively; `console_line` does the DOM.
 
 use sim::console::{parse, ConsoleAction, HELP};
-use sim::metrics::Metrics;
-use sim::net::protocol::LinkSettings;
-use sim::scenario::{Setting, Setup};
+use sim::endpoints::metrics::Metrics;
+use sim::net::settings::LinkSettings;
+use sim::protocol::{Setting, Setup};
 use sim::Model;
 
 /// How an answer line is styled.

@@ -1,32 +1,24 @@
-//! The packet timeline's canvas (`<canvas id="lanes">`, the 2D API): where
-//! things go (a ruler, then per branch a client row and a server row),
-//! the window shown (following a live run, fitted to a new one, zoomed and
-//! panned), when to redraw, and the pointer. Painting is
+//! The packet timeline's canvas (`<canvas id="lanes">`, the 2D API): its
+//! height (a ruler, then per branch a client row and a server row, sized
+//! in [`super::lanes`]), the window shown (following a live run, fitted to
+//! a new one, zoomed and panned), when to redraw, and the pointer. Painting is
 //! [`super::lane_paint`]; pointer, wheel and keys go through
 //! [`super::gesture`]; zoom and pan stay here, everything else is returned
 //! to the inspector as an [`Action`].
 //!
 //! The window's span and plot edges are mirrored on the canvas as
 //! `data-from-us`, `data-to-us`, `data-left`, `data-right` (read by the
-//! browser tests to aim at a time).
+//! browser tests to aim at a time), and what the first lane shows as
+//! `data-moves`, `data-acks`, `data-lost` (packet lines in the window)
+//! and `data-shots` (shots marked).
 
 use super::gesture::{self, Action, Gesture, Mark, Target};
 use super::lane_paint::{self as paint, Scene, BG, TEXT};
-use super::lanes::{self, Rows, Segment, Window};
+use super::lanes::{self, Rows, Segment, Window, LANE, LANE_GAP, LEFT, RIGHT, RULER};
 use super::pointer::{Events, Input};
-use crate::dom::write_attr;
+use crate::dom::{clear_2d, in_viewport, write_attr};
 use web_sys::{CanvasRenderingContext2d, Document, HtmlCanvasElement};
 
-/// Left gutter for the row labels, CSS px.
-const LEFT: f64 = 128.0;
-/// Right margin, CSS px.
-pub const RIGHT: f64 = 14.0;
-/// The ruler's height, CSS px.
-pub const RULER: f64 = 22.0;
-/// A branch's height: client row, packets, server row, CSS px.
-const LANE: f64 = 70.0;
-/// Space between branches, CSS px.
-const LANE_GAP: f64 = 12.0;
 /// Least time between two redraws of a live timeline, µs of page time
 /// (as the plots: the canvas is CPU-drawn).
 const LIVE_REDRAW_US: u64 = 50_000;
@@ -183,13 +175,7 @@ impl LaneCanvas {
         self.window.right = (w - RIGHT).max(LEFT + 10.0);
         // Scrolled out of view: nothing to draw (checked again later, the
         // signature kept stale so the next visible frame draws).
-        let view_h = win
-            .inner_height()
-            .ok()
-            .and_then(|v| v.as_f64())
-            .unwrap_or(0.0);
-        let rect = canvas.get_bounding_client_rect();
-        if rect.bottom() <= 0.0 || rect.top() >= view_h {
+        if !in_viewport(&win, canvas) {
             self.signature = 0;
             return;
         }
@@ -203,14 +189,7 @@ impl LaneCanvas {
             return;
         }
         self.signature = signature;
-        let (pw, ph) = ((w * dpr).round() as u32, (h * dpr).round() as u32);
-        if canvas.width() != pw || canvas.height() != ph {
-            canvas.set_width(pw);
-            canvas.set_height(ph);
-        }
-        let _ = ctx.set_transform(dpr, 0.0, 0.0, dpr, 0.0, 0.0);
-        ctx.set_fill_style_str(BG);
-        ctx.fill_rect(0.0, 0.0, w, h);
+        clear_2d(canvas, ctx, (w, h), dpr, BG);
         for (name, value) in [
             ("data-from-us", self.window.from_us.to_string()),
             ("data-to-us", self.window.to_us.to_string()),
@@ -245,22 +224,51 @@ impl LaneCanvas {
             self.drawn.push(segments);
             self.marks.extend(marks);
         }
+        self.count(canvas, scene);
         self.playhead_x = scene.playhead_us.map(|t| w_.x_of(t));
         if let Some(x) = self.playhead_x.filter(|x| (w_.left..=w_.right).contains(x)) {
             paint::playhead(ctx, x, h);
         }
     }
 
+    /// Mirrors what the first lane shows on the canvas (for the browser
+    /// tests).
+    fn count(&self, canvas: &HtmlCanvasElement, scene: &Scene) {
+        use super::lane_paint::Glyph;
+        use super::lanes::{End, Style};
+        let segments = self.drawn.first().map_or(&[][..], Vec::as_slice);
+        let of = |f: &dyn Fn(&Segment) -> bool| segments.iter().filter(|s| !s.copy && f(s)).count();
+        let shots = scene.lanes.first().map_or(0, |l| {
+            l.marks
+                .iter()
+                .filter(|m| matches!(m.glyph, Glyph::Shot(_) | Glyph::ShotAt(_)))
+                .count()
+        });
+        for (name, n) in [
+            ("data-moves", of(&|s| s.style == Style::Move)),
+            ("data-acks", of(&|s| s.style == Style::Ack)),
+            ("data-lost", of(&|s| s.end != End::Arrived)),
+            ("data-shots", shots),
+        ] {
+            write_attr(canvas, name, &n.to_string());
+        }
+    }
+
     /// A cheap fingerprint of what a draw would show.
     fn signature_of(&self, scene: &Scene, width: f64) -> u64 {
-        let mut h = sim::hash::Fnv64::new();
+        let mut h = sim::foundation::hash::Fnv64::new();
         h.u64(self.window.from_us);
         h.u64(self.window.to_us);
         h.u64(width.to_bits());
         h.u64(scene.playhead_us.unwrap_or(u64::MAX));
         for l in &scene.lanes {
             h.u64(l.records.len() as u64);
+            h.u64(l.records.back().map_or(0, |r| r.sent.0));
             h.u64(l.marks.len() as u64);
+            for m in &l.marks {
+                h.u64(m.t_us);
+                h.u64(m.glyph.code());
+            }
             h.u64(l.highlight.len() as u64);
         }
         for o in [scene.selected, scene.open, self.hover] {

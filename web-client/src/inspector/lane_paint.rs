@@ -1,16 +1,17 @@
 //! Painting the packet timeline on its 2D canvas: the scene a draw is
 //! given ([`Scene`], one [`Lane`] per branch) and the strokes — ruler,
 //! bands, packet lines, red crosses for lost packets, highlighted causes,
-//! correction diamonds, the playhead. Geometry comes from
-//! [`super::lanes`]; where things go on the canvas from
-//! [`super::lane_canvas`].
+//! correction diamonds, the playhead. Geometry, and where things go on
+//! the canvas, come from [`super::lanes`].
 
 use super::gesture::Mark;
-use super::lane_canvas::{RIGHT, RULER};
-use super::lanes::{self, tick_states, Band, End, Rows, Segment, Style, TickState, Window};
+use super::lanes::{
+    self, tick_states, Band, End, Rows, Segment, Style, TickState, Window, RIGHT, RULER,
+};
 use super::story_view::PacketRef;
 use sim::net::trace::PacketRecord;
 use sim::rollback::tick::Tick;
+use sim::room::wire::Verdict;
 use std::collections::VecDeque;
 use web_sys::CanvasRenderingContext2d;
 
@@ -36,6 +37,7 @@ const BURST: &str = "rgba(248, 81, 73, 0.14)";
 const SPIKE: &str = "rgba(163, 113, 247, 0.18)";
 const PLAYHEAD: &str = "#e6edf3";
 const CAUSE: &str = "#ffe64d";
+const JUMP: &str = "#c084fc";
 
 /// A packet style's stroke colour.
 fn colour(style: Style, overtook: bool) -> &'static str {
@@ -48,6 +50,7 @@ fn colour(style: Style, overtook: bool) -> &'static str {
         Style::Adjustment => "#ffe64d",
         Style::State => "rgba(191, 133, 255, 0.9)",
         Style::Probe => "rgba(139, 148, 158, 0.55)",
+        Style::Shot => "#f472b6",
         Style::Update => "rgba(139, 148, 158, 0.28)",
     }
 }
@@ -61,15 +64,103 @@ pub enum BandKind {
     Spike,
 }
 
-/// A correction to mark.
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// What a mark is, and how it is drawn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Glyph {
+    /// A correction: a ◆ on the client row.
+    #[default]
+    Correction,
+    /// A shot this player fired: a ▲ on the client row, green when it hit,
+    /// grey when it missed, red when refused, white while unanswered.
+    Shot(Outcome),
+    /// A shot judged with this player as the target: a ▼ on the server
+    /// row, coloured as a shot.
+    ShotAt(Outcome),
+    /// A proxy jump: a violet ◆ on the client row.
+    Jump,
+    /// An ammo jump: an orange bar across the client row.
+    AmmoJump,
+    /// A net update that arrived late (orange) or as a duplicate (red):
+    /// a tick under the client row.
+    Stale {
+        /// A duplicate, not a late one.
+        duplicate: bool,
+    },
+}
+
+impl Glyph {
+    /// A number for it, for a drawing's fingerprint.
+    pub fn code(self) -> u64 {
+        let hit = |h: Outcome| h as u64;
+        match self {
+            Glyph::Correction => 0,
+            Glyph::Shot(h) => 1 + hit(h),
+            Glyph::ShotAt(h) => 5 + hit(h),
+            Glyph::Jump => 9,
+            Glyph::AmmoJump => 10,
+            Glyph::Stale { duplicate } => 11 + u64::from(duplicate),
+        }
+    }
+}
+
+/// How a shot ended: its lane mark's colour, the room's shot log and its
+/// `data-verdict`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// No answer yet.
+    Pending,
+    /// Head or body hit.
+    Hit,
+    /// Judged, struck no one.
+    Miss,
+    /// Not judged (too old, fire rate, …).
+    Rejected,
+}
+
+impl Outcome {
+    /// The outcome of a shot answered with `verdict` (`None`: no answer yet).
+    pub fn of(verdict: Option<Verdict>) -> Outcome {
+        match verdict {
+            None => Outcome::Pending,
+            Some(v) if v.is_hit() => Outcome::Hit,
+            Some(Verdict::Miss) => Outcome::Miss,
+            Some(_) => Outcome::Rejected,
+        }
+    }
+
+    /// Its name in `data-verdict`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Outcome::Pending => "pending",
+            Outcome::Hit => "hit",
+            Outcome::Miss => "miss",
+            Outcome::Rejected => "rejected",
+        }
+    }
+}
+
+/// Something marked on a lane: a correction, or a room's event.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct MarkSpec {
-    /// When it was applied, µs.
+    /// When it happened, µs.
     pub t_us: u64,
-    /// Its index in its branch's corrections.
+    /// Its index among what a click opens (the corrections, a room's
+    /// list); `None`: not clickable.
     pub index: usize,
     /// Redundant (an echo of the one before): drawn hollow.
     pub hollow: bool,
+    /// What it is.
+    pub glyph: Glyph,
+    /// A shot's rewind: from how far back the server looked, µs (on the
+    /// server row, dashed when refused as older than the cap).
+    pub rewound_from_us: Option<u64>,
+}
+
+impl MarkSpec {
+    /// Whether a click on it opens something.
+    pub fn clickable(&self) -> bool {
+        !matches!(self.glyph, Glyph::AmmoJump | Glyph::Stale { .. })
+    }
 }
 
 /// One branch to draw.
@@ -191,6 +282,7 @@ pub fn lane(
         Style::Move,
         Style::Ack,
         Style::State,
+        Style::Shot,
         Style::Adjustment,
     ] {
         for overtook in [false, true] {
@@ -290,43 +382,116 @@ pub fn lane(
             }
         }
     }
-    // Corrections: diamonds on the client row.
+    // Corrections and a room's events.
     for m in &lane.marks {
         let x = w.x_of(m.t_us);
         if !(w.left - 8.0..=w.right + 8.0).contains(&x) {
             continue;
         }
-        let y = rows.client_y;
-        let open = scene.open == Some((branch, m.index));
-        let r = if open { 7.0 } else { 5.5 };
+        let open = scene.open == Some((branch, m.index)) && m.clickable();
+        let y = mark(ctx, &w, m, rows, open);
+        if m.clickable() {
+            marks.push(Mark {
+                at: (x, y),
+                branch,
+                index: m.index,
+            });
+        }
+    }
+    (segments, marks)
+}
+
+/// The colour of a shot's outcome.
+fn hit_colour(hit: Outcome) -> &'static str {
+    match hit {
+        Outcome::Pending => PLAYHEAD,
+        Outcome::Hit => "#4ade80",
+        Outcome::Miss => FAINT,
+        Outcome::Rejected => LOST,
+    }
+}
+
+/// Draws mark `m` (`open`: its story is open); returns the y it is hit at.
+fn mark(ctx: &CanvasRenderingContext2d, w: &Window, m: &MarkSpec, rows: Rows, open: bool) -> f64 {
+    let x = w.x_of(m.t_us);
+    let diamond = |y: f64, r: f64, colour: &str, hollow: bool| {
         ctx.begin_path();
         ctx.move_to(x, y - r);
         ctx.line_to(x + r, y);
         ctx.line_to(x, y + r);
         ctx.line_to(x - r, y);
         ctx.close_path();
-        ctx.set_fill_style_str(BG);
+        ctx.set_fill_style_str(if hollow { BG } else { colour });
         ctx.fill();
-        ctx.set_stroke_style_str(CAUSE);
+        ctx.set_stroke_style_str(colour);
         ctx.set_line_width(1.5);
-        if !m.hollow {
-            ctx.set_fill_style_str(CAUSE);
-            ctx.fill();
-        }
         ctx.stroke();
-        if open {
-            ctx.set_stroke_style_str(PLAYHEAD);
-            ctx.begin_path();
-            let _ = ctx.arc(x, y, r + 4.0, 0.0, std::f64::consts::TAU);
-            ctx.stroke();
+    };
+    let triangle = |y: f64, down: bool, colour: &str| {
+        let (tip, base) = if down {
+            (y + 6.0, y - 5.0)
+        } else {
+            (y - 6.0, y + 5.0)
+        };
+        ctx.begin_path();
+        ctx.move_to(x, tip);
+        ctx.line_to(x + 5.5, base);
+        ctx.line_to(x - 5.5, base);
+        ctx.close_path();
+        ctx.set_fill_style_str(colour);
+        ctx.fill();
+    };
+    let y = match m.glyph {
+        Glyph::Correction => {
+            diamond(rows.client_y, if open { 7.0 } else { 5.5 }, CAUSE, m.hollow);
+            rows.client_y
         }
-        marks.push(Mark {
-            at: (x, y),
-            branch,
-            index: m.index,
-        });
+        Glyph::Jump => {
+            diamond(rows.client_y, if open { 7.0 } else { 5.5 }, JUMP, false);
+            rows.client_y
+        }
+        Glyph::Shot(hit) => {
+            triangle(rows.client_y, false, hit_colour(hit));
+            rows.client_y
+        }
+        Glyph::ShotAt(hit) => {
+            triangle(rows.server_y, true, hit_colour(hit));
+            rows.server_y
+        }
+        Glyph::AmmoJump => {
+            ctx.set_fill_style_str("#fb923c");
+            ctx.fill_rect(x - 1.0, rows.client_y - 10.0, 2.0, 20.0);
+            rows.client_y
+        }
+        Glyph::Stale { duplicate } => {
+            ctx.set_fill_style_str(if duplicate { LOST } else { "#fb923c" });
+            ctx.fill_rect(x - 1.0, rows.client_y + 4.0, 2.0, 7.0);
+            rows.client_y
+        }
+    };
+    if let Some(from) = m.rewound_from_us {
+        // How far back the server looked, on its row.
+        let refused = matches!(
+            m.glyph,
+            Glyph::Shot(Outcome::Rejected) | Glyph::ShotAt(Outcome::Rejected)
+        );
+        ctx.set_stroke_style_str(if refused { LOST } else { JUMP });
+        ctx.set_line_width(2.0);
+        let _ = ctx.set_line_dash(&dash(if refused { &[3.0, 2.0] } else { &[] }));
+        ctx.begin_path();
+        ctx.move_to(w.x_of(from), rows.server_y - 4.0);
+        ctx.line_to(w.x_of(m.t_us), rows.server_y - 4.0);
+        ctx.stroke();
+        let _ = ctx.set_line_dash(&dash(&[]));
     }
-    (segments, marks)
+    if open {
+        ctx.set_stroke_style_str(PLAYHEAD);
+        ctx.set_line_width(1.5);
+        ctx.begin_path();
+        let _ = ctx.arc(x, y, 11.0, 0.0, std::f64::consts::TAU);
+        ctx.stroke();
+    }
+    y
 }
 
 /// The bands behind every branch, from the ruler down to `h`.

@@ -1,9 +1,11 @@
 //! The packet timeline's geometry: which time span is on screen
 //! ([`Window`]: zoom and pan), where each branch's client and server rows
-//! are ([`Rows`]), and each packet as a segment from its send to its
-//! arrival ([`segments`]), with the loss-burst and lag-spike bands behind
-//! them ([`burst_bands`], [`spike_bands`]). Pure: the canvas code draws
-//! what this computes, and the unit tests pin it natively.
+//! are ([`Rows`]; the gutter, ruler and branch heights in CSS px, which
+//! the canvas and the painting share), and each packet as a segment from
+//! its send to its arrival ([`segments`]), with the loss-burst and
+//! lag-spike bands behind them ([`burst_bands`], [`spike_bands`]). Pure:
+//! the canvas code draws what this computes, and the unit tests pin it
+//! natively.
 //!
 //! Time runs left to right on the run's clock (µs). An uplink packet is a
 //! line from the client row at its send time down to the server row at its
@@ -13,9 +15,20 @@
 
 use sim::net::conditioner::Fate;
 use sim::net::trace::{Direction, PacketKind, PacketRecord};
+use sim::protocol::Setting;
 use sim::rollback::tick::Tick;
-use sim::scenario::{Change, Setting};
+use sim::scenario::Change;
 
+/// Left gutter for the row labels, CSS px.
+pub const LEFT: f64 = 128.0;
+/// Right margin, CSS px.
+pub const RIGHT: f64 = 14.0;
+/// The ruler's height, CSS px.
+pub const RULER: f64 = 22.0;
+/// A branch's height: client row, packets, server row, CSS px.
+pub const LANE: f64 = 70.0;
+/// Space between branches, CSS px.
+pub const LANE_GAP: f64 = 12.0;
 /// Narrowest span the timeline zooms to, µs (a few frames).
 pub const MIN_SPAN_US: u64 = 50_000;
 /// The live timeline's span, µs (as the plots).
@@ -139,8 +152,10 @@ pub enum Style {
     Adjustment,
     /// A rollback State.
     State,
-    /// Ping or Pong.
+    /// Ping or Pong, a room's clock sync.
     Probe,
+    /// A room's shot or its verdict.
+    Shot,
     /// A net update (simulated proxy, observer view) or anything else.
     Update,
 }
@@ -149,12 +164,13 @@ impl Style {
     /// The style of a packet kind.
     pub fn of(kind: PacketKind) -> Style {
         match kind {
-            PacketKind::ServerMove | PacketKind::Inputs => Style::Move,
+            PacketKind::ServerMove | PacketKind::Inputs | PacketKind::Reload => Style::Move,
             PacketKind::Ack | PacketKind::RollbackAck => Style::Ack,
             PacketKind::Adjustment => Style::Adjustment,
             PacketKind::State => Style::State,
-            PacketKind::Ping | PacketKind::Pong => Style::Probe,
-            PacketKind::Proxy | PacketKind::Other => Style::Update,
+            PacketKind::Ping | PacketKind::Pong | PacketKind::Clock => Style::Probe,
+            PacketKind::Shot | PacketKind::Verdict => Style::Shot,
+            PacketKind::Proxy | PacketKind::Ammo | PacketKind::Other => Style::Update,
         }
     }
 }

@@ -1,5 +1,5 @@
 use super::*;
-use sim::net::protocol::LagSpike;
+use sim::net::settings::LagSpike;
 use sim::rollback::tick::Tick;
 use sim::SimTime;
 

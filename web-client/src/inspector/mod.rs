@@ -1,13 +1,23 @@
 //! The inspector's page half (issue 14): the packet timeline, scrubbing,
 //! the correction inspector, what-if forks, the latency budget and UE's
-//! console line. The data model is `sim::inspect`; this module shows it
-//! and takes the clicks, and `app::inspect` wires it into the loop.
+//! console line. The data model is `sim::inspect`; this module keeps the
+//! inspection in step with the run, shows it and takes the clicks, and
+//! `crate::app::inspect` wires it into the loop (pausing, the playhead
+//! moving a scenario's run, the console's settings). On the relay and in
+//! a room the lanes are the relay's packet trace (issue 23); a paused
+//! relay run is scrubbed through the page's own end, played again from
+//! its tape (`relay_scrub`).
 //!
 //! | module | holds |
 //! |---|---|
+//! | `mode` | what the timeline and the panels show for the run's state (pure) |
+//! | `playhead` | the inspection built and kept in step with the run; seeks, steps, a story opened, a packet focused |
+//! | `view` | what is drawn and written each frame: the timeline's scene, the card, the playhead, the latency budget |
+//! | `fork` | what-if forks: made, compared, put in words, saved |
 //! | `lanes` | the timeline's geometry: window (zoom, pan), rows, packet segments, bands (pure) |
 //! | `gesture` | hit tests and what a press, drag, wheel or key does (pure) |
 //! | `scrub` | the playhead over the run and its fork, seeks both ways (pure over `sim`) |
+//! | `relay_scrub` | the playhead over a paused relay run: the page's end from its tape (pure over `sim`) |
 //! | `story_view` | the list rows, a story laid out, a packet in words (pure) |
 //! | `console_text` | what a console line answers (pure) |
 //! | `lifetime` | which corrections `p.NetShowCorrections` / `p.NetCorrectionLifetime` leave drawn (pure) |
@@ -24,20 +34,26 @@ pub mod console_line;
 pub mod console_text;
 #[cfg(test)]
 mod fixtures;
+pub mod fork;
 pub mod gesture;
 pub mod lane_canvas;
 pub mod lane_paint;
 pub mod lanes;
 pub mod lifetime;
+pub mod mode;
 pub mod panel;
+pub mod playhead;
 pub mod pointer;
+pub mod relay_scrub;
 pub mod scrub;
 pub mod story_view;
+pub mod view;
 
 use budget::BudgetCard;
 use console_line::ConsoleLine;
 use lane_canvas::LaneCanvas;
 use panel::{ForkView, InspectorPanel};
+use relay_scrub::RelayScrub;
 use scrub::{Comparison, Scrub};
 use sim::inspect::Story;
 use sim::SimTime;
@@ -97,6 +113,12 @@ pub struct Inspector {
     pub scrub: Option<Scrub>,
     /// What `scrub` was built from.
     pub built: Option<BuiltFrom>,
+    /// The playhead over a paused relay run.
+    pub relay: Option<RelayScrub>,
+    /// A room event's story (a shot, a proxy jump), when one is open.
+    pub room_story: Option<StoryView>,
+    /// Which of the room's listed events is open.
+    pub room_open: Option<usize>,
     /// The panels show the scrub's run (set each frame by the loop).
     pub inspecting: bool,
     /// The open story.
@@ -110,7 +132,7 @@ pub struct Inspector {
     /// The selected packet (branch, record).
     pub selected: Option<(usize, usize)>,
     /// The fork's save reply.
-    pub save_box: crate::share::Mailbox<crate::share::Reply>,
+    pub save_box: crate::runbar::share::Mailbox<crate::runbar::share::Reply>,
     /// The fork being saved.
     pub saving: Option<sim::Scenario>,
     /// UE `p.NetShowCorrections`.
@@ -155,13 +177,16 @@ impl Inspector {
             budget: BudgetCard::new(doc),
             scrub: None,
             built: None,
+            relay: None,
+            room_story: None,
+            room_open: None,
             inspecting: false,
             open: None,
             reveal: false,
             comparison: None,
             fork_view: None,
             selected: None,
-            save_box: crate::share::Mailbox::default(),
+            save_box: crate::runbar::share::Mailbox::default(),
             saving: None,
             show_corrections: true,
             correction_lifetime_s: None,
@@ -181,6 +206,9 @@ impl Inspector {
     pub fn forget(&mut self) {
         self.scrub = None;
         self.built = None;
+        self.relay = None;
+        self.room_story = None;
+        self.room_open = None;
         self.open = None;
         self.comparison = None;
         self.fork_view = None;
@@ -195,13 +223,26 @@ impl Inspector {
             .map(Scrub::run)
     }
 
-    /// The same, for its metrics.
-    pub fn shown_run_mut(&mut self) -> Option<&mut sim::ScenarioRun> {
-        if self.inspecting {
-            self.scrub.as_mut().map(Scrub::run_mut)
-        } else {
-            None
+    /// The client end the panels show while inspecting: the run's, or a
+    /// relay run's played again from its tape.
+    pub fn shown_endpoint(&self) -> Option<&sim::ClientEndpoint> {
+        let relay = self.relay.as_ref().map(|r| r.at().endpoint());
+        self.shown_run()
+            .map(sim::ScenarioRun::endpoint)
+            .or(relay.filter(|_| self.inspecting))
+    }
+
+    /// The read-out at the playhead while inspecting.
+    pub fn shown_metrics(&mut self) -> Option<sim::Metrics> {
+        if !self.inspecting {
+            return None;
         }
+        if let Some(s) = &mut self.scrub {
+            return Some(s.run_mut().metrics());
+        }
+        let at = self.relay.as_mut()?.at_mut();
+        let now = at.now();
+        Some(at.endpoint_mut().metrics(now))
     }
 }
 

@@ -1,6 +1,6 @@
 //! The playhead over an inspected run ([`Scrub`]): the run as it stood
 //! after any frame, backwards too, for one branch or two (the run and a
-//! what-if fork of it, [`sim::inspect::fork`]). Pure over `sim`: tested
+//! what-if fork of it, [`sim::scenario::fork`]). Pure over `sim`: tested
 //! natively against the recorded state hashes.
 //!
 //! A seek re-simulates from the inspection's nearest checkpoint (at most
@@ -10,7 +10,8 @@
 //! (same input, same frame times), so frame `n` is the same moment in
 //! both.
 
-use sim::inspect::{fork, Corrected, Correction, ForkOption, Inspection};
+use sim::inspect::{Corrected, Correction, Inspection};
+use sim::scenario::{fork, ForkOption};
 use sim::{Scenario, ScenarioRun};
 
 /// One inspected run and the run at the playhead.

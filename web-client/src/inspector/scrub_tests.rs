@@ -1,7 +1,7 @@
 use super::super::fixtures::golden;
 use super::*;
 use sim::net::trace::Direction;
-use sim::scenario::Setting;
+use sim::protocol::Setting;
 
 fn hash_after(s: &Scrub, frames: usize) -> u64 {
     s.original().marks()[frames - 1].state_hash

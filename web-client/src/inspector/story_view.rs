@@ -144,6 +144,7 @@ fn cause_view(c: &Cause) -> CauseView {
         Cause::MissingMoves { .. } | Cause::DroppedByClient { .. } | Cause::MissedInputs { .. } => {
             "lost"
         }
+        Cause::LateMoves { .. } => "late",
         Cause::Echo { .. } => "echo",
         Cause::Clamped { .. }
         | Cause::TimeCut { .. }
@@ -152,7 +153,7 @@ fn cause_view(c: &Cause) -> CauseView {
         | Cause::RemoteInputs => "server",
         Cause::ClientOnly { .. } => "client",
         Cause::ForcedRoll => "forced",
-        Cause::Unexplained => "unexplained",
+        Cause::Unexplained | Cause::NotInTrace => "unexplained",
     };
     CauseView {
         kind,
@@ -196,6 +197,20 @@ pub fn packet_text(p: &PacketRecord) -> String {
         ),
         PacketKind::State => format!("State #{} · tick {}", p.index, p.detail),
         PacketKind::Proxy => format!("net update #{} · seq {}", p.index, p.detail),
+        PacketKind::Shot => format!("shot #{} · action {}", p.index, p.detail),
+        PacketKind::Verdict => format!(
+            "verdict #{} · shot {} · {} · rewound {} ms",
+            p.index,
+            p.detail,
+            verdict_name(p.also[0]),
+            p.also[1]
+        ),
+        PacketKind::Ammo => format!(
+            "ammo #{} · after action {} · {} rounds",
+            p.index, p.detail, p.also[0]
+        ),
+        PacketKind::Reload => format!("reload #{} · action {}", p.index, p.detail),
+        PacketKind::Clock => format!("clock sync #{}", p.index),
         PacketKind::Other => format!("packet #{}", p.index),
     };
     let sent = p.sent.secs_since(SimTime::ZERO);
@@ -215,6 +230,20 @@ pub fn packet_text(p: &PacketRecord) -> String {
         Fate::Overflowed => "dropped by a full queue".to_owned(),
     };
     format!("{arrow} {what} · {} B · sent {sent:.3} s · {fate}", p.bytes)
+}
+
+/// A verdict's trace code in words (`sim::protocol::verdict_code`).
+pub fn verdict_name(code: u32) -> &'static str {
+    match code {
+        0 => "hit head",
+        1 => "hit body",
+        2 => "miss",
+        3 => "refused: too old",
+        4 => "refused: fire rate",
+        5 => "refused: reloading",
+        6 => "refused: no ammo",
+        _ => "refused: clock ahead",
+    }
 }
 
 #[cfg(test)]

@@ -1,0 +1,37 @@
+//! A room's two ends and both on one clock: [`RoomHost`] (the server,
+//! one [`crate::endpoints::link::HostLink`] and one
+//! [`crate::cmc::server::ServerCharacter`] per player), [`RoomEndpoint`]
+//! (one player's client) and [`RoomSession`]. The rules they run are the
+//! room model's ([`crate::room`]); here they meet the nested protocol.
+//!
+//! ```text
+//!  RoomEndpoint (client clock)                 RoomHost (server clock)
+//!  Client ── ServerMove ───► uplink(p) ───► ServerCharacter(p) ─┐
+//!  ClockSync ◄─ TimeReport ◄─ downlink(p) ◄─ TimeRequest         │ every tick:
+//!  fire: ray at drawn proxies,                                   │ FrameHistory(p)
+//!    hit time = shown server time ── Fire ─► weapon ─► rewind ◄──┘ saves boxes
+//!  ShotLog ◄── ShotResult (three views) ◄─┘        │
+//!  PredictedAmmo ◄── Ammo {ack, ammo} ◄────────────┘
+//!  ProxySet ◄── Proxies {seq, server time, others} ◄── net update (p's rate)
+//! ```
+//!
+//! | module | holds |
+//! |---|---|
+//! | `link`, `player`, `host` | [`RoomHost`] and what it keeps per player |
+//! | `endpoint` | [`RoomEndpoint`] |
+//! | `session` | [`RoomSession`]: a room and its clients on one clock |
+//! | `reports` | the golden room runs, one per public bug report ([`reports::REPORT_RUNS`]) |
+
+pub mod endpoint;
+pub mod host;
+mod link;
+mod player;
+pub mod reports;
+pub mod session;
+
+pub use endpoint::{
+    FireError, NetUpdateRecord, RoomEndpoint, RoomEvent, RoomEvents, UpdateFate, PROXY_JUMP_CM,
+};
+pub use host::{RoomError, RoomHost};
+pub use player::ShotCounters;
+pub use session::RoomSession;

@@ -1,0 +1,27 @@
+//! The rollback model's page controls (its section of the page; the tick
+//! rate is a select of [`super::tick::TickRate::ALL`]). [`super::config`]
+//! takes its ranges and defaults from them; `crate::controls` gathers them
+//! for the page.
+
+use crate::foundation::control::{range, Range};
+
+// ---- the rollback model (`001_…`) -----------------------------------------
+
+/// Inputs per input packet, newest first: `001_…` §6 sends 4; 1 turns
+/// redundancy off.
+pub const ROLLBACK_REDUNDANCY: Range = range("rollback-redundancy", 1.0, 8.0, 1.0, 4.0, "inputs");
+/// Ticks the server repeats a missing input: `001_…` §5.1 holds 6, as
+/// does UE's `MaximumRemoteInputFaultLimit`.
+pub const ROLLBACK_HOLD_LAST: Range = range("rollback-hold-last", 0.0, 12.0, 1.0, 6.0, "ticks");
+/// Ticks between two State messages: `001_…` §5.1 sends one every 2.
+pub const ROLLBACK_STATE_INTERVAL: Range =
+    range("rollback-state-interval", 1.0, 10.0, 1.0, 2.0, "ticks");
+/// Ticks of input the client aims to have waiting at the server (Unity
+/// NfE's `TargetCommandSlack` is 2).
+pub const ROLLBACK_INPUT_BUFFER: Range =
+    range("rollback-input-buffer", 0.0, 10.0, 1.0, 2.0, "ticks");
+/// Ticks the client may predict ahead of its last confirmed State (ggrs
+/// `max_prediction_window`); the default is 500 ms at the tick rate
+/// ([`super::config::DEFAULT_PREDICTION_MS`]), 30 at 60 Hz.
+pub const ROLLBACK_MAX_PREDICTION: Range =
+    range("rollback-max-prediction", 1.0, 448.0, 1.0, 30.0, "ticks");

@@ -1,0 +1,465 @@
+//! A room player's lanes (issue 23): their own link's packets (the
+//! relay's trace) and the room's events as marks — the shots they fired
+//! (▲ on the client row, coloured by verdict, the server's rewind drawn
+//! back from its judgement on the server row), the shots judged with them
+//! as the target (▼ on the server row), proxy jumps (violet ◆), net
+//! updates that came late or twice (ticks), ammo jumps (bars) — and the
+//! list beside them: the shots and the jumps, each opening its story.
+//! Pure (tested natively): the room's frame draws and writes what this
+//! computes.
+
+use crate::inspector::lane_paint::{Glyph, MarkSpec, Outcome};
+use crate::inspector::story_view::{CauseView, PacketRef, Row, StoryView};
+use sim::endpoints::room::{RoomEndpoint, UpdateFate};
+use sim::net::trace::{Direction, PacketKind};
+use sim::room::shots::ShotViews;
+use sim::room::wire::{ShotResult, Verdict};
+use sim::room::{PlayerId, Seq};
+use sim::{SimTime, Vec2};
+
+/// Net updates shown around a proxy jump, µs each side.
+pub const AROUND_JUMP_US: u64 = 500_000;
+/// Proxy jumps listed at most (the newest). Shots are bounded by their
+/// own logs and never pushed out by jumps: a bot turning at 600 cm/s
+/// jumps several times a second.
+pub const JUMPS_KEPT: usize = 48;
+
+/// Something of the room's the list shows and a click opens.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Item {
+    /// A shot: fired by this player (`mine`) or judged with them as its
+    /// target.
+    Shot {
+        /// Its action number.
+        seq: Seq,
+        /// Who fired.
+        shooter: PlayerId,
+        /// This player fired it.
+        mine: bool,
+        /// When it was fired (mine) or judged (page clock).
+        at: SimTime,
+        /// The verdict, once known.
+        result: Option<ShotResult>,
+        /// When the server judged it (page clock), if the trace said.
+        judged: Option<SimTime>,
+    },
+    /// A net update moved proxy `who` by `cm`.
+    Jump {
+        /// When it arrived (page clock).
+        at: SimTime,
+        /// The proxy.
+        who: PlayerId,
+        /// How far, cm.
+        cm: f32,
+        /// The update's replication counter.
+        seq: Seq,
+    },
+}
+
+impl Item {
+    fn at(&self) -> SimTime {
+        match self {
+            Item::Shot { at, .. } | Item::Jump { at, .. } => *at,
+        }
+    }
+}
+
+/// The room's lanes: the items, their marks and the list's rows.
+#[derive(Debug, Clone, Default)]
+pub struct RoomLanes {
+    /// The items, oldest first (a mark's and a row's index).
+    pub items: Vec<Item>,
+    /// Every mark: the items', then the ones a click does not open.
+    pub marks: Vec<MarkSpec>,
+    /// The list's rows, one per item.
+    pub rows: Vec<Row>,
+}
+
+fn hit(result: Option<ShotResult>) -> Outcome {
+    Outcome::of(result.map(|r| r.verdict))
+}
+
+/// The room's lanes for endpoint `e`, naming players with `name`.
+pub fn room_lanes(e: &RoomEndpoint, name: impl Fn(PlayerId) -> String) -> RoomLanes {
+    let me = e.me();
+    let trace = e.trace();
+    let judged = |shooter: PlayerId, seq: Seq| {
+        let t = trace?;
+        let s = t
+            .shots()
+            .filter(|s| s.shooter == shooter && s.result.seq == seq)
+            .last()?;
+        t.to_page(s.at)
+    };
+    let mut items: Vec<Item> = Vec::new();
+    if let Some(me) = me {
+        items.extend(e.shots().iter().map(|s| Item::Shot {
+            seq: s.seq,
+            shooter: me,
+            mine: true,
+            at: s.fired_at,
+            result: s.result,
+            judged: judged(me, s.seq),
+        }));
+    }
+    if let Some(t) = trace {
+        for s in t.shots().filter(|s| Some(s.shooter) != me) {
+            let Some(at) = t.to_page(s.at) else { continue };
+            items.push(Item::Shot {
+                seq: s.result.seq,
+                shooter: s.shooter,
+                mine: false,
+                at,
+                result: Some(s.result),
+                judged: Some(at),
+            });
+        }
+    }
+    let mut jumps: Vec<Item> = e
+        .events()
+        .updates()
+        .filter(|u| u.is_jump())
+        .filter_map(|u| {
+            let (who, cm) = u.jump?;
+            Some(Item::Jump {
+                at: u.at,
+                who,
+                cm,
+                seq: u.seq,
+            })
+        })
+        .collect();
+    items.extend(jumps.split_off(jumps.len().saturating_sub(JUMPS_KEPT)));
+    items.sort_by_key(Item::at);
+    let mut marks: Vec<MarkSpec> = items
+        .iter()
+        .enumerate()
+        .map(|(index, item)| match *item {
+            Item::Shot {
+                mine,
+                at,
+                result,
+                judged,
+                ..
+            } => MarkSpec {
+                t_us: at.0,
+                index,
+                glyph: if mine {
+                    Glyph::Shot(hit(result))
+                } else {
+                    Glyph::ShotAt(hit(result))
+                },
+                rewound_from_us: judged
+                    .zip(result)
+                    .map(|(j, r)| j.0.saturating_sub(u64::from(r.rewind_ms) * 1000)),
+                ..MarkSpec::default()
+            },
+            Item::Jump { at, .. } => MarkSpec {
+                t_us: at.0,
+                index,
+                glyph: Glyph::Jump,
+                ..MarkSpec::default()
+            },
+        })
+        .collect();
+    marks.extend(
+        e.events()
+            .updates()
+            .filter(|u| u.fate != UpdateFate::Applied)
+            .map(|u| MarkSpec {
+                t_us: u.at.0,
+                glyph: Glyph::Stale {
+                    duplicate: u.fate == UpdateFate::Duplicate,
+                },
+                ..MarkSpec::default()
+            }),
+    );
+    marks.extend(e.ammo().jumps().map(|j| MarkSpec {
+        t_us: j.at.0,
+        glyph: Glyph::AmmoJump,
+        ..MarkSpec::default()
+    }));
+    let rows = items.iter().map(|i| row(i, &name)).collect();
+    RoomLanes { items, marks, rows }
+}
+
+/// A verdict, and how far back the server went, in words.
+fn verdict_words(r: &ShotResult) -> String {
+    let verdict = crate::room::rules::verdict_text(r.verdict);
+    match r.verdict {
+        Verdict::HitHead | Verdict::HitBody | Verdict::Miss => {
+            format!("{verdict} · rewound {} ms", r.rewind_ms)
+        }
+        _ => format!("{verdict} · {} ms back", r.rewind_ms),
+    }
+}
+
+fn row(item: &Item, name: &impl Fn(PlayerId) -> String) -> Row {
+    let at = format!("{:.2} s", item.at().secs_since(SimTime::ZERO));
+    match *item {
+        Item::Shot {
+            seq,
+            shooter,
+            mine,
+            result,
+            ..
+        } => Row {
+            at,
+            what: if mine {
+                let target = result
+                    .and_then(|r| r.target)
+                    .map_or(String::new(), |t| format!(" → {}", name(t.id)));
+                format!("your shot #{}{target}", seq.0)
+            } else {
+                format!("shot at you by {} #{}", name(shooter), seq.0)
+            },
+            detail: result.map_or("awaiting its verdict".to_owned(), |r| verdict_words(&r)),
+        },
+        Item::Jump { who, cm, seq, .. } => Row {
+            at,
+            what: format!("{} jumped {cm:.0} cm", name(who)),
+            detail: format!("net update {}", seq.0),
+        },
+    }
+}
+
+/// A point in words.
+fn point(p: Vec2) -> String {
+    format!("({:.1}, {:.1}) cm", p.x, p.y)
+}
+
+/// Item `i`'s story: a shot's verdict and views, or a proxy jump with the
+/// net updates around it (each packet chip selects its line).
+pub fn story(e: &RoomEndpoint, item: &Item, name: impl Fn(PlayerId) -> String) -> StoryView {
+    match *item {
+        Item::Shot {
+            seq,
+            shooter,
+            mine,
+            at,
+            result,
+            judged,
+        } => {
+            let views = if mine {
+                e.shots()
+                    .iter()
+                    .find(|s| s.seq == seq)
+                    .and_then(|s| s.views())
+            } else {
+                result.and_then(|r| {
+                    let t = r.target?;
+                    Some(ShotViews {
+                        id: t.id,
+                        shooter_saw: None,
+                        server_now: t.server_now.to_vec2(),
+                        tested: t.tested.to_vec2(),
+                        target_saw: t.target_saw.to_vec2(),
+                    })
+                })
+            };
+            let mut causes = Vec::new();
+            if let Some(v) = views {
+                let line = |text: String| CauseView {
+                    kind: "server",
+                    text,
+                    packets: Vec::new(),
+                };
+                if let Some(p) = v.shooter_saw {
+                    causes.push(line(format!(
+                        "1 · the shooter saw {} at {}",
+                        name(v.id),
+                        point(p)
+                    )));
+                }
+                causes.push(line(format!(
+                    "2 · on the server now at {}",
+                    point(v.server_now)
+                )));
+                causes.push(line(format!("3 · the server tested {}", point(v.tested))));
+                causes.push(line(format!(
+                    "4 · {} saw themself at {}",
+                    name(v.id),
+                    point(v.target_saw)
+                )));
+                causes.push(line(crate::room::rules::views_line(Some(v))));
+            }
+            let verdict_packets: Vec<PacketRef> = e
+                .trace()
+                .into_iter()
+                .flat_map(|t| t.log().records())
+                .filter(|r| {
+                    matches!(r.kind, PacketKind::Shot | PacketKind::Verdict) && r.detail == seq.0
+                })
+                .filter(|_| mine)
+                .map(|r| PacketRef {
+                    direction: r.direction,
+                    index: r.index,
+                })
+                .collect();
+            if !verdict_packets.is_empty() {
+                causes.push(CauseView {
+                    kind: "lost",
+                    text: "the shot and its verdict on your link".to_owned(),
+                    packets: verdict_packets,
+                });
+            }
+            StoryView {
+                title: if mine {
+                    format!("Your shot #{}", seq.0)
+                } else {
+                    format!("Shot #{} at you by {}", seq.0, name(shooter))
+                },
+                when: format!(
+                    "{} at {:.3} s{}",
+                    if mine { "fired" } else { "judged" },
+                    at.secs_since(SimTime::ZERO),
+                    judged.filter(|_| mine).map_or(String::new(), |j| format!(
+                        " · judged at {:.3} s",
+                        j.secs_since(SimTime::ZERO)
+                    ))
+                ),
+                rule: result.map_or("awaiting its verdict".to_owned(), |r| verdict_words(&r)),
+                rule_kind: "threshold",
+                client: views
+                    .and_then(|v| v.shooter_saw)
+                    .map_or("—".to_owned(), point),
+                server: views.map_or("—".to_owned(), |v| point(v.tested)),
+                error: views
+                    .and_then(|v| Some((v.shooter_saw? - v.tested).length()))
+                    .map_or("—".to_owned(), |cm| format!("{cm:.1} cm between 1 and 3")),
+                causes,
+                replayed: if mine {
+                    "The Replayed panel shows its four views.".to_owned()
+                } else {
+                    "The shooter's own view stays on their page.".to_owned()
+                },
+                forks: Vec::new(),
+            }
+        }
+        Item::Jump { at, who, cm, seq } => {
+            let lo = SimTime(at.0.saturating_sub(AROUND_JUMP_US));
+            let hi = at.plus_micros(AROUND_JUMP_US);
+            let updates: Vec<_> = e
+                .events()
+                .updates()
+                .filter(|u| (lo..=hi).contains(&u.at))
+                .collect();
+            let packets = |u_seq: Seq| -> Vec<PacketRef> {
+                e.trace()
+                    .into_iter()
+                    .flat_map(|t| t.log().records())
+                    .filter(|r| {
+                        r.direction == Direction::Down
+                            && r.kind == PacketKind::Proxy
+                            && r.detail == u_seq.0
+                    })
+                    .map(|r| PacketRef {
+                        direction: r.direction,
+                        index: r.index,
+                    })
+                    .collect()
+            };
+            let causes = updates
+                .iter()
+                .map(|u| CauseView {
+                    kind: match u.fate {
+                        UpdateFate::Applied if u.seq == seq => "lost",
+                        UpdateFate::Applied => "server",
+                        _ => "late",
+                    },
+                    text: format!(
+                        "net update {} · server {:.3} s · arrived {:.3} s · {}{}",
+                        u.seq.0,
+                        u.server_time.secs_since(SimTime::ZERO),
+                        u.at.secs_since(SimTime::ZERO),
+                        match u.fate {
+                            UpdateFate::Applied => "applied",
+                            UpdateFate::Late => "late: ignored",
+                            UpdateFate::Duplicate => "duplicate: ignored",
+                        },
+                        u.jump.map_or(String::new(), |(p, cm)| format!(
+                            " · moved {} {cm:.0} cm",
+                            name(p)
+                        ))
+                    ),
+                    packets: packets(u.seq),
+                })
+                .collect();
+            StoryView {
+                title: format!("{} jumped {cm:.0} cm", name(who)),
+                when: format!("net update {} arrived at {:.3} s", seq.0, at.secs_since(SimTime::ZERO)),
+                rule: format!(
+                    "a net update moved the proxy {cm:.0} cm from where it was extrapolated (≥ {:.0} cm)",
+                    sim::endpoints::room::PROXY_JUMP_CM
+                ),
+                rule_kind: "threshold",
+                client: "—".to_owned(),
+                server: "—".to_owned(),
+                error: format!("{cm:.1} cm"),
+                causes,
+                replayed: format!(
+                    "{} net updates within {} ms of it",
+                    updates.len(),
+                    AROUND_JUMP_US / 1000
+                ),
+                forks: Vec::new(),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sim::endpoints::room::RoomSession;
+    use sim::net::trace_wire::TraceRequest;
+    use sim::room::RoomConfig;
+    use sim::NetSettings;
+
+    fn name(id: PlayerId) -> String {
+        format!("P{}", id.0)
+    }
+
+    #[test]
+    fn a_shot_is_listed_and_marked_for_its_shooter_and_its_target() {
+        let mut s = RoomSession::new(RoomConfig::default(), 5).unwrap();
+        let a = s.join(NetSettings::symmetric(100, 0, 0)).unwrap();
+        let b = s.join(NetSettings::symmetric(100, 0, 0)).unwrap();
+        for id in [a, b] {
+            s.act(id, |e, _| e.request_trace(TraceRequest::default()));
+        }
+        let still = |_: PlayerId, _: &RoomEndpoint| (Vec2::ZERO, false);
+        for _ in 0..60 {
+            s.step(1.0 / 60.0, still);
+        }
+        let at = s
+            .endpoint(a)
+            .unwrap()
+            .proxies()
+            .get(b)
+            .unwrap()
+            .drawn_position();
+        s.act(a, |e, now| e.fire(now, at)).unwrap().unwrap();
+        for _ in 0..30 {
+            s.step(1.0 / 60.0, still);
+        }
+        let mine = room_lanes(s.endpoint(a).unwrap(), name);
+        assert_eq!(mine.rows.len(), 1);
+        assert_eq!(mine.rows[0].what, "your shot #1 → P2");
+        assert!(
+            mine.rows[0].detail.starts_with("hit "),
+            "{}",
+            mine.rows[0].detail
+        );
+        assert!(matches!(mine.marks[0].glyph, Glyph::Shot(Outcome::Hit)));
+        assert!(mine.marks[0].rewound_from_us.is_some());
+        let theirs = room_lanes(s.endpoint(b).unwrap(), name);
+        assert_eq!(theirs.rows.len(), 1);
+        assert_eq!(theirs.rows[0].what, "shot at you by P1 #1");
+        assert_eq!(theirs.rows[0].detail, mine.rows[0].detail);
+        assert!(matches!(theirs.marks[0].glyph, Glyph::ShotAt(Outcome::Hit)));
+        let story = story(s.endpoint(b).unwrap(), &theirs.items[0], name);
+        assert_eq!(story.title, "Shot #1 at you by P1");
+        assert_eq!(story.causes.len(), 4, "three views and how far apart");
+    }
+}

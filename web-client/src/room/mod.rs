@@ -1,0 +1,28 @@
+//! A shared room (issue #13, reference `003_…`): several players on the
+//! relay, each predicting its own character (the CMC model), the others
+//! as simulated proxies, shots judged by the server with lag
+//! compensation, ammo with its jumps. Here is everything the page does in
+//! a room: the connection, this player's frame, the three panels' drawing
+//! (the others, the shots, the four views of one), the words and cards,
+//! the Room section, and the pure decisions behind them. Entering and
+//! leaving are the app's (`crate::app`).
+//!
+//! | module | holds |
+//! |---|---|
+//! | `link` | [`link::RoomRun`]: the socket to `/ws?room=NAME` with resume, the room's client end, what its view keeps |
+//! | `frame` | this player's frame: switches, bots, fire, reload, moves sent, CSV, ◀ ▶ through the shots |
+//! | `view` | what is recorded, drawn and written each frame: timeline, panels, their lines, the Metrics, Link and Room read-outs |
+//! | `panels` | the three panels' drawing in a room |
+//! | `page` | what a room borrows of the page (panel texts, controls turned off, the address bar) and gives back |
+//! | `controls` | the Room section: name, Join / Leave, the relay's rooms, the room's switches, the shot log |
+//! | `lanes` | the packet lanes' room events: shots and verdicts, rewinds, proxy jumps, late net updates, ammo jumps, and their stories (pure) |
+//! | `rules` | names that join, whom F aims at, the shot shown, shot lines and tallies, ammo jumps (pure) |
+
+pub mod controls;
+pub mod frame;
+pub mod lanes;
+pub mod link;
+pub mod page;
+pub mod panels;
+pub mod rules;
+pub mod view;

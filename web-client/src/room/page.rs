@@ -1,0 +1,94 @@
+//! What a room borrows of the page while it lasts: the panel texts it
+//! rewrites, the controls that do nothing in a room (the run bar's, since
+//! scenarios are single-player, and the model's, since a room runs CMC),
+//! turned off with the reason, and the address bar (`?room=NAME`, so it
+//! is a link to the room). [`RoomRun::borrow_page`] takes them,
+//! [`RoomRun::give_back_page`] restores them.
+
+use super::link::RoomRun;
+use crate::dom::{query, set_flag, write_attr};
+use crate::panels::chrome::PanelChrome;
+use web_sys::Document;
+
+/// The controls that do nothing in a room, and why: the run bar's
+/// (scenarios are single-player) and the model's (a room runs CMC).
+const OFF_IN_A_ROOM: [(&str, &str); 6] = [
+    ("play-pause", SINGLE_PLAYER),
+    ("step-frame", SINGLE_PLAYER),
+    ("rec-toggle", SINGLE_PLAYER),
+    ("restart", SINGLE_PLAYER),
+    ("model", CMC_ONLY),
+    ("ab", CMC_ONLY),
+];
+const SINGLE_PLAYER: &str = "Scenarios are single-player: leave the room to record or replay";
+const CMC_ONLY: &str =
+    "A room runs the CMC model for everyone: leave the room to switch models or compare A/B";
+
+/// The panel texts a room rewrites.
+const ROOM_SLOTS: [&str; 2] = ["authoritative-sub", "replayed-empty"];
+
+impl RoomRun {
+    /// Keeps the panel texts the room rewrites, turns off the controls
+    /// that do nothing in a room (saying why) and puts the room in the
+    /// address bar.
+    pub fn borrow_page(&mut self, doc: &Document) {
+        self.saved_texts = ROOM_SLOTS
+            .iter()
+            .filter_map(|&slot| {
+                let el = query(doc, &format!("[data-panel-text=\"{slot}\"]"))?;
+                Some((slot, el.text_content().unwrap_or_default()))
+            })
+            .collect();
+        set_room_url(Some(&self.name));
+        self.saved_run_bar = OFF_IN_A_ROOM
+            .iter()
+            .filter_map(|&(id, why)| {
+                let e = doc.get_element_by_id(id)?;
+                let kept = (id, e.get_attribute("title"), e.has_attribute("disabled"));
+                set_flag(&e, "disabled", true);
+                write_attr(&e, "title", why);
+                Some(kept)
+            })
+            .collect();
+    }
+
+    /// Restores what [`RoomRun::borrow_page`] took.
+    pub fn give_back_page(&self, doc: &Document, chrome: &PanelChrome) {
+        for (slot, text) in &self.saved_texts {
+            chrome.text(slot, text);
+        }
+        for (id, title, disabled) in &self.saved_run_bar {
+            if let Some(e) = doc.get_element_by_id(id) {
+                set_flag(&e, "disabled", *disabled);
+                match title {
+                    Some(t) => write_attr(&e, "title", t),
+                    None => {
+                        let _ = e.remove_attribute("title");
+                    }
+                }
+            }
+        }
+        set_room_url(None);
+    }
+}
+
+/// Puts `?room=NAME` in the page's URL (or takes it out), so the address
+/// bar is a link to the room.
+fn set_room_url(room: Option<&str>) {
+    let Some(window) = web_sys::window() else {
+        return;
+    };
+    let Ok(href) = window.location().href() else {
+        return;
+    };
+    let Ok(url) = web_sys::Url::new(&href) else {
+        return;
+    };
+    match room {
+        Some(r) => url.search_params().set("room", r),
+        None => url.search_params().delete("room"),
+    }
+    if let Ok(history) = window.history() {
+        let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url.href()));
+    }
+}
