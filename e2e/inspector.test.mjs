@@ -136,8 +136,9 @@ test('a correction names its rule and its lost packet; delivering it removes the
   const cause = await page.locator('.story-causes li').first().textContent();
   assert.match(cause, /move @8716 ms .* never reached the server \(ServerMove #585 sent at 8\.717 s, lost\)/);
   assert.equal((await page.locator('.story-causes button.chip').first().textContent()).trim(), '↑ #585 on the timeline');
-  // The playhead is right after the correction was applied.
-  assert.equal(await frame(page), 537);
+  // The playhead is right after the correction was applied (the read-outs
+  // are written every 100 ms, the story at once).
+  await waitFor(async () => (await frame(page)) === 537, 3_000, 'the playhead right after the correction, frame 537');
   await page.screenshot({ path: join(ARTIFACTS, 'inspector-story-1600x1000.png') });
 
   // What if ServerMove #585 had arrived?
