@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Builds the browser client into dist/ with Trunk (release, offline) and
-# prints the wasm size. Needs the tools from scripts/setup.sh.
+# Builds the browser client into dist/ with Trunk (release, offline), writes
+# the precompressed copies the relay serves (NAME.br with brotli -Z when
+# brotli is installed, NAME.gz with gzip -9; relay-server/src/static_files.rs)
+# and prints the wasm size. Needs the tools from scripts/setup.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
@@ -16,8 +18,14 @@ shopt -s nullglob
 wasm=(dist/*.wasm)
 [[ ${#wasm[@]} -eq 1 ]] || { echo "build-web: expected one .wasm in dist/, found ${#wasm[@]}" >&2; exit 1; }
 [[ -f dist/gl.js ]] || { echo "build-web: dist/gl.js missing (post_build hook did not run?)" >&2; exit 1; }
+for f in dist/*.wasm dist/*.js dist/*.html dist/*.css; do
+  gzip -9 -k -f "$f"
+  if command -v brotli >/dev/null; then brotli -Z -k -f "$f"; fi
+done
+command -v brotli >/dev/null || echo "build-web: brotli not installed (scripts/setup.sh installs it): gzip copies only" >&2
 raw=$(stat -c %s "${wasm[0]}")
-gz=$(gzip -9 -c "${wasm[0]}" | wc -c)
-awk -v f="${wasm[0]}" -v raw="$raw" -v gz="$gz" -v s="$start" -v e="$end" 'BEGIN {
-  printf "build-web: %s  %d bytes raw (%.1f KiB), %d bytes gzip -9 (%.1f KiB); trunk build took %.1f s\n",
-    f, raw, raw / 1024, gz, gz / 1024, e - s }'
+gz=$(stat -c %s "${wasm[0]}.gz")
+br=$(if [[ -f "${wasm[0]}.br" ]]; then stat -c %s "${wasm[0]}.br"; else echo 0; fi)
+awk -v f="${wasm[0]}" -v raw="$raw" -v gz="$gz" -v br="$br" -v s="$start" -v e="$end" 'BEGIN {
+  printf "build-web: %s  %d bytes raw (%.1f KiB), %d bytes gzip -9 (%.1f KiB), %d bytes brotli (%.1f KiB); trunk build took %.1f s\n",
+    f, raw, raw / 1024, gz, gz / 1024, br, br / 1024, e - s }'

@@ -52,6 +52,18 @@ else
   say "wasm-bindgen-cli $WASM_BINDGEN_VERSION: present"
 fi
 
+# The page's files are served precompressed (scripts/build-web.sh writes
+# .br beside .gz; relay-server/src/static_files.rs chooses by
+# Accept-Encoding). Without brotli they are served gzip only.
+if ! command -v brotli >/dev/null; then
+  say "installing Debian brotli (the page's files are served brotli-compressed)"
+  if ! { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends brotli >/dev/null; }; then
+    say "could not install brotli: the page will be served with gzip only"
+  fi
+else
+  say "brotli: present"
+fi
+
 say "fetching Rust dependencies (cargo fetch; trunk builds offline)"
 cargo fetch --quiet
 

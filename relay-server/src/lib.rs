@@ -42,6 +42,7 @@
 //! | `limits` | [`Limits`]: per-connection budgets, strikes, 1008 closes; what one address may hold |
 //! | `addr_cap` | the cap on sessions (and half-sent requests) per client address |
 //! | `page_headers` | Content-Security-Policy and `nosniff` |
+//! | `static_files` | the page's files: precompressed `.br`/`.gz` by `Accept-Encoding`, cache headers |
 //! | `shutdown` | graceful shutdown: 1001 closes, session drain |
 //! | `resume` | dropped sessions kept 10 s for a reconnect |
 //! | `token` | a resume token's SHA-256, what the relay keeps of it |
@@ -66,6 +67,7 @@ pub mod room;
 pub mod rooms;
 mod session;
 pub mod shutdown;
+mod static_files;
 pub mod store;
 mod token;
 mod trace;
@@ -83,7 +85,6 @@ use std::path::PathBuf;
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use tower_http::services::{ServeDir, ServeFile};
 use tower_http::set_header::SetResponseHeaderLayer;
 use tower_http::trace::TraceLayer;
 
@@ -339,8 +340,10 @@ pub async fn serve(
 
 /// The relay's router: `/ws` (WebSocket), `/healthz`, `/metrics`, the
 /// scenario API and share links ([`api`]), and the page from the dist
-/// folder for every other path (`index.html` for `/`; `ServeDir` refuses
-/// paths that leave the folder, `..` and its percent-encodings included).
+/// folder for every other path (`static_files`: `index.html` for `/`,
+/// precompressed variants by `Accept-Encoding`, cache headers by name;
+/// paths that leave the folder, `..` and its percent-encodings included,
+/// are refused).
 /// Every response carries the page's Content-Security-Policy,
 /// `X-Content-Type-Options: nosniff` and `X-Relay-Instance`.
 ///
@@ -348,8 +351,7 @@ pub async fn serve(
 /// `into_make_service_with_connect_info::<SocketAddr>()`, or as [`serve`]
 /// does.
 pub fn app(state: AppState) -> Router {
-    let dist = state.inner.dist.clone();
-    let pages = ServeDir::new(&dist).not_found_service(ServeFile::new(dist.join("index.html")));
+    let pages = static_files::service(&state.inner.dist);
     let csp_state = state.clone();
     let instance = header::HeaderValue::from_str(&state.inner.deployment.instance)
         .unwrap_or_else(|_| header::HeaderValue::from_static("relay"));
