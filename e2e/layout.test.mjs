@@ -1,7 +1,7 @@
 // The page is seen and reached by everyone (issue #18): at 1280×720 the
 // panels, the RTT and loss controls and the timeline are on screen
 // together; the canvas draws at the device pixel ratio; at 800 px wide
-// nothing overprints; Tab leaves the canvas (WCAG 2.1.2) and keys reach the
+// nothing overprints, at 200 % zoom the header does not cover the title; Tab leaves the canvas (WCAG 2.1.2) and keys reach the
 // game only while it has focus; focus is visible; small text reaches
 // 4.5:1.
 import { test } from 'node:test';
@@ -58,6 +58,33 @@ test('the canvas draws at the device pixel ratio', async () => {
       });
       return c.cw > 0 && c.w === 2 * c.cw;
     }, 5_000, 'the drawing buffer at twice the CSS size');
+  } finally {
+    await browser.close();
+  }
+});
+
+test('at 200 % zoom the header wraps instead of overlapping the title', async () => {
+  // A 1280×720 window at 200 %: 640×360 CSS pixels at device pixel ratio 2.
+  const browser = await launchBrowser({ viewport: { width: 640, height: 360 }, deviceScaleFactor: 2 });
+  try {
+    const page = await browser.context.newPage();
+    await page.goto(`${env.relay.url}?mode=local&seed=1`);
+    await waitForConn(page, 'local');
+    await page.screenshot({ path: join(ARTIFACTS, 'layout-zoom-200.png') });
+    const problems = await page.evaluate(() => {
+      const box = (e) => e.getBoundingClientRect();
+      const overlap = (a, b) => a.left < b.right - 0.5 && b.left < a.right - 0.5 && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5;
+      const title = document.querySelector('.brand h1');
+      const bar = box(document.querySelector('.topbar'));
+      const out = [];
+      for (const e of document.querySelectorAll('.topbar-right > *')) {
+        if (overlap(box(title), box(e))) out.push(`"${e.textContent.trim()}" overlaps the title`);
+        if (box(e).right > bar.right + 0.5 || box(e).bottom > bar.bottom + 0.5) out.push(`"${e.textContent.trim()}" outside the header`);
+      }
+      if (box(title).right > bar.right + 0.5) out.push('the title runs out of the header');
+      return out;
+    });
+    assert.deepEqual(problems, []);
   } finally {
     await browser.close();
   }

@@ -196,6 +196,19 @@ test('the A/B view runs redundancy 1 against 4 on the same input and link seed',
     assert.ok(pb.left >= pa.right, 'B beside A');
     for (const b of boxes) assert.ok(b.bottom <= 720, `${b.s} on the first screen (ends at ${b.bottom})`);
     assert.ok(table.bottom <= 720);
+    // Every panel's caption and footer line is whole: nothing clipped or
+    // cut short by its panel at this size (issue #28 item 4).
+    const clipped = await page.evaluate(() => [...document.querySelectorAll('.panel-row:not([hidden]) .panel :is(.panel-sub, .panel-foot, .panel-head)')]
+      .filter((e) => e.offsetParent !== null && e.textContent.trim() !== '')
+      .map((e) => {
+        const r = e.getBoundingClientRect();
+        const p = e.closest('.panel').getBoundingClientRect();
+        const cut = e.scrollWidth > e.clientWidth + 1 || e.scrollHeight > e.clientHeight + 1
+          || r.left < p.left - 0.5 || r.right > p.right + 0.5 || r.bottom > p.bottom + 0.5;
+        return cut ? `${e.dataset.panelText ?? e.className}: "${e.textContent.trim()}" (${e.scrollWidth}×${e.scrollHeight} in ${e.clientWidth}×${e.clientHeight})` : null;
+      })
+      .filter(Boolean));
+    assert.deepEqual(clipped, [], 'panel text clipped at 1280×720');
     // Pixels: the local player (cyan) in both Predicted panels.
     const shot = PNG.sync.read(await page.screenshot());
     const cyanIn = (r) => {

@@ -192,3 +192,21 @@ test('two pages in one room', async (t) => {
 
   assert.deepEqual(errors, []);
 });
+
+test('the click that gives the arena the keyboard fires nothing; the next click fires', async () => {
+  const errors = [];
+  const page = await openRoom(env.browser, 'e2e-focus', errors);
+  await waitFor(async () => /^30 \/ 30/.test(await metricText(page, 'ammo')), 5_000, 'a full magazine');
+  await page.evaluate(() => document.activeElement?.blur());
+  assert.equal(await page.locator('#kbd-target').getAttribute('data-target'), 'page');
+  const body = await page.locator('[data-panel-body="predicted"]').boundingBox();
+  const at = [body.x + body.width / 2, body.y + body.height / 2];
+  await page.mouse.click(...at);
+  await waitFor(async () => (await page.locator('#kbd-target').getAttribute('data-target')) === 'game', 2_000, 'the arena has the keyboard');
+  await sleep(600);
+  assert.match(await metricText(page, 'ammo'), /^30 \/ 30/, 'the focusing click fired no shot');
+  await page.mouse.click(...at);
+  await waitFor(async () => /^29 \/ 30/.test(await metricText(page, 'ammo')), 3_000, 'the next click fires one shot');
+  await page.close();
+  assert.deepEqual(errors, []);
+});

@@ -250,7 +250,7 @@ async fn bad_saves_get_the_right_status_and_store_nothing(backend: &Backend) {
         (post("application/octet-stream", vec![0u8; 3 << 20]), StatusCode::PAYLOAD_TOO_LARGE, "body is over the limit of 2097152 bytes"),
         (post("application/octet-stream", codec::encode(&wrong_version)), StatusCode::UNPROCESSABLE_ENTITY, &newer),
         (post("application/json", serde_json::to_vec(&wrong_version).unwrap()), StatusCode::UNPROCESSABLE_ENTITY, &newer),
-        (post("application/octet-stream", codec::encode(&out_of_range)), StatusCode::UNPROCESSABLE_ENTITY, "invalid scenario: setup: net: downlink.latency_ms = 60000 is outside 0..=1000"),
+        (post("application/octet-stream", codec::encode(&out_of_range)), StatusCode::UNPROCESSABLE_ENTITY, "invalid scenario: setup: net: downlink.latency_ms = 60000 is outside 0–1000"),
         (post("application/json", serde_json::to_vec(&long_name).unwrap()), StatusCode::UNPROCESSABLE_ENTITY, "invalid scenario: name: too long"),
         (post("application/octet-stream", bad_format), StatusCode::BAD_REQUEST, "unknown scenario format 2 (this build reads format 1)"),
         (

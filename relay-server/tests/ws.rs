@@ -112,7 +112,7 @@ async fn settings_change_reaches_the_conditioner_and_bad_settings_are_refused() 
     .await
     .unwrap();
     let msgs = drain(&mut ws, 100).await;
-    assert!(msgs.iter().any(|m| matches!(m, ServerMsg::Error { reason } if reason.contains("uplink.loss_tenth_percent = 900 is outside 0..=500"))));
+    assert!(msgs.iter().any(|m| matches!(m, ServerMsg::Error { reason } if reason.contains("uplink.loss_tenth_percent = 900 is outside 0–500"))));
     // RTT 0: a ping comes straight back.
     let t = std::time::Instant::now();
     ws.send(Message::Binary(

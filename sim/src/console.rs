@@ -70,7 +70,7 @@ pub enum ConsoleError {
         got: String,
     },
     /// The value is outside the command's range.
-    #[error("{command} = {value} is outside {min}..={max}")]
+    #[error("{command} = {value} is outside {min}–{max}")]
     OutOfRange {
         /// The command.
         command: &'static str,
@@ -354,16 +354,16 @@ mod tests {
         let s = Setup::default();
         let err = |line: &str| parse(line, &s).unwrap_err().to_string();
         // One way, both ways: the RTT slider's 1000 ms is 500 each way.
-        assert_eq!(err("Net PktLag=600"), "Net PktLag = 600 is outside 0..=500");
+        assert_eq!(err("Net PktLag=600"), "Net PktLag = 600 is outside 0–500");
         assert_eq!(
             err("Net PktLagVariance=101"),
-            "Net PktLagVariance = 101 is outside 0..=100"
+            "Net PktLagVariance = 101 is outside 0–100"
         );
         assert_eq!(
             err("Net PktLoss=abc"),
             "Net PktLoss needs a number, got \"abc\""
         );
-        assert_eq!(err("Net PktLoss=60"), "Net PktLoss = 60 is outside 0..=50");
+        assert_eq!(err("Net PktLoss=60"), "Net PktLoss = 60 is outside 0–50");
         assert_eq!(
             err("Net PktWarp=1"),
             "unknown command \"Net pktwarp=1\" (type help for the list)"
@@ -374,7 +374,7 @@ mod tests {
         );
         assert_eq!(
             err("p.NetCorrectionLifetime -1"),
-            "p.NetCorrectionLifetime = -1 is outside 0..=60"
+            "p.NetCorrectionLifetime = -1 is outside 0–60"
         );
         assert_eq!(
             err("p.NetForceClientAdjustmentPercent"),

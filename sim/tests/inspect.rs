@@ -7,7 +7,7 @@ mod common;
 
 use common::{golden, run_bot, FRAME};
 use sim::inspect::{
-    Cause, Inspection, LatencyBudget, RelayCost, Rule, RECORDS_KEPT, RELAY_PROCESSING,
+    Cause, Inspection, LatencyBudget, Origin, RelayCost, Rule, RECORDS_KEPT, RELAY_PROCESSING,
 };
 use sim::net::conditioner::Fate;
 use sim::net::trace::{Direction, PacketKind};
@@ -387,4 +387,55 @@ fn a_relay_endpoint_ignores_deliver() {
     let after = endpoint.frame(SimTime::ZERO, 0.0, sim::Vec2::ZERO, false, false);
     assert_eq!(before.len(), 1, "Hello");
     assert!(after.is_empty(), "Deliver sent {after:?}");
+}
+
+#[test]
+fn a_long_frame_at_no_loss_is_a_client_hitch_and_the_network_is_the_networks() {
+    // Issue #28 item 2. The golden run's three corrections come from lost
+    // ServerMoves: the network's.
+    let lossy = golden("golden-bot-150ms-10pct");
+    let ins = Inspection::of(lossy.clone());
+    let origins: Vec<Origin> = (0..ins.corrections().len())
+        .map(|i| ins.explain(i).expect("a correction").origin)
+        .collect();
+    assert_eq!(origins, vec![Origin::Network; 3]);
+
+    // The same input on a link without loss (RTT 150 ms, jitter 20 ms):
+    // no correction.
+    let mut clean = lossy;
+    clean.setup.net = NetSettings::symmetric(150, 20, 0);
+    clean.changes.clear();
+    assert_eq!(Inspection::of(clean.clone()).corrections().len(), 0);
+
+    // One frame of 250 ms (the longest a frame is recorded), frame 600:
+    // the client sends nothing for that long, the next move arrives after
+    // UE's 0.25 s without a move, the server moves the character on by
+    // itself, and the corrections that follow are the page's own.
+    let mut hitch = clean;
+    hitch.frames[600].dt_us = 250_000;
+    let ins = Inspection::of(hitch);
+    assert!(
+        !ins.corrections().is_empty(),
+        "the long frame corrected nothing"
+    );
+    assert_eq!(
+        ins.explain(0).expect("one").rule,
+        Rule::ForcedPositionUpdate
+    );
+    for i in 0..ins.corrections().len() {
+        let story = ins.explain(i).expect("a correction");
+        assert_eq!(
+            story.origin,
+            Origin::ClientHitch {
+                frame: 600,
+                frame_ms: 250
+            },
+            "{}",
+            story.lines().join("\n")
+        );
+        assert!(story
+            .lines()
+            .iter()
+            .any(|l| l == "Origin: client hitch: frame 600 took 250 ms, over UE's 125 ms MaxMoveDeltaTime (the page's own frame rate, not the network)"));
+    }
 }

@@ -179,7 +179,7 @@ fn max_record_time_is_room_wide_and_checked() {
     run(&mut s, 0.1);
     assert_eq!(
         s.endpoint(a).unwrap().last_error(),
-        Some("bad settings: max_record_time_ms = 4001 is outside 100..=4000")
+        Some("bad settings: max_record_time_ms = 4001 is outside 100–4000")
     );
     s.act(a, |e, _| {
         e.send(&RoomClientMsg::SetMaxRecordTime { ms: 4000 })

@@ -109,14 +109,14 @@ fn a_forged_or_greedy_request_is_refused_with_its_reason() {
                 format: TRACE_FORMAT + 1,
                 ..TraceRequest::default()
             },
-            "bad settings: trace format = 2 is outside 1..=1",
+            "bad settings: trace format = 2 is outside 1–1",
         ),
         (
             TraceRequest {
                 budget_bytes_per_s: 1 << 30,
                 ..TraceRequest::default()
             },
-            "bad settings: trace budget (bytes/s) = 1073741824 is outside 1000..=64000",
+            "bad settings: trace budget (bytes/s) = 1073741824 is outside 1000–64000",
         ),
     ] {
         let frame = codec::encode(&ClientMsg::Trace(request));

@@ -82,7 +82,7 @@ pub(crate) const fn range(
 
 /// A setting outside its slider range.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
-#[error("{name} = {value} is outside {min}..={max}")]
+#[error("{name} = {value} is outside {min}–{max}")]
 pub struct SettingsError {
     /// Which setting.
     pub name: &'static str,

@@ -36,18 +36,21 @@
 //! | `sample` | [`bot_run`]: the run the inspector's costs are measured on |
 //! | `budget` | [`LatencyBudget`] |
 //! | `scrub` | [`Inspection`]: the inspected run, frame marks, checkpoints |
+//! | `origin` | [`Origin`]: a correction's network or client-hitch origin |
 //! | `story` | [`Story`], [`Rule`], [`Cause`]: why a correction happened |
 //! | `fork` | the what-ifs of a story, [`Inspection::explain`] |
 //! | `relay` | [`RelayInspection`]: a relay run's client half and its trace |
 
 mod budget;
 mod fork;
+mod origin;
 mod relay;
 mod sample;
 mod scrub;
 mod story;
 
 pub use budget::{BudgetTerm, LatencyBudget, RelayCost, RELAY_PROCESSING};
+pub use origin::{Origin, HITCH_US};
 pub use relay::RelayInspection;
 pub use sample::bot_run;
 pub use scrub::{Corrected, Correction, FrameMark, Inspection, RECORDS_KEPT};

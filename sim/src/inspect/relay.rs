@@ -17,6 +17,7 @@
 //! it took. A rollback's story is the in-page one (the trace has the Acks'
 //! missed counts and every input packet).
 
+use super::origin::Origin;
 use super::scrub::{checkpoint_every, Corrected, Correction, FrameMark, Seen};
 use super::story::{
     cmc_rule, inputs_differ, limit_cm, missing_causes, rollback_story_of, Cause, Records, Story,
@@ -193,8 +194,16 @@ impl RelayInspection {
             .filter(earlier)
             .rfind(|o| o.at >= sent);
         let mut causes = Vec::new();
+        let mut origin = None;
         let from = match (echo_of, rec.is_redundant(limit_cm(setup))) {
             (Some(original), true) => {
+                // An echo is the correction it repeats over again.
+                origin = self
+                    .corrections
+                    .iter()
+                    .position(|o| std::ptr::eq(o, original))
+                    .and_then(|i| self.explain(i))
+                    .map(|s| s.origin);
                 if let Corrected::Move(first) = &original.what {
                     causes.push(Cause::Echo {
                         of: first.time_stamp,
@@ -241,6 +250,7 @@ impl RelayInspection {
             replayed,
             replayed_count: rec.moves_replayed,
             from,
+            origin: origin.unwrap_or_else(|| Origin::of(&self.marks, from, c.frame)),
             forks: Vec::new(),
         }
     }

@@ -31,6 +31,7 @@
 //! tick — or the other players' inputs changed while the client predicted
 //! them by hold-last.
 
+use super::origin::Origin;
 use super::scrub::{Corrected, Correction, Inspection};
 use crate::cmc::client::{ClientMoveRecord, CorrectionRecord};
 use crate::cmc::server::{MoveOutcome, MoveRecord};
@@ -371,6 +372,8 @@ pub struct Story {
     pub replayed_count: u32,
     /// The episode's start: where the timeline should look.
     pub from: SimTime,
+    /// The network's doing, or a long frame of the client's.
+    pub origin: Origin,
     /// What-ifs that may make it go the other way (filled by
     /// [`Inspection::explain`]).
     pub forks: Vec<ForkOption>,
@@ -406,6 +409,7 @@ impl Story {
                 self.frame
             ),
             format!("Rule: {}", self.rule.describe()),
+            format!("Origin: {}", self.origin.describe()),
             format!(
                 "Client ({:.1}, {:.1}) cm, server ({:.1}, {:.1}) cm: error ({:+.1}, {:+.1}) cm, \
                  {:.1} cm",
@@ -490,7 +494,10 @@ fn cmc_story(ins: &Inspection, c: &Correction, rec: &CorrectionRecord) -> Story 
         .rfind(|o| o.at >= sent);
     let mut causes = Vec::new();
     let from;
+    let origin;
     if let (Some(original), true) = (echo_of, rec.is_redundant(limit_cm(&setup))) {
+        // An echo is the correction it repeats over again: so is its origin.
+        origin = Story::of(ins, original).origin;
         let Corrected::Move(first) = &original.what else {
             unreachable!("filtered to moves")
         };
@@ -519,6 +526,7 @@ fn cmc_story(ins: &Inspection, c: &Correction, rec: &CorrectionRecord) -> Story 
         let previous_ts = start.checked_sub(1).map_or(0, |i| server[i].time_stamp.0);
         causes = server_causes(&server[start..end], &client, previous_ts, packets);
         from = server.get(start).map_or(end_at, |r| r.at);
+        origin = Origin::of(ins.marks(), from, c.frame);
     }
     if rec.reason == AdjustmentReason::Forced {
         causes.push(Cause::ForcedRoll);
@@ -551,6 +559,7 @@ fn cmc_story(ins: &Inspection, c: &Correction, rec: &CorrectionRecord) -> Story 
         replayed,
         replayed_count: rec.moves_replayed,
         from,
+        origin,
         forks: Vec::new(),
     }
 }
@@ -765,6 +774,7 @@ pub(super) fn rollback_story_of(
         replayed: Vec::new(),
         replayed_count: e.to.0.saturating_sub(e.from.0),
         from,
+        origin: Origin::of(run.marks, from, c.frame),
         forks: Vec::new(),
     }
 }

@@ -504,7 +504,7 @@ mod tests {
         };
         assert_eq!(
             forged.validate().unwrap_err().to_string(),
-            "trace format = 9 is outside 1..=1"
+            "trace format = 9 is outside 1–1"
         );
         let greedy = TraceRequest {
             budget_bytes_per_s: 10_000_000,
@@ -512,7 +512,7 @@ mod tests {
         };
         assert_eq!(
             greedy.validate().unwrap_err().to_string(),
-            "trace budget (bytes/s) = 10000000 is outside 1000..=64000"
+            "trace budget (bytes/s) = 10000000 is outside 1000–64000"
         );
         let fast = TraceRequest {
             interval_ms: 1,

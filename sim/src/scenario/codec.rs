@@ -208,7 +208,7 @@ mod tests {
         s.setup.net.downlink.loss_tenth_percent = 900;
         assert_eq!(
             decode(&encode(&s)).unwrap_err().to_string(),
-            "invalid scenario: setup: net: downlink.loss_tenth_percent = 900 is outside 0..=500"
+            "invalid scenario: setup: net: downlink.loss_tenth_percent = 900 is outside 0–500"
         );
     }
 }

@@ -40,7 +40,7 @@ fn check_client(c: &ClientConfig) -> Result<(), String> {
     let interval = (1.0 / rate.max) as f32..=(1.0 / rate.min) as f32;
     if !(c.send_interval.is_finite() && interval.contains(&c.send_interval)) {
         return Err(format!(
-            "client send_interval = {} s is outside 1/{}..=1/{}",
+            "client send_interval = {} s is outside 1/{}–1/{}",
             c.send_interval, rate.max, rate.min
         ));
     }
@@ -55,7 +55,7 @@ fn check_client(c: &ClientConfig) -> Result<(), String> {
     ] {
         if !within(value, &range) {
             return Err(format!(
-                "client {name} = {value} is outside {}..={}",
+                "client {name} = {value} is outside {}–{}",
                 range.min, range.max
             ));
         }
@@ -125,7 +125,7 @@ impl Scenario {
             let problem = if f.dt_us > MAX_FRAME_US {
                 Some("dt_us is over 250000")
             } else if f.x == i16::MIN || f.y == i16::MIN {
-                Some("input axis is outside -32767..=32767")
+                Some("input axis is outside -32767–32767")
             } else if i64::from(f.x).pow(2) + i64::from(f.y).pow(2) > 32768_i64.pow(2) {
                 Some("input direction is longer than 1")
             } else {
@@ -207,7 +207,7 @@ mod tests {
         s.setup.net.uplink.latency_ms = 5000;
         assert_eq!(
             s.validate().unwrap_err().to_string(),
-            "setup: net: uplink.latency_ms = 5000 is outside 0..=1000"
+            "setup: net: uplink.latency_ms = 5000 is outside 0–1000"
         );
         s.setup.net.uplink.latency_ms = 50;
         s.setup.client.send_interval = f32::NAN;
@@ -256,7 +256,7 @@ mod tests {
         );
         assert_eq!(
             s.validate().unwrap_err().to_string(),
-            "change 0: max_position_error_tenth_cm = 0 is outside 1..=1000"
+            "change 0: max_position_error_tenth_cm = 0 is outside 1–1000"
         );
         s.changes.swap(0, 1);
         assert!(s

@@ -11,6 +11,7 @@ use crate::clock::now;
 use crate::cmc::captions;
 use crate::cmc::controls::Achieved;
 use crate::cmc::readouts::Extra;
+use crate::controls::frame_health::FrameHealth;
 use crate::download;
 use crate::panels::column::ColumnState;
 use crate::timeline::samples::{PerSecond, Sample, Timeline, SNAP_JUMP_CM};
@@ -29,6 +30,7 @@ pub struct ViewState {
     frozen: Option<Box<ClientEndpoint>>,
     frames: u64,
     fps: PerSecond,
+    frame_health: FrameHealth,
     send_rate: PerSecond,
     achieved: Achieved,
     /// The network settings measured since, and since when (run clock).
@@ -46,6 +48,7 @@ impl ViewState {
             frozen: None,
             frames: 0,
             fps: PerSecond::default(),
+            frame_health: FrameHealth::default(),
             send_rate: PerSecond::default(),
             achieved: Achieved::default(),
             measured: None,
@@ -82,6 +85,7 @@ impl App {
         };
         let v = &mut self.view;
         v.frames += 1;
+        v.frame_health.record(t);
         if let Some(fps) = v.fps.record(t, v.frames) {
             v.achieved.fps = Some(fps);
         }
@@ -226,6 +230,12 @@ impl App {
             .unwrap_or(self.settings);
         self.link_card.write(&settings, m, since);
         self.write_run_bar();
+        let health = &self.view.frame_health;
+        let ms = |v: Option<f64>| v.map_or("–".to_owned(), |ms| format!("{ms:.1}"));
+        self.panel.metric("frame-ms", &ms(health.interval_ms()));
+        self.panel.metric("frame-worst-ms", &ms(health.worst_ms()));
+        self.panel
+            .metric("frame-warning", &health.warning().unwrap_or_default());
         self.inspector.write_playhead(self.driver.run());
         self.ab.write_readouts(m, self.view.column.resim.mean_us());
     }

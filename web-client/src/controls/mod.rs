@@ -11,8 +11,10 @@
 //! | `sliders` | [`sliders::Slider`] and [`sliders::Toggle`]: a control bound to `sim::controls` |
 //! | `link` | the Link section and "Advanced network": [`link::NetControls`] |
 //! | `link_card` | the Link card: configured vs measured, with the samples behind each figure |
+//! | `frame_health` | the page's frame interval, its worst of 10 s, and the warning when it crossed UE's limits |
 //! | `model_view` | which elements, sections and words the page shows for the model running |
 
+pub mod frame_health;
 pub mod link;
 pub mod link_card;
 pub mod model_view;

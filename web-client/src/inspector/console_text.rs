@@ -267,7 +267,7 @@ mod tests {
             a.lines[1],
             (
                 Tone::Error,
-                "Net PktLag = 5000 is outside 0..=500 — nothing changed".to_owned()
+                "Net PktLag = 5000 is outside 0–500 — nothing changed".to_owned()
             )
         );
         let a = run("r.ScreenPercentage 50");

@@ -244,6 +244,12 @@ impl InspectorPanel {
             }
             let _ = facts.append_child(&dd);
         }
+        if let Some((tag, text)) = &v.origin {
+            let _ = facts.append_child(&self.el("dt", "", "Origin"));
+            let dd = self.el("dd", "", text);
+            write_attr(&dd, "data-origin", tag);
+            let _ = facts.append_child(&dd);
+        }
         let _ = story.append_child(&facts);
 
         let _ = story.append_child(&self.el("h4", "", "Why"));

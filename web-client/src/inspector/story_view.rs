@@ -4,7 +4,7 @@
 //! [`sim::inspect::Rule::describe`], [`sim::inspect::Cause::describe`])
 //! split into the parts the panel styles apart. Pure: tested natively.
 
-use sim::inspect::{Cause, Corrected, Correction, Rule, Story};
+use sim::inspect::{Cause, Corrected, Correction, Origin, Rule, Story};
 use sim::net::conditioner::Fate;
 use sim::net::trace::{Direction, PacketKind, PacketRecord};
 use sim::SimTime;
@@ -91,6 +91,10 @@ pub struct StoryView {
     pub server: String,
     /// Server minus client, and its length.
     pub error: String,
+    /// Whose doing it was, `network` or `client-hitch` (for styling and
+    /// the tests), and in words; `None` where it is not told (a room's
+    /// shots and jumps).
+    pub origin: Option<(&'static str, String)>,
     /// Why, oldest first.
     pub causes: Vec<CauseView>,
     /// The moves or ticks replayed, in words.
@@ -117,6 +121,13 @@ impl StoryView {
             client: point(story.client),
             server: point(story.server),
             error: format!("({:+.1}, {:+.1}) cm · {:.1} cm", e.x, e.y, e.length()),
+            origin: Some((
+                match story.origin {
+                    Origin::Network => "network",
+                    Origin::ClientHitch { .. } => "client-hitch",
+                },
+                story.origin.describe(),
+            )),
             causes: story.causes.iter().map(cause_view).collect(),
             // The story's last line says what was replayed.
             replayed: lines.last().cloned().unwrap_or_default(),

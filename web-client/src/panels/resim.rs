@@ -4,6 +4,20 @@
 //! ticks grew) is one whose time is the re-simulation's cost plus the
 //! frame's own work — the `resim-us` metric, and the A/B view's mean per
 //! re-simulating frame. Pure: tested natively.
+//!
+//! The browser's timer steps in [`TIMER_STEP_US`], so a fast frame reads
+//! 0 or one step: a mean is given only once [`MIN_SUMMED_US`] has been
+//! summed over many frames (issue #28 item 4: a mean of a few frames read
+//! "×0.00" in the A/B table).
+
+/// The step of `performance.now()` in a page that is not cross-origin
+/// isolated, µs (Chromium and Firefox coarsen it to 100 µs).
+pub const TIMER_STEP_US: f64 = 100.0;
+
+/// Time summed over re-simulating frames before a mean is given, µs: ten
+/// timer steps, so the rounding of one frame's reading is at most a tenth
+/// of the sum.
+pub const MIN_SUMMED_US: f64 = 10.0 * TIMER_STEP_US;
 
 /// See the module docs.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -34,9 +48,11 @@ impl ResimClock {
         self.last_us
     }
 
-    /// The mean over every frame that re-simulated, µs.
+    /// The mean over every frame that re-simulated, µs; `None` until
+    /// [`MIN_SUMMED_US`] has been summed.
     pub fn mean_us(&self) -> Option<f64> {
-        (self.frames > 0).then(|| self.total_us / self.frames as f64)
+        (self.frames > 0 && self.total_us >= MIN_SUMMED_US)
+            .then(|| self.total_us / self.frames as f64)
     }
 }
 
@@ -53,7 +69,15 @@ mod tests {
         c.record(0.3, 11);
         c.record(0.008, 20);
         assert_eq!(c.last_us(), Some(8.0));
-        assert_eq!(c.mean_us(), Some(10.0));
+        // 20 µs summed: under ten timer steps, no mean yet.
+        assert_eq!(c.mean_us(), None);
+        // Frames read 0 or one step (100 µs): 98 frames, 10 of them one
+        // step, sum 1020 µs.
+        for i in 0..98 {
+            c.record(if i % 10 == 0 { 0.1 } else { 0.0 }, 21 + i);
+        }
+        let mean = c.mean_us().expect("1020 µs summed");
+        assert!((mean - 10.2).abs() < 1e-9, "{mean}");
         // A new match: counting starts again, and the next growth counts.
         c.record(0.5, 0);
         c.record(0.004, 9);

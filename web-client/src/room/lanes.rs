@@ -320,6 +320,7 @@ pub fn story(e: &RoomEndpoint, item: &Item, name: impl Fn(PlayerId) -> String) -
                 ),
                 rule: result.map_or("awaiting its verdict".to_owned(), |r| verdict_words(&r)),
                 rule_kind: "threshold",
+                origin: None,
                 client: views
                     .and_then(|v| v.shooter_saw)
                     .map_or("—".to_owned(), point),
@@ -393,6 +394,7 @@ pub fn story(e: &RoomEndpoint, item: &Item, name: impl Fn(PlayerId) -> String) -
                     sim::endpoints::room::PROXY_JUMP_CM
                 ),
                 rule_kind: "threshold",
+                origin: None,
                 client: "—".to_owned(),
                 server: "—".to_owned(),
                 error: format!("{cm:.1} cm"),

@@ -41,8 +41,9 @@ pub struct ServerConfig {
     /// Minimum time between two Adjustments, s. UE
     /// `NetworkMinTimeBetweenClientAdjustments` = 0.10 (`000_…` §5.2).
     pub adjustment_interval: f32,
-    /// Longest `dt` one move may simulate, s. UE `MaxMoveDeltaTime` = 0.125
-    /// (`000_…` §9.3: the speed-hack clamp).
+    /// Longest `dt` one move may simulate, s. UE `MaxMoveDeltaTime` =
+    /// [`ServerConfig::UE_MAX_MOVE_DELTA_S`] (`000_…` §9.3: the speed-hack
+    /// clamp).
     pub max_move_delta: f32,
     /// Client position error above which the server corrects, cm. 16 cm
     /// (error² > 256) per `002_…` (`MAXPOSITIONERRORSQ`). Note the engine's
@@ -83,6 +84,11 @@ impl ServerConfig {
     /// (UE 5.3 `AGameNetworkManager` constructor). A named preset beside the
     /// 16 cm of `002_…`.
     pub const UE_ENGINE_POSITION_ERROR_CM: f32 = 1.732_050_8;
+
+    /// UE's `MaxMoveDeltaTime`, s: 0.125 (`000_…` §9.3), the default of
+    /// [`ServerConfig::max_move_delta`] and the frame length over which a
+    /// correction is the client's hitch (the inspector's `Origin`).
+    pub const UE_MAX_MOVE_DELTA_S: f32 = 0.125;
 }
 
 impl Default for ServerConfig {
@@ -90,7 +96,7 @@ impl Default for ServerConfig {
         ServerConfig {
             ack_interval: 0.10,
             adjustment_interval: 0.10,
-            max_move_delta: 0.125,
+            max_move_delta: Self::UE_MAX_MOVE_DELTA_S,
             max_position_error: 16.0,
             forced_adjustment_percent: 0.0,
             time_discrepancy_detection: true,
