@@ -439,3 +439,122 @@ fn a_long_frame_at_no_loss_is_a_client_hitch_and_the_network_is_the_networks() {
             .any(|l| l == "Origin: client hitch: frame 600 took 250 ms, over UE's 125 ms MaxMoveDeltaTime (the page's own frame rate, not the network)"));
     }
 }
+
+/// Issue 28, item 3: a rollback story's what-ifs fork from its episode —
+/// the frame that predicted the first tick the correction can have come
+/// from, after the previous correction and at most `EPISODE_MS` before
+/// it — not from frame 1. So the fork B is the run A up to the fork's
+/// frame, every correction before the one inspected happens in B as in
+/// A, and the corrections only one branch has all come from the fork on.
+#[test]
+fn a_rollback_fork_at_a_correction_keeps_the_corrections_before_it() {
+    let scenario = golden("rollback-bot-150ms-5pct");
+    let a = Inspection::of(scenario.clone());
+    let frames: Vec<usize> = a.corrections().iter().map(|c| c.frame).collect();
+    assert_eq!(
+        frames,
+        [6, 8, 10, 12, 14, 16, 18, 20],
+        "the run's rollbacks"
+    );
+    let inspected = 4;
+    let c = &a.corrections()[inspected];
+    let story = a.explain(inspected).expect("eight corrections");
+    let labels: Vec<&str> = story.forks.iter().map(|o| o.label.as_str()).collect();
+    assert_eq!(
+        labels,
+        ["input redundancy 1", "CMC model", "smoothing disabled"]
+    );
+    // EPISODE_MS (2 s) at 60 Hz.
+    let window = 120;
+    for option in &story.forks {
+        let at = option.frame as usize;
+        let b = Inspection::of(fork(&scenario, option));
+        // The four rollbacks before the one inspected happen in B too,
+        // in the same frames with the same ticks and positions.
+        assert_eq!(
+            b.corrections().get(..inspected),
+            Some(&a.corrections()[..inspected]),
+            "{} (forked before frame {at})",
+            option.label
+        );
+        assert_eq!(
+            at, 13,
+            "{}: the frame after the previous correction",
+            option.label
+        );
+        assert!(at > a.corrections()[inspected - 1].frame && at <= c.frame);
+        assert!(c.frame - at <= window);
+        // The same run, bit for bit, before the fork's frame.
+        assert_eq!(a.marks()[..at], b.marks()[..at], "{}", option.label);
+        let before = |i: &Inspection| -> Vec<sim::inspect::Correction> {
+            i.corrections()
+                .iter()
+                .filter(|x| x.frame < at)
+                .cloned()
+                .collect()
+        };
+        assert_eq!(before(&a), before(&b), "{}", option.label);
+        assert_eq!(before(&b), a.corrections()[..inspected], "{}", option.label);
+        // What differs (a correction only one branch has) is from the fork on.
+        let only_in = |x: &Inspection, y: &Inspection| -> Vec<usize> {
+            x.corrections()
+                .iter()
+                .filter(|k| !y.corrections().contains(k))
+                .map(|k| k.frame)
+                .collect()
+        };
+        for f in only_in(&a, &b).into_iter().chain(only_in(&b, &a)) {
+            assert!(f >= at, "{}: frame {f} differs before {at}", option.label);
+        }
+    }
+}
+
+/// The same for a rollback in the middle of a run, far from the one
+/// before it: the fork starts within the episode, at most 2 s
+/// (`EPISODE_MS`, 120 frames at 60 Hz) before the correction — not at
+/// frame 1, and not at the previous correction — and what it changes is
+/// attributed to it alone.
+#[test]
+fn a_rollback_fork_mid_run_starts_within_the_episode() {
+    let golden_run = golden("rollback-bot-150ms-5pct");
+    let redundancy_1 = Inspection::of(golden_run.clone())
+        .explain(4)
+        .expect("eight corrections")
+        .forks
+        .into_iter()
+        .find(|o| o.label == "input redundancy 1")
+        .expect("offered");
+    // The golden run with input redundancy 1 from frame 13: one more
+    // rollback, in frame 852 (14.2 s).
+    let scenario = fork(&golden_run, &redundancy_1);
+    let a = Inspection::of(scenario.clone());
+    let frames: Vec<usize> = a.corrections().iter().map(|c| c.frame).collect();
+    assert_eq!(frames, [6, 8, 10, 12, 14, 16, 18, 20, 852]);
+    let inspected = 8;
+    let story = a.explain(inspected).expect("nine corrections");
+    for option in &story.forks {
+        let at = option.frame as usize;
+        if !matches!(option.setting, Setting::Deliver { .. }) {
+            // 852 − 119: the frame 2 s before the correction's end.
+            assert_eq!(at, 733, "{}", option.label);
+        }
+        assert!(
+            at > 20 && at <= 852 && 852 - at <= 120,
+            "{}: {at}",
+            option.label
+        );
+        let b = Inspection::of(fork(&scenario, option));
+        assert_eq!(a.marks()[..at], b.marks()[..at], "{}", option.label);
+        assert_eq!(
+            b.corrections().get(..inspected),
+            Some(&a.corrections()[..inspected]),
+            "{}",
+            option.label
+        );
+        if option.label == "input redundancy 4" {
+            // Back to four inputs a packet: the rollback is gone, and
+            // nothing else changed.
+            assert_eq!(b.corrections(), &a.corrections()[..inspected]);
+        }
+    }
+}

@@ -29,7 +29,11 @@
 //! ticks without this client's input — its Acks' missed count grew; the
 //! input packets that carried those ticks were lost or arrived after the
 //! tick — or the other players' inputs changed while the client predicted
-//! them by hold-last.
+//! them by hold-last. Its episode runs from the frame that predicted the
+//! first tick decided since the previous visible rollback's State (at
+//! most [`EPISODE_MS`] back, and after the previous correction's frame)
+//! to the correction, so a what-if forked there leaves every earlier
+//! correction as it was.
 
 use super::origin::Origin;
 use super::scrub::{Corrected, Correction, Inspection};
@@ -43,6 +47,7 @@ use crate::net::conditioner::Fate;
 use crate::net::trace::{Direction, PacketKind, PacketRecord};
 use crate::protocol::Setup;
 use crate::rollback::log::RollbackEvent;
+use crate::rollback::Tick;
 use crate::scenario::ForkOption;
 
 /// How far back an episode reaches at most, ms.
@@ -350,7 +355,7 @@ impl Cause {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Story {
     /// What was corrected: "Adjustment of move @1234 ms" or "Rollback of
-    /// ticks 310..=322".
+    /// ticks 310–322".
     pub subject: String,
     /// The frame during which it was applied.
     pub frame: usize,
@@ -370,7 +375,11 @@ pub struct Story {
     pub replayed: Vec<ClientMoveRecord>,
     /// How many moves or ticks were replayed.
     pub replayed_count: u32,
-    /// The episode's start: where the timeline should look.
+    /// The episode's start: where the timeline should look, and the
+    /// moment whose frame ([`Inspection::frame_of`]) the what-ifs other
+    /// than a delivery are applied before (rollback: at most
+    /// 2 s, `EPISODE_MS`, before `at`, after the previous correction's
+    /// frame).
     pub from: SimTime,
     /// The network's doing, or a long frame of the client's.
     pub origin: Origin,
@@ -759,12 +768,9 @@ pub(super) fn rollback_story_of(
             },
         )
     };
-    let from = run
-        .marks
-        .get(c.frame.saturating_sub(60))
-        .map_or(SimTime::ZERO, |m| m.end);
+    let from = rollback_episode_start(run, setup, c, e);
     Story {
-        subject: format!("Rollback of ticks {}..={}", e.from.0, e.to.0),
+        subject: format!("Rollback of ticks {}–{}", e.from.0, e.to.0),
         frame: c.frame,
         at: c.at,
         rule,
@@ -777,6 +783,72 @@ pub(super) fn rollback_story_of(
         origin: Origin::of(run.marks, from, c.frame),
         forks: Vec::new(),
     }
+}
+
+/// Where a rollback's episode starts: the moment (a frame's end, as
+/// [`Inspection::frame_of`] reads it) of the frame in which the client
+/// predicted the first tick the correction can have come from. The what-if
+/// forks of a story are applied before that frame
+/// ([`crate::scenario::ForkOption::frame`]), so the fork B is the run A up
+/// to it, bit for bit, and every difference between them comes from the
+/// change.
+///
+/// Every State the client accepts rebases it onto the server's history,
+/// but only a visible difference of the local player counts as a rollback
+/// (`001_…` §5.2 steps 4 and 6, §8). A visible rollback restoring tick
+/// `e.from` therefore comes from the ticks the server decided before
+/// `e.from` since the client's previous visible rollback restored its
+/// State, at most [`EPISODE_MS`] of ticks at the tick rate in force
+/// (`001_…` §4.3: the client keeps its inputs from the authoritative
+/// snapshot on). Ticks are compared wrapping (`001_…` §9.4). The frame
+/// that predicted the episode's first tick is the one that sent the
+/// first Inputs packet whose newest tick is at or after it (without the
+/// packet timeline: `e.to − tick` ticks before the correction).
+///
+/// Bounded like a CMC episode: never more than [`EPISODE_MS`] before the
+/// correction, never at or before the frame of an earlier correction (so
+/// a fork leaves every correction before this one as it was), and never
+/// after the correction's own frame.
+fn rollback_episode_start(
+    run: &Records,
+    setup: &Setup,
+    c: &Correction,
+    e: &RollbackEvent,
+) -> SimTime {
+    let rate = match setup.model {
+        crate::protocol::Model::Rollback(config) => config.tick_rate,
+        crate::protocol::Model::Cmc => crate::rollback::TickRate::Hz60,
+    };
+    let window = rate.ticks_in_ms(EPISODE_MS as u32);
+    let previous = run.corrections.iter().rfind(|o| o.frame < c.frame);
+    let previous_restore = previous.and_then(|o| match &o.what {
+        Corrected::Rollback(p) if e.from.is_after(p.from) => Some(p.from),
+        _ => None,
+    });
+    let first = match previous_restore {
+        Some(p) if e.from.diff(p) as u32 <= window => p,
+        _ => e.from.minus(window),
+    };
+    let predicted = run
+        .packets
+        .and_then(|log| {
+            log.records()
+                .iter()
+                .filter(|p| p.direction == Direction::Up && p.kind == PacketKind::Inputs)
+                .filter(|p| p.sent <= c.at)
+                .find(|p| Tick(p.detail).diff(first) >= 0)
+                .map(|p| p.sent)
+        })
+        .unwrap_or_else(|| {
+            let ticks = e.to.diff(first).max(0) as u64;
+            SimTime(c.at.0.saturating_sub(rate.micros_at(ticks)))
+        });
+    let floor = SimTime(c.at.0.saturating_sub(EPISODE_MS * 1000));
+    // The moment of the first frame after the previous correction.
+    let after_previous = previous
+        .and_then(|o| run.marks.get(o.frame + 1))
+        .map_or(SimTime::ZERO, |m| m.end);
+    predicted.max(floor).max(after_previous).min(c.at)
 }
 
 /// Ticks in `lo..hi` the server decided without the client's input (its
