@@ -70,6 +70,7 @@ test('at 200 % zoom the header wraps instead of overlapping the title', async ()
     const page = await browser.context.newPage();
     await page.goto(`${env.relay.url}?mode=local&seed=1`);
     await waitForConn(page, 'local');
+    await page.evaluate(() => scrollTo(0, 0));
     await page.screenshot({ path: join(ARTIFACTS, 'layout-zoom-200.png') });
     const problems = await page.evaluate(() => {
       const box = (e) => e.getBoundingClientRect();

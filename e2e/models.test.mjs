@@ -196,16 +196,22 @@ test('the A/B view runs redundancy 1 against 4 on the same input and link seed',
     assert.ok(pb.left >= pa.right, 'B beside A');
     for (const b of boxes) assert.ok(b.bottom <= 720, `${b.s} on the first screen (ends at ${b.bottom})`);
     assert.ok(table.bottom <= 720);
-    // Every panel's caption and footer line is whole: nothing clipped or
-    // cut short by its panel at this size (issue #28 item 4).
+    // Every panel's caption and footer shows whole lines inside its panel
+    // (issue #28 item 4: a clamped footer showed the top of its hidden
+    // next line); a line cut short ends in "…" and the whole text is its
+    // tooltip.
     const clipped = await page.evaluate(() => [...document.querySelectorAll('.panel-row:not([hidden]) .panel :is(.panel-sub, .panel-foot, .panel-head)')]
       .filter((e) => e.offsetParent !== null && e.textContent.trim() !== '')
       .map((e) => {
         const r = e.getBoundingClientRect();
         const p = e.closest('.panel').getBoundingClientRect();
-        const cut = e.scrollWidth > e.clientWidth + 1 || e.scrollHeight > e.clientHeight + 1
-          || r.left < p.left - 0.5 || r.right > p.right + 0.5 || r.bottom > p.bottom + 0.5;
-        return cut ? `${e.dataset.panelText ?? e.className}: "${e.textContent.trim()}" (${e.scrollWidth}×${e.scrollHeight} in ${e.clientWidth}×${e.clientHeight})` : null;
+        const style = getComputedStyle(e);
+        const line = Number.parseFloat(style.lineHeight);
+        const lines = e.clientHeight / line;
+        const cutLine = e.scrollHeight > e.clientHeight + 1 && Math.abs(lines - Math.round(lines)) > 0.05;
+        const outside = r.left < p.left - 0.5 || r.right > p.right + 0.5 || r.bottom > p.bottom + 0.5;
+        const untold = e.scrollHeight > e.clientHeight + 1 && !e.title.startsWith(e.textContent);
+        return cutLine || outside || untold ? `${e.dataset.panelText ?? e.className}: "${e.textContent.trim()}" (${e.clientHeight} px of ${line} px lines${outside ? ', outside its panel' : ''}${untold ? ', no tooltip' : ''})` : null;
       })
       .filter(Boolean));
     assert.deepEqual(clipped, [], 'panel text clipped at 1280×720');

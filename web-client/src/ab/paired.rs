@@ -85,11 +85,22 @@ pub fn paired_rows(a: &Numbers, b: &Numbers) -> Vec<Paired> {
     ]
 }
 
-/// B / A as the table writes it: `×2.50`, `×0.61`, `=` when both are 0,
-/// `A 0` when only A is.
+/// B / A as the table writes it: `×2.50`, `×0.61`, two significant
+/// digits under 0.1 (`×0.0034`: 5 ticks against 1472 is not "×0.00"),
+/// `×0` when B is 0, `=` when both are 0, `A 0` when only A is.
 pub fn ratio(a: f64, b: f64) -> String {
     if a != 0.0 {
-        format!("×{:.2}", b / a)
+        let r = b / a;
+        let digits = if r != 0.0 && r.abs() < 0.1 {
+            ((-r.abs().log10()).floor() as usize + 2).min(6)
+        } else {
+            2
+        };
+        if r == 0.0 {
+            "×0".to_owned()
+        } else {
+            format!("×{r:.digits$}")
+        }
     } else if b == 0.0 {
         "=".to_owned()
     } else {
@@ -122,7 +133,10 @@ mod tests {
         assert_eq!(rows[0].ratio, "×2.50");
         assert_eq!(rows[1].ratio, "×1.00");
         assert_eq!((rows[3].a.as_str(), rows[3].b.as_str()), ("2", "0"));
-        assert_eq!(rows[3].ratio, "×0.00");
+        assert_eq!(rows[3].ratio, "×0");
+        assert_eq!(ratio(1472.0, 5.0), "×0.0034");
+        assert_eq!(ratio(188.0, 2.0), "×0.011");
+        assert_eq!(ratio(20.0, 1.0), "×0.050");
         assert_eq!((rows[4].b.as_str(), rows[4].ratio.as_str()), ("–", "–"));
         assert_eq!(ratio(0.0, 0.0), "=");
         assert_eq!(ratio(0.0, 3.0), "A 0");

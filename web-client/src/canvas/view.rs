@@ -132,6 +132,28 @@ impl View {
         )
     }
 
+    /// A label beside a point, baseline at `(x, y)`, kept inside the
+    /// panel's area: moved left (and down or up) until it fits, and cut
+    /// with "…" where the area is narrower than the text — never drawn
+    /// over a neighbouring panel.
+    pub fn label(&self, s: &str, x: f32, y: f32, size: f32, color: Color) {
+        let c = self.clip;
+        let width = |t: &str| measure_text(t, None, size as u16, 1.0).width;
+        let mut kept: Vec<char> = s.chars().collect();
+        let mut shown = s.to_owned();
+        while width(&shown) > c.w && !kept.is_empty() {
+            kept.pop();
+            while kept.last().is_some_and(|c| matches!(c, ' ' | '·')) {
+                kept.pop();
+            }
+            shown = kept.iter().chain(['…'].iter()).collect();
+        }
+        let w = width(&shown);
+        let x = x.min(c.x + c.w - w).max(c.x);
+        let y = y.clamp(c.y + size, (c.y + c.h - 2.0).max(c.y + size));
+        draw_text(&shown, x, y, size, color);
+    }
+
     /// The world point (cm) under canvas point `p` (CSS px): the inverse
     /// of [`View::pt`].
     pub fn to_world(&self, p: (f32, f32)) -> SimVec2 {

@@ -221,7 +221,7 @@ fn replayed(f: &Frame, c: &CmcDraw, area: RectF) {
     } else {
         format!("moved {:.1} cm", lead.residual_cm)
     };
-    text(&label, px + 10.0, py - 10.0, 13.0, YELLOW);
+    v.label(&label, px + 10.0, py - 10.0, 13.0, YELLOW);
     arena::scale_bar(&v);
     mesh_offset_inset(c.mesh_offsets, area);
 }

@@ -19,7 +19,7 @@ use super::log::{ends, Entry, Why};
 use super::smoothing::DisplaySmoothing;
 use crate::canvas::arena::{self, character, outline, CHARACTER_RADIUS_CM};
 use crate::canvas::view::{
-    text, with_alpha, RectF, View, CYAN, GREEN, LABEL, ORANGE, PURPLE, RED, YELLOW,
+    with_alpha, RectF, View, CYAN, GREEN, LABEL, ORANGE, PURPLE, RED, YELLOW,
 };
 use crate::canvas::{Frame, Layout};
 use macroquad::prelude::*;
@@ -177,7 +177,7 @@ fn replayed(f: &Frame, d: &RollbackDraw, area: RectF) {
         };
         if let Some(st) = r.restored.players.get(p) {
             let (x, y) = v.pt(st.position.to_cm());
-            text(
+            v.label(
                 &format!("tick {}", r.from.0),
                 x + 10.0,
                 y - 10.0,
@@ -188,7 +188,7 @@ fn replayed(f: &Frame, d: &RollbackDraw, area: RectF) {
         if let Some(end) = r.resimulated.last().and_then(|s| s.players.get(p)) {
             let (x, y) = v.pt(end.position.to_cm());
             let label = format!("tick {} · {who} moved {:.1} cm", r.to.0, mm as f32 / 10.0);
-            text(&label, x + 10.0, y + 16.0, 13.0, YELLOW);
+            v.label(&label, x + 10.0, y + 16.0, 13.0, YELLOW);
         }
     }
     arena::scale_bar(&v);
