@@ -268,6 +268,37 @@ fn lag_spike_holds_later_packets_in_order() {
     assert_eq!(got[7].1, 96_000 + 530_000);
 }
 
+#[test]
+fn a_rescued_packet_in_a_lag_spike_arrives_on_time_and_holds_nothing() {
+    // The what-if "deliver it" of a packet a spike held (issue #28 item 1):
+    // packet 3 (sent at 48 ms) rescued arrives after the 30 ms latency;
+    // the others sent in the 100 ms spike still wait 530 ms, in order.
+    let mut c = LinkConditioner::new(
+        LinkConditions {
+            latency_ms: 30,
+            ..LinkConditions::PERFECT
+        },
+        1,
+    );
+    c.rescue(3);
+    c.start_lag_spike(SimTime::ZERO, 500, 100);
+    for i in 0..8u64 {
+        c.send(SimTime::from_millis(i * 16), 40, i);
+    }
+    let got = poll_exact(&mut c);
+    assert_eq!(got[0], (3, 48_000 + 30_000));
+    let held: Vec<(u64, u64)> = got[1..7].to_vec();
+    assert_eq!(
+        held,
+        [0, 1, 2, 4, 5, 6]
+            .iter()
+            .map(|&i| (i, i * 16_000 + 530_000))
+            .collect::<Vec<_>>()
+    );
+    // Packet 7, sent after the spike (112 ms), waits behind packet 6.
+    assert_eq!(got[7], (7, 6 * 16_000 + 530_000));
+}
+
 /// Pinned: the same value comes out of wasm (`e2e/network.test.mjs` calls
 /// the page's `fate_fingerprint` export with the same arguments).
 #[test]

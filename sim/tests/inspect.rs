@@ -257,16 +257,17 @@ fn echoes_name_the_correction_they_repeat() {
         }
     }
     assert_eq!(echoes, 36);
-    // The lag spikes' silences: the server moved the character on itself.
-    let forced = (0..48)
-        .filter_map(|i| ins.explain(i))
-        .filter(|s| {
-            s.causes
-                .iter()
-                .any(|c| matches!(c, Cause::ForcedUpdate { .. }))
-        })
-        .count();
-    assert_eq!(forced, 4);
+    // The lag spikes' silences: the server moved the character on itself
+    // (4 corrections), and 30 echoes follow the chain back to one.
+    let stories: Vec<_> = (0..48).filter_map(|i| ins.explain(i)).collect();
+    let forced = |s: &&sim::inspect::Story| {
+        s.causes
+            .iter()
+            .any(|c| matches!(c, Cause::ForcedUpdate { .. }))
+    };
+    let echo = |s: &&sim::inspect::Story| matches!(s.causes[0], Cause::Echo { .. });
+    assert_eq!(stories.iter().filter(|s| forced(s) && !echo(s)).count(), 4);
+    assert_eq!(stories.iter().filter(|s| forced(s) && echo(s)).count(), 30);
 }
 
 #[test]

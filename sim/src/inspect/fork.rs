@@ -8,11 +8,12 @@ use super::story::{packet_name, Story};
 use crate::cmc::rules::ServerRules;
 use crate::cmc::smoothing::SmoothingMode;
 use crate::net::conditioner::Fate;
+use crate::net::trace::{Direction, PacketRecord};
 use crate::protocol::{Model, Setting, Setup};
 use crate::rollback::RollbackConfig;
 use crate::scenario::ForkOption;
 
-/// Lost packets a story offers to deliver at most.
+/// Packets a story offers to deliver at most.
 const DELIVER_OPTIONS: usize = 3;
 
 impl Inspection {
@@ -27,16 +28,49 @@ impl Inspection {
     }
 }
 
-/// The what-ifs for a story: deliver each lost packet it names, then one
+/// `true` if delivering `p` changes something: the link lost it, or held
+/// it past its latency and jitter (a lag spike, or the packets a spike
+/// held in front of it). A packet that arrived in its normal time after
+/// its tick (a rollback input the client sent too late) is not the link's
+/// doing; one dropped by a full queue cannot be rescued.
+pub fn deliverable(p: &PacketRecord, setup: &Setup) -> bool {
+    let link = match p.direction {
+        Direction::Up => setup.net.uplink,
+        Direction::Down => setup.net.downlink,
+    };
+    let normal_us = (u64::from(link.latency_ms) + u64::from(link.jitter_ms)) * 1000;
+    match p.fate {
+        Fate::Lost { .. } => true,
+        Fate::Delivered { at, .. } => at.micros_since(p.sent) > normal_us + 1000,
+        Fate::Overflowed => false,
+    }
+}
+
+/// The what-ifs for a story: deliver each packet it names (lost, or on
+/// time if it was late), then one
 /// change of each kind the issue lists (redundancy, combining, smoothing,
 /// model, ack interval) from the start of its episode.
 fn options(ins: &Inspection, story: &Story, setup: &Setup) -> Vec<ForkOption> {
-    let mut out: Vec<ForkOption> = story
+    // The packets a cause names that the link lost or held, the first
+    // cause first: each can be delivered (on time).
+    let mut named: Vec<_> = story
         .cause_packets()
-        .filter(|p| matches!(p.fate, Fate::Lost { .. }))
+        .filter(|p| deliverable(p, setup))
+        .collect();
+    let mut seen = Vec::new();
+    named.retain(|p| {
+        let new = !seen.contains(&(p.direction, p.index));
+        seen.push((p.direction, p.index));
+        new
+    });
+    let mut out: Vec<ForkOption> = named
+        .into_iter()
         .take(DELIVER_OPTIONS)
         .map(|p| ForkOption {
-            label: format!("deliver {}", packet_name(p)),
+            label: match p.fate {
+                Fate::Delivered { .. } => format!("deliver on time {}", packet_name(p)),
+                _ => format!("deliver {}", packet_name(p)),
+            },
             frame: ins.frame_of(p.sent) as u32,
             setting: Setting::Deliver {
                 direction: p.direction,

@@ -36,7 +36,7 @@
 //! | `sample` | [`bot_run`]: the run the inspector's costs are measured on |
 //! | `budget` | [`LatencyBudget`] |
 //! | `scrub` | [`Inspection`]: the inspected run, frame marks, checkpoints |
-//! | `origin` | [`Origin`]: a correction's network or client-hitch origin |
+//! | `origin` | [`Origin`]: network, client hitch or client clock |
 //! | `story` | [`Story`], [`Rule`], [`Cause`]: why a correction happened |
 //! | `fork` | the what-ifs of a story, [`Inspection::explain`] |
 //! | `relay` | [`RelayInspection`]: a relay run's client half and its trace |
@@ -50,6 +50,7 @@ mod scrub;
 mod story;
 
 pub use budget::{BudgetTerm, LatencyBudget, RelayCost, RELAY_PROCESSING};
+pub use fork::deliverable;
 pub use origin::{Origin, HITCH_US};
 pub use relay::RelayInspection;
 pub use sample::bot_run;

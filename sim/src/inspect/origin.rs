@@ -8,7 +8,9 @@
 //! than 0.25 s is a forced update — both Adjustments at 0 % loss. A
 //! correction is a *client hitch* when a frame of its episode (from the
 //! episode's start to the frame it was applied in) took longer than
-//! [`HITCH_US`]; otherwise the *network* caused it.
+//! [`HITCH_US`]; a *client clock* one when the client's clock runs fast
+//! (a speed hack) and the server cut its moves for it (§9.4); otherwise
+//! the *network* caused it.
 
 use super::scrub::FrameMark;
 use crate::cmc::server::ServerConfig;
@@ -30,6 +32,13 @@ pub enum Origin {
         frame: usize,
         /// Its length, ms.
         frame_ms: u32,
+    },
+    /// The client's clock ran fast (`clock_speed` above 1, a speed hack):
+    /// its moves claimed more time than passed, and the server cut them
+    /// for time discrepancy (`000_…` §9.4).
+    ClientClock {
+        /// The clock's speed, % of real time (150 for 1.5×).
+        speed_percent: u32,
     },
 }
 
@@ -61,6 +70,7 @@ impl Origin {
         match self {
             Origin::Network => "network",
             Origin::ClientHitch { .. } => "client hitch",
+            Origin::ClientClock { .. } => "client clock",
         }
     }
 
@@ -71,6 +81,11 @@ impl Origin {
             Origin::ClientHitch { frame, frame_ms } => format!(
                 "client hitch: frame {frame} took {frame_ms} ms, over UE's 125 ms \
                  MaxMoveDeltaTime (the page's own frame rate, not the network)"
+            ),
+            Origin::ClientClock { speed_percent } => format!(
+                "client clock: it runs at {:.2}× real time (a speed hack), so its moves \
+                 claim more time than passed and the server cuts them",
+                *speed_percent as f32 / 100.0
             ),
         }
     }

@@ -197,19 +197,23 @@ impl RelayInspection {
         let mut origin = None;
         let from = match (echo_of, rec.is_redundant(limit_cm(setup))) {
             (Some(original), true) => {
-                // An echo is the correction it repeats over again.
-                origin = self
+                // An echo is the correction it repeats over again: its
+                // origin and causes, down to the first, are that one's.
+                let first = self
                     .corrections
                     .iter()
                     .position(|o| std::ptr::eq(o, original))
-                    .and_then(|i| self.explain(i))
-                    .map(|s| s.origin);
-                if let Corrected::Move(first) = &original.what {
+                    .and_then(|i| self.explain(i));
+                if let Corrected::Move(moved) = &original.what {
                     causes.push(Cause::Echo {
-                        of: first.time_stamp,
+                        of: moved.time_stamp,
                         applied: original.at,
                         residual_cm: rec.residual_cm,
                     });
+                }
+                if let Some(first) = first {
+                    origin = Some(first.origin);
+                    causes.extend(first.causes);
                 }
                 original.at
             }

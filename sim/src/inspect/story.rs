@@ -160,6 +160,10 @@ pub enum Cause {
         times: u32,
         /// Time simulated, ms.
         total_ms: u32,
+        /// The ServerMoves sent in the silence that did not arrive before
+        /// it began (lost, or held by the link), in send order: the
+        /// silence's first cause when the page's frames were not.
+        packets: Vec<PacketRecord>,
     },
     /// A push zone (a server-only effect) moved the character.
     PushZone {
@@ -222,7 +226,8 @@ impl Cause {
         match self {
             Cause::MissingMoves { packets, .. }
             | Cause::MissedInputs { packets, .. }
-            | Cause::LateMoves { packets, .. } => packets,
+            | Cause::LateMoves { packets, .. }
+            | Cause::ForcedUpdate { packets, .. } => packets,
             _ => &[],
         }
     }
@@ -280,11 +285,27 @@ impl Cause {
                  (time discrepancy)",
                 time_stamp.0
             ),
-            Cause::ForcedUpdate { times, total_ms } => format!(
-                "the server heard no move for 0.25 s and moved the character on by itself \
-                 ({times} forced update{}, {total_ms} ms in all) with its last input",
-                if *times == 1 { "" } else { "s" }
-            ),
+            Cause::ForcedUpdate {
+                times,
+                total_ms,
+                packets,
+            } => {
+                let silent = match packets.first() {
+                    None => String::new(),
+                    Some(first) => format!(
+                        ": {} ServerMove{} sent in the silence did not arrive in time, the \
+                         first {}",
+                        packets.len(),
+                        if packets.len() == 1 { "" } else { "s" },
+                        packet_name(first)
+                    ),
+                };
+                format!(
+                    "the server heard no move for 0.25 s and moved the character on by itself \
+                     ({times} forced update{}, {total_ms} ms in all) with its last input{silent}",
+                    if *times == 1 { "" } else { "s" }
+                )
+            }
             Cause::PushZone { time_stamp } => format!(
                 "a push zone moved the server's character during move @{} ms (server-only)",
                 time_stamp.0
@@ -505,8 +526,11 @@ fn cmc_story(ins: &Inspection, c: &Correction, rec: &CorrectionRecord) -> Story 
     let from;
     let origin;
     if let (Some(original), true) = (echo_of, rec.is_redundant(limit_cm(&setup))) {
-        // An echo is the correction it repeats over again: so is its origin.
-        origin = Story::of(ins, original).origin;
+        // An echo is the correction it repeats over again: its origin and
+        // its causes, down to the first, are that correction's.
+        let first = Story::of(ins, original);
+        origin = first.origin;
+        let chain = first.causes;
         let Corrected::Move(first) = &original.what else {
             unreachable!("filtered to moves")
         };
@@ -515,6 +539,7 @@ fn cmc_story(ins: &Inspection, c: &Correction, rec: &CorrectionRecord) -> Story 
             applied: original.at,
             residual_cm: rec.residual_cm,
         });
+        causes.extend(chain);
         from = original.at;
     } else {
         // The episode: the server's moves since the client last started
@@ -535,7 +560,14 @@ fn cmc_story(ins: &Inspection, c: &Correction, rec: &CorrectionRecord) -> Story 
         let previous_ts = start.checked_sub(1).map_or(0, |i| server[i].time_stamp.0);
         causes = server_causes(&server[start..end], &client, previous_ts, packets);
         from = server.get(start).map_or(end_at, |r| r.at);
-        origin = Origin::of(ins.marks(), from, c.frame);
+        let fast = setup.client.clock_speed > 1.0;
+        origin = if fast && causes.iter().any(|c| matches!(c, Cause::TimeCut { .. })) {
+            Origin::ClientClock {
+                speed_percent: (setup.client.clock_speed * 100.0).round() as u32,
+            }
+        } else {
+            Origin::of(ins.marks(), from, c.frame)
+        };
     }
     if rec.reason == AdjustmentReason::Forced {
         causes.push(Cause::ForcedRoll);
@@ -625,13 +657,18 @@ fn server_causes(
                     .filter(|m| inputs_differ(&m.input, &input))
                     .copied()
                     .collect();
-                if differing.is_empty() {
-                    minor.extend(missing_causes(missing, r.time_stamp, input, packets));
-                } else {
-                    causes.extend(missing_causes(differing, r.time_stamp, input, packets));
-                }
                 let simulated_ms = (simulated_s * 1000.0).round() as u32;
-                if simulated_ms + 1 < covered_ms {
+                let cut = simulated_ms + 1 < covered_ms;
+                if !differing.is_empty() {
+                    causes.extend(missing_causes(differing, r.time_stamp, input, packets));
+                } else if cut {
+                    // The moves whose time this one covered are why it was
+                    // long: the clamp's first cause.
+                    causes.extend(missing_causes(missing, r.time_stamp, input, packets));
+                } else {
+                    minor.extend(missing_causes(missing, r.time_stamp, input, packets));
+                }
+                if cut {
                     let (time_stamp, covered_ms) = (r.time_stamp, covered_ms);
                     causes.push(if covered_ms > 125 {
                         Cause::Clamped {
@@ -654,16 +691,20 @@ fn server_causes(
                 }
             }
             MoveOutcome::Forced { dt_ms, .. } => {
-                previous_ts = r.time_stamp.0;
-                if let Some(Cause::ForcedUpdate { times, total_ms }) = causes.last_mut() {
+                if let Some(Cause::ForcedUpdate {
+                    times, total_ms, ..
+                }) = causes.last_mut()
+                {
                     *times += 1;
                     *total_ms += dt_ms;
                 } else {
                     causes.push(Cause::ForcedUpdate {
                         times: 1,
                         total_ms: dt_ms,
+                        packets: silent_packets(client, previous_ts, r.at, packets),
                     });
                 }
+                previous_ts = r.time_stamp.0;
             }
             MoveOutcome::Checked { .. } | MoveOutcome::Stale | MoveOutcome::TooFarAhead => {}
         }
@@ -675,6 +716,35 @@ fn server_causes(
     } else {
         causes
     }
+}
+
+/// The ServerMoves that carried the client's moves after `last_ts` (the
+/// last move the server took before a silence) and left before the first
+/// forced update at `forced_at`, but did not arrive before it: lost, or
+/// delivered later (held by a lag spike or a slow link).
+fn silent_packets(
+    client: &[&ClientMoveRecord],
+    last_ts: u32,
+    forced_at: SimTime,
+    packets: Option<&crate::net::trace::PacketLog>,
+) -> Vec<PacketRecord> {
+    let Some(log) = packets else {
+        return Vec::new();
+    };
+    let mut out: Vec<PacketRecord> = client
+        .iter()
+        .filter(|m| m.time_stamp.0 > last_ts)
+        .flat_map(|m| log.carrying(m.time_stamp.0))
+        .filter(|p| p.sent < forced_at)
+        .filter(|p| match p.fate {
+            Fate::Delivered { at, .. } => at >= forced_at,
+            _ => true,
+        })
+        .copied()
+        .collect();
+    out.sort_by_key(|p| p.index);
+    out.dedup_by_key(|p| p.index);
+    out
 }
 
 /// Client moves between two simulated ones, split into those the client

@@ -180,10 +180,12 @@ impl<T: Clone> LinkConditioner<T> {
     }
 
     /// Delivers the packet sent `index`-th (from 0) even if its loss roll
-    /// says lost. Its delay and everything the PRNG decides for every other
-    /// packet stay as they were (the five draws per packet are made
-    /// anyway), so a run with one packet rescued differs from the original
-    /// by that packet alone.
+    /// says lost, and on time: without a lag spike's extra latency and
+    /// without waiting behind packets a spike holds (it does not hold the
+    /// later ones either). Its jitter and everything the PRNG decides for
+    /// every other packet stay as they were (the five draws per packet are
+    /// made anyway), so a run with one packet rescued differs from the
+    /// original by that packet alone.
     pub fn rescue(&mut self, index: u64) {
         if !self.rescued.contains(&index) {
             self.rescued.push(index);
@@ -270,6 +272,7 @@ impl<T: Clone> LinkConditioner<T> {
             self.link_free = departs;
         }
         let overtook = reorder_roll < c.reorder;
+        let rescued = self.rescued.contains(&index);
         let at = if overtook {
             self.stats.reordered += 1;
             departs
@@ -277,13 +280,20 @@ impl<T: Clone> LinkConditioner<T> {
             let jitter = i64::from(c.jitter_ms) * 1000;
             let offset = ((jitter_roll * 2.0 - 1.0) * jitter as f64) as i64;
             let mut latency_us = i64::from(c.latency_ms) * 1000 + offset;
-            if let Some(s) = self.spike.filter(|s| s.start <= now && now < s.end) {
+            if let Some(s) = self
+                .spike
+                .filter(|s| s.start <= now && now < s.end && !rescued)
+            {
                 latency_us += s.extra_us as i64;
             }
             let at = departs.plus_micros(latency_us.max(0) as u64);
-            let at = at.max(self.last_in_order);
-            self.last_in_order = at;
-            at
+            if rescued {
+                at
+            } else {
+                let at = at.max(self.last_in_order);
+                self.last_in_order = at;
+                at
+            }
         };
         if copies == 2 {
             self.stats.duplicated += 1;

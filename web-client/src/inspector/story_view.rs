@@ -125,6 +125,7 @@ impl StoryView {
                 match story.origin {
                     Origin::Network => "network",
                     Origin::ClientHitch { .. } => "client-hitch",
+                    Origin::ClientClock { .. } => "client-clock",
                 },
                 story.origin.describe(),
             )),
