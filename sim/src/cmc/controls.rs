@@ -68,3 +68,10 @@ pub const DASH_BUG: Switch = Switch {
     id: "dash-bug",
     default: false,
 };
+/// The page runs its client in fixed 1/60 s steps instead of one move per
+/// rendered frame (UE's way, `000_…` §6.3): the page's option, not a
+/// setting of the run (each step is a recorded frame).
+pub const FIXED_STEP: Switch = Switch {
+    id: "fixed-step",
+    default: false,
+};

@@ -49,7 +49,8 @@ use crate::rollback::controls::RollbackControls;
 use crate::rollback::readouts::RollbackReadouts;
 use crate::room::controls::RoomControls;
 use crate::room::link::RoomRun;
-use crate::runbar::playback::{Playback, RunState, TimeControl};
+use crate::runbar::fixed_step::FixedStep;
+use crate::runbar::playback::{Playback, RunState, TimeControl, STEP_DT};
 use crate::runbar::recorder::Recorder;
 use crate::runbar::scenario_panel::ScenarioPanel;
 use crate::runbar::share::{self, Mailbox, Reply};
@@ -97,6 +98,8 @@ struct App {
     room_controls: RoomControls,
     state: RunState,
     time: TimeControl,
+    /// The fixed-step option's carry ([`crate::runbar::fixed_step`]).
+    fixed: FixedStep,
     playback: Option<Playback>,
     recorder: Recorder,
     view: ViewState,
@@ -161,6 +164,7 @@ impl App {
             room_controls: RoomControls::new(doc),
             state: RunState::Local,
             time: TimeControl::default(),
+            fixed: FixedStep::default(),
             playback: None,
             recorder: Recorder::default(),
             view: ViewState::new(doc),
@@ -264,8 +268,22 @@ impl App {
         let t = now();
         let setup = self.setup();
         let started = clock_ms();
+        // UE's one move per rendered frame, or whole 1/60 s steps (the
+        // fixed-step option): the dash goes with the first.
+        let fixed_on = self.model_controls.fixed_step();
+        let steps = |dt: f64, fixed: &mut FixedStep| -> Vec<f64> {
+            if fixed_on {
+                vec![STEP_DT; fixed.steps(dt) as usize]
+            } else {
+                vec![dt]
+            }
+        };
         match &mut self.driver {
-            Driver::Remote(r) => r.step(t, page_dt, dir, dash, fire, &setup, &mut events),
+            Driver::Remote(r) => {
+                for (i, dt) in steps(page_dt, &mut self.fixed).into_iter().enumerate() {
+                    r.step(t, dt, dir, dash && i == 0, fire, &setup, &mut events);
+                }
+            }
             Driver::Local(run) => match self.state {
                 RunState::Playing => {
                     if let Some(p) = &mut self.playback {
@@ -279,21 +297,26 @@ impl App {
                     }
                 }
                 RunState::Local | RunState::Recording => {
-                    if let Some(dt) = run_dt {
+                    if let Some(frame_dt) = run_dt {
                         let was_recording = run.is_recording();
                         // The column that runs second finds the code and
                         // data warm: the two take turns, so neither's
                         // re-simulation time is the cheaper one always.
                         let b_first = self.ab.take_turn();
-                        if let (true, Some(twin)) = (b_first, &mut self.ab.twin) {
-                            twin.step(dt, dir, dash, fire);
+                        let mut own_ms = 0.0;
+                        for (i, dt) in steps(frame_dt, &mut self.fixed).into_iter().enumerate() {
+                            let dash = dash && i == 0;
+                            if let (true, Some(twin)) = (b_first, &mut self.ab.twin) {
+                                twin.step(dt, dir, dash, fire);
+                            }
+                            let started = clock_ms();
+                            run.step_live(dt, dir, dash, fire);
+                            own_ms += clock_ms() - started;
+                            if let (false, Some(twin)) = (b_first, &mut self.ab.twin) {
+                                twin.step(dt, dir, dash, fire);
+                            }
                         }
-                        let started = clock_ms();
-                        run.step_live(dt, dir, dash, fire);
-                        self.view.column.timed(run.endpoint(), clock_ms() - started);
-                        if let (false, Some(twin)) = (b_first, &mut self.ab.twin) {
-                            twin.step(dt, dir, dash, fire);
-                        }
+                        self.view.column.timed(run.endpoint(), own_ms);
                         if self.state == RunState::Recording && was_recording && !run.is_recording()
                         {
                             self.keep_recording();

@@ -37,6 +37,7 @@ pub struct ModelControls {
     old_moves: Toggle,
     speed_buff: Toggle,
     dash_bug: Toggle,
+    fixed_step: Toggle,
     smoothing: Option<HtmlSelectElement>,
 }
 
@@ -59,6 +60,7 @@ impl ModelControls {
             old_moves: t(c::OLD_MOVES),
             speed_buff: t(c::SPEED_BUFF),
             dash_bug: t(c::DASH_BUG),
+            fixed_step: t(c::FIXED_STEP),
             smoothing: select(doc, "smoothing"),
         }
     }
@@ -86,6 +88,12 @@ impl ModelControls {
             dash_outside_saved_move: self.dash_bug.on(),
             clock_speed: self.clock_speed.value() as f32,
         }
+    }
+
+    /// The page's client runs in fixed 1/60 s steps
+    /// ([`crate::runbar::fixed_step`]).
+    pub fn fixed_step(&self) -> bool {
+        self.fixed_step.on()
     }
 
     /// The smoothing mode selected.

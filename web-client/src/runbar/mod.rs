@@ -7,11 +7,13 @@
 //!
 //! | module | holds |
 //! |---|---|
+//! | `fixed_step` | the fixed 1/60 s simulation step option: whole steps per rendered frame (pure) |
 //! | `playback` | the run's state, pause / step / speed, pacing a recording against the page's frames (pure) |
 //! | `recorder` | what was recorded or opened, and what Save does with it (pure) |
 //! | `scenario_panel` | the run bar's and the scenario card's HTML, clicks and read-outs |
 //! | `share` | the scenario API's requests, the page's share links, the clipboard |
 
+pub mod fixed_step;
 pub mod playback;
 pub mod recorder;
 pub mod scenario_panel;
