@@ -6,6 +6,9 @@
 //   first_frame  time from navigation start to the end of the first
 //                animation frame that issued a WebGL draw call (cold load
 //                first, then warm reloads), plus when the wasm started;
+//   first_frame_10mbit  the same, cold, over an emulated 10 Mbit/s, 40 ms
+//                link: the relay's precompressed files against the plain
+//                ones (Accept-Encoding: identity), median ms and kB;
 //   frames       over 10 s with all panels, the bot driving and 10 % loss:
 //                frame interval (start to start) and frame work (the wasm
 //                `frame()` call) — mean / p95 / max, and the frame rate.
@@ -142,7 +145,32 @@ try {
     loads: loads.map((l) => ({ first_drawn_frame_ms: round(l.first_drawn_frame_ms), wasm_started_ms: round(l.wasm_started_ms), dom_content_loaded_ms: round(l.dom_content_loaded_ms) })),
   };
 
-  // 2. Frame times: all panels, bot driving, loss 10 %, for SECONDS.
+  // 1b. Over a 10 Mbit/s, 40 ms link (Chromium's network emulation,
+  // cache off): the first drawn frame with the relay's precompressed files
+  // (brotli) against the plain ones (Accept-Encoding: identity), cold
+  // loads, alternating; and the bytes each load took.
+  const throttled = { compressed: [], identity: [] };
+  for (let i = 0; i < 2 * RELOADS; i++) {
+    const mode = i % 2 === 0 ? 'identity' : 'compressed';
+    const page = await browser.context.newPage();
+    const cdp = await browser.context.newCDPSession(page);
+    await cdp.send('Network.enable');
+    await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
+    await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 40, downloadThroughput: 10e6 / 8, uploadThroughput: 5e6 / 8 });
+    if (mode === 'identity') await cdp.send('Network.setExtraHTTPHeaders', { headers: { 'Accept-Encoding': 'identity' } });
+    let bytes = 0;
+    cdp.on('Network.loadingFinished', (e) => { bytes += e.encodedDataLength; });
+    await page.goto(relay.url);
+    await page.waitForFunction(() => window.__bench && window.__bench.firstDrawnFrame !== null, null, { timeout: 60_000 });
+    throttled[mode].push({ ms: await page.evaluate(() => window.__bench.firstDrawnFrame), bytes });
+    await page.close();
+  }
+  result.first_frame_10mbit = Object.fromEntries(Object.entries(throttled).map(([k, v]) => [k, {
+    median_ms: round(median(v.map((x) => x.ms))),
+    kB: Math.round(median(v.map((x) => x.bytes)) / 1000),
+  }]));
+
+
   const page = await browser.context.newPage();
   await page.goto(relay.url);
   await waitForConn(page, 'connected');

@@ -203,6 +203,7 @@ worst_trace_ratio = max((b["trace_cpu_ratio"] for b in trace_rows), default=None
 idle_kib = max((r["idle_kib_per_session"] for r in runs if r.get("target", "relay") == "relay"), default=None)
 f = wasm.get("frames", {})
 ff = wasm.get("first_frame", {})
+ft = wasm.get("first_frame_10mbit")
 rows = [
     ("`perform_movement`, one 1/60 s step (run / turn / brake)", "≥ 10 M steps/s",
      " / ".join(f"{1e3 / native[k]:.1f} M/s" for k in ["perform_movement/run", "perform_movement/turn", "perform_movement/brake"])
@@ -267,6 +268,9 @@ rows = [
      f'{size["raw_bytes"] / 1e3:.1f} kB / {size["gzip_bytes"] / 1e3:.1f} kB', verdict(size["within_budget"])),
     ("navigation → first drawn frame (localhost; cold / warm)", "–",
      f'{ff.get("cold_ms")} ms / {ff.get("warm_median_ms")} ms', ""),
+    ("the same at 10 Mbit/s and 40 ms (cold, no cache): precompressed (brotli) / plain files", "–",
+     f'{ft["compressed"]["median_ms"]} ms ({ft["compressed"]["kB"]} kB) / {ft["identity"]["median_ms"]} ms ({ft["identity"]["kB"]} kB)'
+     if ft else "–", ""),
     (f'frame time over {f.get("seconds")} s, all panels, bot, {f.get("loss_percent")} % loss: interval mean / p95 · wasm work mean / p95',
      "–", f'{f["interval_ms"]["mean"]} / {f["interval_ms"]["p95"]} ms ({f.get("fps")} fps{", paced at 30 Hz: software WebGL" if f.get("paced_30hz") else ""}) · {f["work_ms"]["mean"]} / {f["work_ms"]["p95"]} ms'
      if f.get("interval_ms") else "–", ""),
