@@ -42,6 +42,27 @@ pub fn query_param(name: &str) -> Option<String> {
         .get(name)
 }
 
+/// Every `?name=value` parameter of the page's URL, in order.
+pub fn query_pairs() -> Vec<(String, String)> {
+    let Some(search) = web_sys::window().and_then(|w| w.location().search().ok()) else {
+        return Vec::new();
+    };
+    search
+        .trim_start_matches('?')
+        .split('&')
+        .filter(|p| !p.is_empty())
+        .map(|p| {
+            let (n, v) = p.split_once('=').unwrap_or((p, ""));
+            let decode = |s: &str| {
+                js_sys::decode_uri_component(&s.replace('+', " "))
+                    .map(String::from)
+                    .unwrap_or_else(|_| s.to_owned())
+            };
+            (decode(n), decode(v))
+        })
+        .collect()
+}
+
 /// Seed for an in-page run: `?seed=N`, else the wall clock.
 pub fn local_seed() -> u64 {
     query_param("seed")

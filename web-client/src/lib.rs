@@ -76,6 +76,7 @@ mod controls;
 mod dom;
 mod download;
 mod inspector;
+mod link_params;
 mod net;
 mod panels;
 mod reconnect;

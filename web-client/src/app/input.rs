@@ -28,7 +28,10 @@ impl App {
             dir.y += 1.0;
         }
         let dash = is_key_pressed(KeyCode::Space);
-        let fire = key(KeyCode::F, KeyCode::J);
+        // Held, or pressed and released within this frame (a tap shorter
+        // than a frame still fires once).
+        let fire =
+            key(KeyCode::F, KeyCode::J) || is_key_pressed(KeyCode::F) || is_key_pressed(KeyCode::J);
         let pressed = !dir.is_zero() || dash || fire;
         let mut user = pressed;
         if is_key_pressed(KeyCode::B) {

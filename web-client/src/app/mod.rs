@@ -36,7 +36,7 @@ mod room;
 mod view;
 
 use crate::ab::twin::AbView;
-use crate::clock::{clock_ms, now, query_param};
+use crate::clock::{clock_ms, now, query_pairs, query_param};
 use crate::cmc::controls::ModelControls;
 use crate::cmc::readouts::Readouts;
 use crate::controls::link::NetControls;
@@ -189,6 +189,9 @@ impl App {
             share::load(id, app.mailbox.clone());
         }
         app.show_state();
+        if let Some(note) = crate::link_params::note(&crate::link_params::ignored(&query_pairs())) {
+            app.panel.message("error", &note);
+        }
         if let (false, Some(name)) = (local, query_param("room")) {
             match crate::room::rules::room_name(&name) {
                 Ok(name) => app.enter_room(&name),

@@ -107,7 +107,7 @@ fn mesh_offset_inset(offsets: Option<&[(f32, f32)]>, area: RectF) {
     draw_rectangle_lines(r.x, r.y, r.w, r.h, 1.0, with_alpha(LABEL, 0.35));
     let Some(offsets) = offsets else {
         text(
-            "mesh offset: no snap yet",
+            "drawn offset: no snap yet",
             r.x + 5.0,
             r.y + 13.0,
             12.0,
@@ -117,7 +117,13 @@ fn mesh_offset_inset(offsets: Option<&[(f32, f32)]>, area: RectF) {
     };
     let peak = offsets.iter().map(|&(_, cm)| cm).fold(0.0, f32::max);
     let top = nice(peak.max(5.0));
-    text("mesh offset, last snap", r.x + 5.0, r.y + 13.0, 12.0, LABEL);
+    text(
+        "drawn offset since the snap",
+        r.x + 5.0,
+        r.y + 13.0,
+        12.0,
+        LABEL,
+    );
     text_right(
         &format!("{top:.0} cm"),
         r.x + r.w - 5.0,

@@ -1,0 +1,64 @@
+//! The page's own `?` parameters (issue #24, small things): which it
+//! knows, what each takes, and — instead of ignoring a bad one silently —
+//! a line naming each it ignored. Pure: tested natively.
+//!
+//! | parameter | takes |
+//! |---|---|
+//! | `mode` | `local`: run in the page instead of on the relay |
+//! | `seed` | an unsigned integer: the in-page run's seed |
+//! | `room` | a room name (checked where rooms are: `crate::room::rules`) |
+//! | `model` | `cmc` or `rollback`: the model a new room runs |
+
+/// What was ignored among `pairs` (name, value), one phrase each, in the
+/// order they came: "mode=banana (only mode=local)".
+pub fn ignored(pairs: &[(String, String)]) -> Vec<String> {
+    pairs
+        .iter()
+        .filter_map(|(name, value)| {
+            let why = match name.as_str() {
+                "mode" if value != "local" => "only mode=local",
+                "seed" if value.parse::<u64>().is_err() => "not a whole number ≥ 0: a random seed",
+                "model" if !matches!(value.as_str(), "cmc" | "rollback") => {
+                    "only model=cmc or model=rollback"
+                }
+                "mode" | "seed" | "room" | "model" => return None,
+                _ => "not a parameter of this page",
+            };
+            Some(format!("{name}={value} ({why})"))
+        })
+        .collect()
+}
+
+/// The line the page shows for `ignored`, if anything was.
+pub fn note(ignored: &[String]) -> Option<String> {
+    (!ignored.is_empty()).then(|| format!("Ignored in the link: {}.", ignored.join(", ")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
+        list.iter()
+            .map(|(n, v)| (n.to_string(), v.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn bad_and_unknown_parameters_are_named_with_why() {
+        assert!(ignored(&pairs(&[("mode", "local"), ("seed", "42"), ("room", "x")])).is_empty());
+        let bad = ignored(&pairs(&[
+            ("mode", "banana"),
+            ("seed", "abc"),
+            ("rtt", "200"),
+        ]));
+        assert_eq!(
+            note(&bad).as_deref(),
+            Some(
+                "Ignored in the link: mode=banana (only mode=local), seed=abc (not a whole \
+                 number ≥ 0: a random seed), rtt=200 (not a parameter of this page)."
+            )
+        );
+        assert_eq!(note(&[]), None);
+    }
+}
