@@ -137,7 +137,9 @@ const ORDER: &[(&str, &[&str])] = &[
     ),
     (
         "inspect",
-        &["sample", "budget", "scrub", "story", "relay", "fork"],
+        &[
+            "sample", "budget", "scrub", "origin", "story", "relay", "fork",
+        ],
     ),
 ];
 
