@@ -70,6 +70,9 @@ pub struct ClientCounters {
     pub forced_move_drops: u64,
     /// Client time stamp resets (every 240 s).
     pub time_stamp_resets: u64,
+    /// Unacknowledged SavedMoves an Adjustment dropped unreplayed
+    /// (reconciliation off, [`ClientConfig::reconciliation`]).
+    pub dropped_moves: u64,
 }
 
 /// The local player's predicting client.
@@ -85,6 +88,9 @@ pub struct Client {
     since_send_ms: u32,
     last_acked: Option<SavedMove>,
     state: CharacterState,
+    /// The state the server last confirmed: the end of the move an Ack
+    /// named, or an Adjustment's state. Drawn when prediction is off.
+    confirmed: CharacterState,
     time_stamp: TimeStamp,
     dt_carry_ms: f64,
     pending_dash: bool,
@@ -125,6 +131,7 @@ impl Client {
             since_send_ms: u32::MAX,
             last_acked: None,
             state: CharacterState::at(spawn),
+            confirmed: CharacterState::at(spawn),
             time_stamp: TimeStamp(0),
             dt_carry_ms: 0.0,
             pending_dash: false,
@@ -236,10 +243,24 @@ impl Client {
         &self.state
     }
 
-    /// Where the character is drawn: predicted position plus the smoothing
-    /// offset left by the last correction, cm.
+    /// Where the character is drawn, cm: the predicted position plus the
+    /// smoothing offset left by the last correction; with prediction off
+    /// ([`ClientConfig::prediction`]) the state the server last confirmed
+    /// ([`Client::confirmed`]), unsmoothed.
     pub fn drawn_position(&self) -> Vec2 {
-        self.state.position + self.smoother.offset()
+        if self.config.prediction {
+            self.state.position + self.smoother.offset()
+        } else {
+            self.confirmed.position
+        }
+    }
+
+    /// The state the server last confirmed: the end of the newest move an
+    /// Ack named, or the newest Adjustment's state (the spawn before
+    /// either). What a client without prediction draws (`000_…` §5.2: it
+    /// arrives one RTT plus up to one ack interval after the move).
+    pub fn confirmed(&self) -> &CharacterState {
+        &self.confirmed
     }
 
     /// Client time of the newest move.

@@ -1,0 +1,150 @@
+//! Scenario version 3, saved from the checkpoints in the outcome until
+//! version 4: the client's switches had no prediction and no
+//! reconciliation switch (both techniques were always on). Everything
+//! else is version 4's.
+
+use super::current as next;
+use serde::Deserialize;
+
+pub(super) use next::{
+    Arena, FrameInput, LagSpike, Model, NetSettings, Outcome, ServerRules, SmoothingMode,
+};
+
+/// A version-3 scenario, field for field.
+#[derive(Deserialize)]
+pub(super) struct Scenario {
+    /// The version ([`super::read`] picked this decoder by it).
+    #[serde(rename = "version")]
+    pub(super) _version: u16,
+    pub(super) name: String,
+    pub(super) description: String,
+    pub(super) seed: u64,
+    pub(super) arena: Arena,
+    pub(super) setup: Setup,
+    pub(super) changes: Vec<Change>,
+    pub(super) frames: Vec<FrameInput>,
+    pub(super) outcome: Option<Outcome>,
+}
+
+/// The settings of version 3: its client switches.
+#[derive(Clone, Copy, Deserialize)]
+pub(super) struct Setup {
+    pub(super) net: NetSettings,
+    pub(super) rules: ServerRules,
+    pub(super) client: ClientConfig,
+    pub(super) smoothing: SmoothingMode,
+    pub(super) model: Model,
+}
+
+/// A setting change of version 3.
+#[derive(Clone, Copy, Deserialize)]
+pub(super) enum Setting {
+    Net(NetSettings),
+    Rules(ServerRules),
+    Client(ClientConfig),
+    Smoothing(SmoothingMode),
+    LagSpike(LagSpike),
+    Model(Model),
+    Deliver {
+        direction: next::Direction,
+        index: u32,
+    },
+}
+
+/// A change of version 3.
+#[derive(Clone, Copy, Deserialize)]
+pub(super) struct Change {
+    pub(super) frame: u32,
+    pub(super) setting: Setting,
+}
+
+/// The client's switches of version 3: no prediction or reconciliation
+/// switch.
+#[derive(Clone, Copy, Deserialize)]
+pub(super) struct ClientConfig {
+    pub(super) combine_moves: bool,
+    pub(super) send_interval: f32,
+    pub(super) old_move_redundancy: bool,
+    pub(super) forced_move_loss_percent: f32,
+    pub(super) speed_buff: bool,
+    pub(super) dash_outside_saved_move: bool,
+    pub(super) clock_speed: f32,
+}
+
+impl ClientConfig {
+    /// Version 4's switches: prediction and reconciliation on, as every
+    /// version-3 client had them.
+    fn upgrade(self) -> next::ClientConfig {
+        next::ClientConfig {
+            combine_moves: self.combine_moves,
+            send_interval: self.send_interval,
+            old_move_redundancy: self.old_move_redundancy,
+            forced_move_loss_percent: self.forced_move_loss_percent,
+            speed_buff: self.speed_buff,
+            dash_outside_saved_move: self.dash_outside_saved_move,
+            clock_speed: self.clock_speed,
+            prediction: true,
+            reconciliation: true,
+        }
+    }
+}
+
+impl Setting {
+    fn upgrade(self) -> next::Setting {
+        match self {
+            Setting::Net(n) => next::Setting::Net(n),
+            Setting::Rules(r) => next::Setting::Rules(r),
+            Setting::Client(c) => next::Setting::Client(c.upgrade()),
+            Setting::Smoothing(m) => next::Setting::Smoothing(m),
+            Setting::LagSpike(s) => next::Setting::LagSpike(s),
+            Setting::Model(m) => next::Setting::Model(m),
+            Setting::Deliver { direction, index } => next::Setting::Deliver { direction, index },
+        }
+    }
+}
+
+impl Scenario {
+    /// Version 4: the same run, prediction and reconciliation on.
+    fn upgrade(self) -> next::Scenario {
+        let Scenario {
+            _version: _,
+            name,
+            description,
+            seed,
+            arena,
+            setup,
+            changes,
+            frames,
+            outcome,
+        } = self;
+        next::Scenario {
+            version: 4,
+            name,
+            description,
+            seed,
+            arena,
+            setup: next::Setup {
+                net: setup.net,
+                rules: setup.rules,
+                client: setup.client.upgrade(),
+                smoothing: setup.smoothing,
+                model: setup.model,
+            },
+            changes: changes
+                .into_iter()
+                .map(|c| next::Change {
+                    frame: c.frame,
+                    setting: c.setting.upgrade(),
+                })
+                .collect(),
+            frames,
+            outcome,
+        }
+    }
+}
+
+impl super::Layout for Scenario {
+    fn into_current(self) -> crate::Scenario {
+        self.upgrade().into_current()
+    }
+}
