@@ -1,5 +1,6 @@
 //! The what-ifs of a correction: which one change — deliver a lost
-//! packet, redundancy, combining, smoothing, model, ack interval — may
+//! packet, redundancy, combining, reconciliation, smoothing, model, ack
+//! interval — may
 //! make it go the other way ([`crate::scenario::fork`] plays it), and
 //! [`Inspection::explain`], which tells a correction's story with them.
 
@@ -28,8 +29,9 @@ impl Inspection {
 }
 
 /// The what-ifs for a story: deliver each lost packet it names, then one
-/// change of each kind the issue lists (redundancy, combining, smoothing,
-/// model, ack interval) from the start of its episode.
+/// change of each kind the issue lists (redundancy, combining,
+/// reconciliation, smoothing, model, ack interval) from the start of its
+/// episode.
 fn options(ins: &Inspection, story: &Story, setup: &Setup) -> Vec<ForkOption> {
     let mut out: Vec<ForkOption> = story
         .cause_packets()
@@ -64,6 +66,13 @@ fn options(ins: &Inspection, story: &Story, setup: &Setup) -> Vec<ForkOption> {
                 ("move combining", c.combine_moves, {
                     let mut t = c;
                     t.combine_moves = !c.combine_moves;
+                    t
+                }),
+                // Prediction is not offered: off, it changes what is drawn,
+                // not what the client sends, so no correction would differ.
+                ("reconciliation", c.reconciliation, {
+                    let mut t = c;
+                    t.reconciliation = !c.reconciliation;
                     t
                 }),
             ];

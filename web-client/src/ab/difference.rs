@@ -43,6 +43,11 @@ pub enum Knob {
     SendRate,
     /// Both: how the drawn position catches up after a correction.
     Smoothing,
+    /// CMC: client-side prediction on (1) or off (0), `000_…` §3.3.
+    Prediction,
+    /// CMC: reconciliation (replay after an Adjustment) on (1) or off
+    /// (0), `000_…` §6.3–§6.4.
+    Reconciliation,
 }
 
 /// The smoothing modes B can take, by index (the knob's value).
@@ -54,7 +59,7 @@ const SMOOTHING: [SmoothingMode; 3] = [
 
 impl Knob {
     /// Every knob, in the order of the page's `#ab-knob`.
-    pub const ALL: [Knob; 12] = [
+    pub const ALL: [Knob; 14] = [
         Knob::Model,
         Knob::Redundancy,
         Knob::HoldLast,
@@ -67,6 +72,8 @@ impl Knob {
         Knob::ErrorThreshold,
         Knob::SendRate,
         Knob::Smoothing,
+        Knob::Prediction,
+        Knob::Reconciliation,
     ];
 
     /// The `<option>` value.
@@ -84,6 +91,8 @@ impl Knob {
             Knob::ErrorThreshold => "error-threshold",
             Knob::SendRate => "send-rate",
             Knob::Smoothing => "smoothing",
+            Knob::Prediction => "prediction",
+            Knob::Reconciliation => "reconciliation",
         }
     }
 
@@ -107,6 +116,8 @@ impl Knob {
             Knob::ErrorThreshold => "error threshold",
             Knob::SendRate => "send rate",
             Knob::Smoothing => "smoothing",
+            Knob::Prediction => "prediction",
+            Knob::Reconciliation => "reconciliation",
         }
     }
 
@@ -124,7 +135,9 @@ impl Knob {
             Knob::AckInterval
             | Knob::AdjustmentInterval
             | Knob::ErrorThreshold
-            | Knob::SendRate => *model == Model::Cmc,
+            | Knob::SendRate
+            | Knob::Prediction
+            | Knob::Reconciliation => *model == Model::Cmc,
         }
     }
 
@@ -150,6 +163,7 @@ impl Knob {
             Knob::ErrorThreshold => vec![1.7, 5.0, 16.0, 32.0, 100.0],
             Knob::SendRate => vec![10.0, 20.0, 30.0, 60.0, 90.0, 120.0],
             Knob::Smoothing => (0..SMOOTHING.len()).map(|i| i as f64).collect(),
+            Knob::Prediction | Knob::Reconciliation => vec![0.0, 1.0],
         }
     }
 
@@ -160,6 +174,7 @@ impl Knob {
             Knob::Model | Knob::Redundancy => 1.0,
             Knob::HoldLast | Knob::InputBuffer | Knob::AckInterval => 0.0,
             Knob::AdjustmentInterval | Knob::Smoothing => 0.0,
+            Knob::Prediction | Knob::Reconciliation => 0.0,
             Knob::StateInterval => 6.0,
             Knob::MaxPrediction => 8.0,
             Knob::TickRate => 30.0,
@@ -188,6 +203,8 @@ impl Knob {
             Knob::ErrorThreshold => f64::from(s.rules.max_position_error_tenth_cm) / 10.0,
             Knob::SendRate => (1.0 / f64::from(s.client.send_interval)).round(),
             Knob::Smoothing => SMOOTHING.iter().position(|m| *m == s.smoothing)? as f64,
+            Knob::Prediction => f64::from(u8::from(s.client.prediction)),
+            Knob::Reconciliation => f64::from(u8::from(s.client.reconciliation)),
         })
     }
 
@@ -209,6 +226,9 @@ impl Knob {
                 .get(v as usize)
                 .map_or("–", |m| m.name())
                 .to_owned(),
+            Knob::Prediction | Knob::Reconciliation => {
+                if v == 0.0 { "off" } else { "on" }.to_owned()
+            }
         }
     }
 }
@@ -272,6 +292,8 @@ impl Difference {
             (Knob::Smoothing, _) => {
                 b.smoothing = SMOOTHING.get(v as usize).copied().unwrap_or(b.smoothing);
             }
+            (Knob::Prediction, _) => b.client.prediction = v != 0.0,
+            (Knob::Reconciliation, _) => b.client.reconciliation = v != 0.0,
             _ => {}
         }
         b
@@ -373,6 +395,22 @@ mod tests {
         assert_eq!(
             Difference::of(Knob::Redundancy).b_setup(&a, RollbackConfig::default()),
             a
+        );
+    }
+
+    #[test]
+    fn reconciliation_off_against_on_is_a_client_change() {
+        let a = Setup::default();
+        let d = Difference::of(Knob::Reconciliation);
+        let b = d.b_setup(&a, RollbackConfig::default());
+        assert!(!b.client.reconciliation && b.client.prediction);
+        assert_eq!(settings_to_send(&a, &b), vec![Setting::Client(b.client)]);
+        assert_eq!(
+            d.headers(&a, &b),
+            (
+                "CMC · reconciliation on".to_owned(),
+                "CMC · reconciliation off".to_owned()
+            )
         );
     }
 
