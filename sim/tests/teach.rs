@@ -40,7 +40,14 @@ fn key_to_movement_ms(prediction: bool) -> f64 {
     for frame in 1..=120 {
         s.step(FRAME, Vec2::new(1.0, 0.0), false, false);
         if (drawn(&s) - before).length() > 0.01 {
-            return frame as f64 * FRAME * 1000.0;
+            let ms = frame as f64 * FRAME * 1000.0;
+            // The client's own read-out (the page's Metrics card) agrees.
+            let measured = s.endpoint.cmc().unwrap().key_delay_ms();
+            assert!(
+                measured.is_some_and(|m| (m - ms).abs() < 1.0),
+                "{measured:?} vs {ms}"
+            );
+            return ms;
         }
     }
     panic!("never moved");

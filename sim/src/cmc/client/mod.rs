@@ -13,7 +13,9 @@
 //! | here | the [`Client`], its frame and its read-outs |
 //! | `sending` | time stamps, combining, throttling, dual and old moves, forced loss (`000_…` §8) |
 //! | `responses` | Ack, Adjustment, replay, [`CorrectionRecord`] (`000_…` §6) |
+//! | `key_delay` | the key-to-movement delay, measured as drawn (issue 24) |
 
+mod key_delay;
 mod log;
 mod responses;
 mod sending;
@@ -103,6 +105,8 @@ pub struct Client {
     counters: ClientCounters,
     /// The account of each move, when kept (`log`).
     log: Option<Box<crate::foundation::bounded::Bounded<ClientMoveRecord>>>,
+    /// The key-to-movement delay as drawn.
+    key_delay: key_delay::KeyDelay,
 }
 
 impl Client {
@@ -143,6 +147,7 @@ impl Client {
             corrections: VecDeque::new(),
             counters: ClientCounters::default(),
             log: None,
+            key_delay: key_delay::KeyDelay::default(),
         };
         c.set_config(config);
         c
@@ -171,6 +176,26 @@ impl Client {
     /// `frame_dt` is clamped to `0..=`[`MAX_FRAME_DT`] (NaN counts as 0),
     /// then scaled by the config's `clock_speed` (1 unless speed hacking).
     pub fn tick(
+        &mut self,
+        frame_dt: f64,
+        direction: Vec2,
+        dash: bool,
+        smoothing: SmoothingMode,
+        world: &World,
+    ) -> Option<ServerMove> {
+        let sent = self.tick_move(frame_dt, direction, dash, smoothing, world);
+        let frame_ms = if frame_dt.is_finite() {
+            frame_dt.clamp(0.0, MAX_FRAME_DT) * 1000.0
+        } else {
+            0.0
+        };
+        self.key_delay
+            .frame(frame_ms, !direction.is_zero(), self.drawn_position());
+        sent
+    }
+
+    /// [`Client::tick`] but the key-to-movement delay.
+    fn tick_move(
         &mut self,
         frame_dt: f64,
         direction: Vec2,
@@ -286,6 +311,15 @@ impl Client {
     /// Counters so far.
     pub fn counters(&self) -> ClientCounters {
         self.counters
+    }
+
+    /// The newest key-to-movement delay, ms of frame time: from the frame
+    /// a push of the stick started, the character drawn standing still,
+    /// to the first frame it was drawn moved (`None` before one). One
+    /// frame with prediction; one RTT plus up to one ack interval without
+    /// ([`ClientConfig::prediction`], `000_…` §5.2).
+    pub fn key_delay_ms(&self) -> Option<f64> {
+        self.key_delay.last_ms()
     }
 
     /// Movement constants in use.
