@@ -110,6 +110,16 @@ fn options(ins: &Inspection, story: &Story, setup: &Setup) -> Vec<ForkOption> {
                     ..config
                 })),
             );
+            // ggrs's input delay: 8 ticks re-simulate about 8 fewer per
+            // State (`sim/tests/teach_rollback.rs`).
+            let input_delay = if config.input_delay == 0 { 8 } else { 0 };
+            option(
+                format!("input delay {input_delay} ticks"),
+                Setting::Model(Model::Rollback(RollbackConfig {
+                    input_delay,
+                    ..config
+                })),
+            );
             option("CMC model".to_owned(), Setting::Model(Model::Cmc));
         }
     }

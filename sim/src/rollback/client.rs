@@ -133,6 +133,9 @@ pub struct RollbackClient<G: Game> {
     remote: Vec<InputCmd>,
     history: TickRing<G::State>,
     max_prediction: Option<u16>,
+    /// Ticks between sampling the local input and simulating it (ggrs
+    /// `input_delay`, [`super::config::RollbackConfig::input_delay`]).
+    input_delay: u32,
     counters: ClientCounters,
     last_rollback: Option<RollbackRecord<G::State>>,
     scratch: Vec<InputCmd>,
@@ -157,6 +160,7 @@ impl<G: Game> RollbackClient<G> {
             local_inputs: TickRing::new(HISTORY_CAPACITY),
             history,
             max_prediction,
+            input_delay: 0,
             counters: ClientCounters::default(),
             last_rollback: None,
             scratch: Vec::new(),
@@ -166,6 +170,13 @@ impl<G: Game> RollbackClient<G> {
     /// Changes the prediction window.
     pub fn set_max_prediction(&mut self, ticks: Option<u16>) {
         self.max_prediction = ticks;
+    }
+
+    /// Changes the local input delay, ticks (ggrs `input_delay`): ticks
+    /// that no input was sampled for (after a larger delay is set, or at
+    /// the start) are simulated with the empty input.
+    pub fn set_input_delay(&mut self, ticks: u8) {
+        self.input_delay = u32::from(ticks);
     }
 
     /// The game being predicted.
@@ -208,8 +219,11 @@ impl<G: Game> RollbackClient<G> {
         self.local_inputs.get(tick).copied()
     }
 
-    /// Predicts one tick with the local `input` (its tick is set to the
-    /// client's). A waiting State is applied first.
+    /// Predicts one tick with the local `input` sampled now: it is kept
+    /// for tick *now* + the input delay (its tick set to that), and the
+    /// tick predicted uses the input kept for it (the empty input if none
+    /// was). With no delay that is `input` itself. A waiting State is
+    /// applied first.
     ///
     /// # Errors
     /// [`Stalled`] when the prediction window is full; nothing advances
@@ -225,9 +239,10 @@ impl<G: Game> RollbackClient<G> {
             return Err(Stalled { ticks_ahead });
         }
         let t = self.tick();
-        let input = input.at(t);
-        self.local_inputs.insert(t, input);
-        self.fill_inputs(t, input);
+        let at = t.plus(self.input_delay);
+        self.local_inputs.insert(at, input.at(at));
+        let local = self.local_input(t).unwrap_or(InputCmd::empty(t));
+        self.fill_inputs(t, local);
         self.game.step_in_place(&mut self.predicted, &self.scratch);
         self.history.insert_from(t.next(), &self.predicted);
         self.counters.ticks += 1;

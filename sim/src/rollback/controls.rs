@@ -20,6 +20,13 @@ pub const ROLLBACK_STATE_INTERVAL: Range =
 /// NfE's `TargetCommandSlack` is 2).
 pub const ROLLBACK_INPUT_BUFFER: Range =
     range("rollback-input-buffer", 0.0, 10.0, 1.0, 2.0, "ticks");
+/// Ticks between sampling the local input and simulating it (ggrs
+/// `SessionBuilder::with_input_delay`, default 0). A delay of *d* ticks
+/// sends each input *d* ticks early, so the client needs to run *d* ticks
+/// less ahead of the server and re-simulates that much less after each
+/// State; the player feels the delay instead (`001_…` §1: waiting for the
+/// server costs at least a round trip, a fixed delay only *d* ticks).
+pub const ROLLBACK_INPUT_DELAY: Range = range("rollback-input-delay", 0.0, 15.0, 1.0, 0.0, "ticks");
 /// Ticks the client may predict ahead of its last confirmed State (ggrs
 /// `max_prediction_window`); the default is 500 ms at the tick rate
 /// ([`super::config::DEFAULT_PREDICTION_MS`]), 30 at 60 Hz.

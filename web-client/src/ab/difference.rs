@@ -31,6 +31,8 @@ pub enum Knob {
     InputBuffer,
     /// Rollback: prediction window, ticks.
     MaxPrediction,
+    /// Rollback: local input delay, ticks (ggrs `input_delay`).
+    InputDelay,
     /// Rollback: ticks per second.
     TickRate,
     /// CMC: min time between Acks, ms.
@@ -59,13 +61,14 @@ const SMOOTHING: [SmoothingMode; 3] = [
 
 impl Knob {
     /// Every knob, in the order of the page's `#ab-knob`.
-    pub const ALL: [Knob; 14] = [
+    pub const ALL: [Knob; 15] = [
         Knob::Model,
         Knob::Redundancy,
         Knob::HoldLast,
         Knob::StateInterval,
         Knob::InputBuffer,
         Knob::MaxPrediction,
+        Knob::InputDelay,
         Knob::TickRate,
         Knob::AckInterval,
         Knob::AdjustmentInterval,
@@ -85,6 +88,7 @@ impl Knob {
             Knob::StateInterval => "state-interval",
             Knob::InputBuffer => "input-buffer",
             Knob::MaxPrediction => "max-prediction",
+            Knob::InputDelay => "input-delay",
             Knob::TickRate => "tick-rate",
             Knob::AckInterval => "ack-interval",
             Knob::AdjustmentInterval => "adjustment-interval",
@@ -110,6 +114,7 @@ impl Knob {
             Knob::StateInterval => "State interval",
             Knob::InputBuffer => "input buffer",
             Knob::MaxPrediction => "prediction window",
+            Knob::InputDelay => "input delay",
             Knob::TickRate => "tick rate",
             Knob::AckInterval => "ack interval",
             Knob::AdjustmentInterval => "adjustment interval",
@@ -131,6 +136,7 @@ impl Knob {
             | Knob::StateInterval
             | Knob::InputBuffer
             | Knob::MaxPrediction
+            | Knob::InputDelay
             | Knob::TickRate => matches!(model, Model::Rollback(_)),
             Knob::AckInterval
             | Knob::AdjustmentInterval
@@ -155,6 +161,7 @@ impl Knob {
             Knob::HoldLast => every(&c::ROLLBACK_HOLD_LAST),
             Knob::StateInterval => every(&c::ROLLBACK_STATE_INTERVAL),
             Knob::InputBuffer => every(&c::ROLLBACK_INPUT_BUFFER),
+            Knob::InputDelay => every(&c::ROLLBACK_INPUT_DELAY),
             Knob::MaxPrediction => vec![8.0, 15.0, 30.0, 60.0, 120.0, 240.0, 448.0],
             Knob::TickRate => TickRate::ALL.iter().map(|r| f64::from(r.hz())).collect(),
             Knob::AckInterval | Knob::AdjustmentInterval => {
@@ -176,7 +183,7 @@ impl Knob {
             Knob::AdjustmentInterval | Knob::Smoothing => 0.0,
             Knob::Prediction | Knob::Reconciliation => 0.0,
             Knob::StateInterval => 6.0,
-            Knob::MaxPrediction => 8.0,
+            Knob::MaxPrediction | Knob::InputDelay => 8.0,
             Knob::TickRate => 30.0,
             Knob::ErrorThreshold => 1.7,
             Knob::SendRate => 30.0,
@@ -196,6 +203,7 @@ impl Knob {
             Knob::HoldLast => r?.hold_last_limit.into(),
             Knob::StateInterval => r?.state_interval.into(),
             Knob::InputBuffer => r?.input_buffer.into(),
+            Knob::InputDelay => r?.input_delay.into(),
             Knob::MaxPrediction => r?.max_prediction.map_or(f64::INFINITY, f64::from),
             Knob::TickRate => r?.tick_rate.hz().into(),
             Knob::AckInterval => s.rules.ack_interval_ms.into(),
@@ -215,7 +223,9 @@ impl Knob {
         match self {
             Knob::Model => String::new(),
             Knob::Redundancy => plural(v, "input", "inputs"),
-            Knob::HoldLast | Knob::StateInterval | Knob::InputBuffer => plural(v, "tick", "ticks"),
+            Knob::HoldLast | Knob::StateInterval | Knob::InputBuffer | Knob::InputDelay => {
+                plural(v, "tick", "ticks")
+            }
             Knob::MaxPrediction if v.is_infinite() => "unlimited".to_owned(),
             Knob::MaxPrediction => plural(v, "tick", "ticks"),
             Knob::TickRate => format!("{v} Hz"),
@@ -279,6 +289,7 @@ impl Difference {
             (Knob::HoldLast, Model::Rollback(r)) => r.hold_last_limit = v as u8,
             (Knob::StateInterval, Model::Rollback(r)) => r.state_interval = v as u8,
             (Knob::InputBuffer, Model::Rollback(r)) => r.input_buffer = v as u8,
+            (Knob::InputDelay, Model::Rollback(r)) => r.input_delay = v as u8,
             (Knob::MaxPrediction, Model::Rollback(r)) => r.max_prediction = Some(v as u16),
             (Knob::TickRate, Model::Rollback(r)) => {
                 r.tick_rate = TickRate::from_hz(v as u32).unwrap_or(r.tick_rate);

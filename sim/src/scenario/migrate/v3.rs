@@ -1,13 +1,13 @@
 //! Scenario version 3, saved from the checkpoints in the outcome until
 //! version 4: the client's switches had no prediction and no
-//! reconciliation switch (both techniques were always on). Everything
-//! else is version 4's.
+//! reconciliation switch (both techniques were always on), the rollback
+//! settings no input delay (it was 0). Everything else is version 4's.
 
 use super::current as next;
 use serde::Deserialize;
 
 pub(super) use next::{
-    Arena, FrameInput, LagSpike, Model, NetSettings, Outcome, ServerRules, SmoothingMode,
+    Arena, FrameInput, LagSpike, NetSettings, Outcome, ServerRules, SmoothingMode,
 };
 
 /// A version-3 scenario, field for field.
@@ -71,6 +71,44 @@ pub(super) struct ClientConfig {
     pub(super) clock_speed: f32,
 }
 
+/// The model of version 3.
+#[derive(Clone, Copy, Deserialize)]
+pub(super) enum Model {
+    Cmc,
+    Rollback(RollbackConfig),
+}
+
+/// The rollback settings of version 3: no input delay.
+#[derive(Clone, Copy, Deserialize)]
+pub(super) struct RollbackConfig {
+    tick_rate: next::TickRate,
+    redundancy: u8,
+    hold_last_limit: u8,
+    state_interval: u8,
+    max_prediction: Option<u16>,
+    input_buffer: u8,
+    start_tick: next::Tick,
+}
+
+impl Model {
+    /// Version 4's model: no input delay, as every version-3 run had.
+    fn upgrade(self) -> next::Model {
+        match self {
+            Model::Cmc => next::Model::Cmc,
+            Model::Rollback(r) => next::Model::Rollback(next::RollbackConfig {
+                tick_rate: r.tick_rate,
+                redundancy: r.redundancy,
+                hold_last_limit: r.hold_last_limit,
+                state_interval: r.state_interval,
+                max_prediction: r.max_prediction,
+                input_buffer: r.input_buffer,
+                input_delay: 0,
+                start_tick: r.start_tick,
+            }),
+        }
+    }
+}
+
 impl ClientConfig {
     /// Version 4's switches: prediction and reconciliation on, as every
     /// version-3 client had them.
@@ -97,14 +135,15 @@ impl Setting {
             Setting::Client(c) => next::Setting::Client(c.upgrade()),
             Setting::Smoothing(m) => next::Setting::Smoothing(m),
             Setting::LagSpike(s) => next::Setting::LagSpike(s),
-            Setting::Model(m) => next::Setting::Model(m),
+            Setting::Model(m) => next::Setting::Model(m.upgrade()),
             Setting::Deliver { direction, index } => next::Setting::Deliver { direction, index },
         }
     }
 }
 
 impl Scenario {
-    /// Version 4: the same run, prediction and reconciliation on.
+    /// Version 4: the same run, prediction and reconciliation on, no
+    /// input delay.
     fn upgrade(self) -> next::Scenario {
         let Scenario {
             _version: _,
@@ -128,7 +167,7 @@ impl Scenario {
                 rules: setup.rules,
                 client: setup.client.upgrade(),
                 smoothing: setup.smoothing,
-                model: setup.model,
+                model: setup.model.upgrade(),
             },
             changes: changes
                 .into_iter()
