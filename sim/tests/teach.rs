@@ -133,3 +133,26 @@ fn reconciliation_off_jumps_back_where_a_replay_would_not() {
         on.adjustments
     );
 }
+
+#[test]
+fn a_correction_without_reconciliation_says_its_moves_were_dropped() {
+    let mut run = sim::ScenarioRun::record("no replay", 11, setup(200, 10, true, false));
+    let mut bot = Bot::new();
+    for _ in 0..20 * 60 {
+        let (direction, dash) = bot.input(run.endpoint().position(), FRAME as f32);
+        run.step_live(FRAME, direction, dash, false);
+    }
+    run.stop_recording();
+    let ins = sim::inspect::Inspection::of(run.scenario().clone());
+    let story = ins.explain(0).expect("a correction");
+    let lines = story.lines();
+    assert!(
+        lines
+            .iter()
+            .any(|l| l
+                == "Replayed nothing: reconciliation off, the unacknowledged moves were dropped"),
+        "{}",
+        lines.join("\n")
+    );
+    assert_eq!(story.replayed_count, 0);
+}
