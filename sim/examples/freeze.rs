@@ -40,6 +40,12 @@ fn change(i: usize) -> Vec<Setting> {
             input_delay: 4,
             ..RollbackConfig::at_rate(TickRate::Hz60)
         }))],
+        420 => vec![Setting::Model(Model::Rollback(RollbackConfig {
+            redundancy: 2,
+            input_delay: 4,
+            rollback: false,
+            ..RollbackConfig::at_rate(TickRate::Hz60)
+        }))],
         480 => {
             let mut net = NetSettings::symmetric(150, 10, 30);
             net.downlink.burst_enter_tenth_percent = 20;
@@ -114,7 +120,7 @@ fn main() {
     s.description = format!(
         "Frozen when scenario version {SCENARIO_VERSION} was current (sim/examples/freeze.rs). \
          CMC with a what-if delivery of uplink packet 40 at 2 s, rollback (redundancy 2, input \
-         delay 4, the firing bot player) from 5 s, loss to 30 % with downlink bursts at 8 s, a 300 ms lag \
+         delay 4, the firing bot player) from 5 s, rollback off from 7 s, loss to 30 % with downlink bursts at 8 s, a 300 ms lag \
          spike at 10 s, CMC again at 12 s, a 1.25x client clock without reconciliation, \
          time-discrepancy resolution and linear smoothing at 14 s, an honest clock without \
          prediction at 17 s."

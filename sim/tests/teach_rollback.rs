@@ -1,8 +1,11 @@
 //! Issue 24, part 1, the rollback model: a local input delay (ggrs
-//! `input_delay`) on top of prediction. Each input is simulated, and
-//! sent, *d* ticks after it is pressed, so the client runs *d* ticks less
-//! ahead of the server and re-simulates that much less after each State
-//! (`001_…` §8 always rebases; what shrinks is the re-simulation).
+//! `input_delay`) on top of prediction, and rollback switched off. Each
+//! input is simulated, and sent, *d* ticks after it is pressed, so the
+//! client runs *d* ticks less ahead of the server and re-simulates that
+//! much less after each State (`001_…` §8 always rebases; what shrinks is
+//! the re-simulation). Without rollback the client draws the States as
+//! they come: nothing is rebased, and a push shows a round trip late
+//! whatever the delay (`001_…` §1).
 
 use sim::protocol::Setup;
 use sim::rollback::{BotPlayer, RollbackConfig, RollbackMetrics};
@@ -11,12 +14,17 @@ use sim::{LocalSession, Model, NetSettings, Vec2};
 const FRAME: f64 = 1.0 / 60.0;
 
 fn session(rtt_ms: u16, loss: u8, input_delay: u8) -> LocalSession {
+    session_with(rtt_ms, loss, input_delay, true)
+}
+
+fn session_with(rtt_ms: u16, loss: u8, input_delay: u8, rollback: bool) -> LocalSession {
     LocalSession::with_setup(
         5,
         &Setup {
             net: NetSettings::symmetric(rtt_ms, 0, loss),
             model: Model::Rollback(RollbackConfig {
                 input_delay,
+                rollback,
                 ..RollbackConfig::default()
             }),
             ..Setup::default()
@@ -32,7 +40,10 @@ fn metrics(s: &mut LocalSession) -> RollbackMetrics {
 /// Stands still for 2 s, then holds "right": the ticks from the tick the
 /// push was sampled in to the first tick the local player moved in.
 fn input_latency_ticks(input_delay: u8) -> u32 {
-    let mut s = session(150, 0, input_delay);
+    latency(session(150, 0, input_delay))
+}
+
+fn latency(mut s: LocalSession) -> u32 {
     for _ in 0..120 {
         s.step(FRAME, Vec2::ZERO, false, false);
     }
@@ -98,4 +109,32 @@ fn an_input_delay_re_simulates_less_after_each_state() {
         eight.rollbacks,
         zero.rollbacks
     );
+}
+
+#[test]
+fn without_rollback_nothing_is_rebased_and_a_push_shows_a_round_trip_late() {
+    // RTT 150 ms is 9 ticks at 60 Hz.
+    for delay in [0, 8] {
+        let ticks = latency(session_with(150, 0, delay, false));
+        println!("RTT 150 ms, rollback off, delay {delay}: a push is drawn {ticks} ticks later");
+        assert!(
+            ticks >= 9,
+            "delay {delay}: {ticks} ticks, under a round trip"
+        );
+        assert!(ticks <= 9 + 2 + 2 + 3, "delay {delay}: {ticks} ticks");
+    }
+    let mut s = session_with(150, 5, 8, false);
+    let mut bot = BotPlayer::new(0);
+    for _ in 0..30 * 60 {
+        s.step_bot_player(&mut bot, FRAME);
+    }
+    let m = metrics(&mut s);
+    println!(
+        "RTT 150 ms, 5 % loss, 30 s, rollback off, delay 8: {} rebases, {} ticks re-simulated, \
+         {} visible rollbacks, {} ticks the picture waited",
+        m.rebases, m.resimulated_ticks, m.rollbacks, m.frozen_ticks
+    );
+    assert_eq!((m.rebases, m.resimulated_ticks, m.rollbacks), (0, 0, 0));
+    // A State every 2 ticks: the picture waits at least every other tick.
+    assert!(m.frozen_ticks >= 30 * 60 / 2 - 60, "{}", m.frozen_ticks);
 }

@@ -98,6 +98,10 @@ pub struct ClientCounters {
     pub hash_mismatches: u64,
     /// Rebases that reached further back than the kept local inputs.
     pub history_overflows: u64,
+    /// Ticks run with rollback off in which the drawn State was the same
+    /// as in the tick before: the picture stood still, waiting for the
+    /// server (`frozen-ticks`).
+    pub frozen_ticks: u64,
 }
 
 /// The last rebase, for the Replayed panel.
@@ -136,6 +140,12 @@ pub struct RollbackClient<G: Game> {
     /// Ticks between sampling the local input and simulating it (ggrs
     /// `input_delay`, [`super::config::RollbackConfig::input_delay`]).
     input_delay: u32,
+    /// Restore and re-simulate on each State
+    /// ([`super::config::RollbackConfig::rollback`]); off, the newest
+    /// State is what is drawn.
+    rollback: bool,
+    /// The tick of the State drawn at the previous tick (rollback off).
+    drawn_before: Option<Tick>,
     counters: ClientCounters,
     last_rollback: Option<RollbackRecord<G::State>>,
     scratch: Vec<InputCmd>,
@@ -161,6 +171,8 @@ impl<G: Game> RollbackClient<G> {
             history,
             max_prediction,
             input_delay: 0,
+            rollback: true,
+            drawn_before: None,
             counters: ClientCounters::default(),
             last_rollback: None,
             scratch: Vec::new(),
@@ -179,6 +191,15 @@ impl<G: Game> RollbackClient<G> {
         self.input_delay = u32::from(ticks);
     }
 
+    /// Switches rollback on or off. Off, each State is only adopted as the
+    /// confirmed state, which [`RollbackClient::predicted`] then returns;
+    /// the client's own simulation keeps its tick (the one its inputs are
+    /// sampled for) and is restored by the first State after rollback is
+    /// on again.
+    pub fn set_rollback(&mut self, on: bool) {
+        self.rollback = on;
+    }
+
     /// The game being predicted.
     pub fn game(&self) -> &G {
         &self.game
@@ -194,9 +215,14 @@ impl<G: Game> RollbackClient<G> {
         self.tick().diff(G::tick(&self.confirmed)).max(0) as u32
     }
 
-    /// The predicted state: what the client draws.
+    /// What the client draws: the predicted state, or with rollback off
+    /// the newest State applied (the confirmed one).
     pub fn predicted(&self) -> &G::State {
-        &self.predicted
+        if self.rollback {
+            &self.predicted
+        } else {
+            &self.confirmed
+        }
     }
 
     /// The last confirmed (applied) State.
@@ -238,6 +264,10 @@ impl<G: Game> RollbackClient<G> {
             self.counters.stalls += 1;
             return Err(Stalled { ticks_ahead });
         }
+        if !self.rollback && self.drawn_before == Some(G::tick(&self.confirmed)) {
+            self.counters.frozen_ticks += 1;
+        }
+        self.drawn_before = Some(G::tick(&self.confirmed));
         let t = self.tick();
         let at = t.plus(self.input_delay);
         self.local_inputs.insert(at, input.at(at));
@@ -329,9 +359,18 @@ impl<G: Game> RollbackClient<G> {
                 }
             }
         }
-        self.counters.rebases += 1;
         let from = G::tick(&update.state);
         let to = self.tick();
+        if !self.rollback {
+            // No rollback: the State is drawn as it is, nothing re-run
+            // (behind the server, the client's own tick catches up).
+            if from.is_after(to) {
+                self.predicted.clone_from(&update.state);
+            }
+            self.confirmed = update.state;
+            return true;
+        }
+        self.counters.rebases += 1;
         if from.is_after(to) {
             // Behind the server (start-up, or after a long wait): adopt it.
             self.history.insert_from(from, &update.state);

@@ -64,6 +64,11 @@ pub struct RollbackConfig {
     pub max_prediction: Option<u16>,
     /// Target input buffer, ticks, [`INPUT_BUFFER`], default 2.
     pub input_buffer: u8,
+    /// Rollback ([`controls::ROLLBACK`], default on): predict, restore each
+    /// State and re-simulate (`001_…` §8). Off, the client draws the
+    /// newest State as it arrives and never re-simulates (no rebase);
+    /// it still samples and sends its input every tick. Applies live.
+    pub rollback: bool,
     /// Local input delay, ticks, [`INPUT_DELAY`], default 0 (ggrs
     /// `input_delay`): the input sampled at tick *t* is simulated, and
     /// sent, as tick *t* + delay. Applies live.
@@ -89,6 +94,7 @@ impl RollbackConfig {
             state_interval: controls::ROLLBACK_STATE_INTERVAL.default as u8,
             max_prediction: Some(rate.ticks_in_ms(DEFAULT_PREDICTION_MS) as u16),
             input_buffer: controls::ROLLBACK_INPUT_BUFFER.default as u8,
+            rollback: controls::ROLLBACK.default,
             input_delay: controls::ROLLBACK_INPUT_DELAY.default as u8,
             start_tick: Tick(0),
         }

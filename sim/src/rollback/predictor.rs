@@ -98,6 +98,9 @@ pub struct RollbackMetrics {
     pub ticks_ahead: u32,
     /// Ticks the prediction window held the client back.
     pub stalls: u64,
+    /// Ticks the drawn picture stood still waiting for a State, rollback
+    /// off (`frozen-ticks`).
+    pub frozen_ticks: u64,
     /// Clock jumps made by the time sync.
     pub time_jumps: u64,
     /// Rebases reaching past the kept history.
@@ -167,6 +170,7 @@ impl RollbackPredictor {
         if let Some(c) = &mut self.client {
             c.set_max_prediction(config.max_prediction);
             c.set_input_delay(config.input_delay);
+            c.set_rollback(config.rollback);
         }
         Ok(())
     }
@@ -281,6 +285,7 @@ impl RollbackPredictor {
         ));
         if let Some(c) = &mut self.client {
             c.set_input_delay(self.config.input_delay);
+            c.set_rollback(self.config.rollback);
         }
         self.time_sync = TimeSync::new(self.config.input_buffer);
         self.clock = 0.0;
@@ -317,6 +322,7 @@ impl RollbackPredictor {
             time_dilation: self.time_sync.dilation(),
             ticks_ahead: self.client.as_ref().map_or(0, |c| c.ticks_ahead()),
             stalls: c.stalls,
+            frozen_ticks: c.frozen_ticks,
             time_jumps: self.time_sync.jumps(),
             history_overflows: c.history_overflows,
             acks: self.acks,

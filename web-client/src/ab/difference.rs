@@ -33,6 +33,9 @@ pub enum Knob {
     MaxPrediction,
     /// Rollback: local input delay, ticks (ggrs `input_delay`).
     InputDelay,
+    /// Rollback: predict and re-simulate on (1), or draw the States only
+    /// (0), `001_…` §8.
+    Rollback,
     /// Rollback: ticks per second.
     TickRate,
     /// CMC: min time between Acks, ms.
@@ -61,7 +64,7 @@ const SMOOTHING: [SmoothingMode; 3] = [
 
 impl Knob {
     /// Every knob, in the order of the page's `#ab-knob`.
-    pub const ALL: [Knob; 15] = [
+    pub const ALL: [Knob; 16] = [
         Knob::Model,
         Knob::Redundancy,
         Knob::HoldLast,
@@ -69,6 +72,7 @@ impl Knob {
         Knob::InputBuffer,
         Knob::MaxPrediction,
         Knob::InputDelay,
+        Knob::Rollback,
         Knob::TickRate,
         Knob::AckInterval,
         Knob::AdjustmentInterval,
@@ -89,6 +93,7 @@ impl Knob {
             Knob::InputBuffer => "input-buffer",
             Knob::MaxPrediction => "max-prediction",
             Knob::InputDelay => "input-delay",
+            Knob::Rollback => "rollback",
             Knob::TickRate => "tick-rate",
             Knob::AckInterval => "ack-interval",
             Knob::AdjustmentInterval => "adjustment-interval",
@@ -115,6 +120,7 @@ impl Knob {
             Knob::InputBuffer => "input buffer",
             Knob::MaxPrediction => "prediction window",
             Knob::InputDelay => "input delay",
+            Knob::Rollback => "rollback",
             Knob::TickRate => "tick rate",
             Knob::AckInterval => "ack interval",
             Knob::AdjustmentInterval => "adjustment interval",
@@ -137,6 +143,7 @@ impl Knob {
             | Knob::InputBuffer
             | Knob::MaxPrediction
             | Knob::InputDelay
+            | Knob::Rollback
             | Knob::TickRate => matches!(model, Model::Rollback(_)),
             Knob::AckInterval
             | Knob::AdjustmentInterval
@@ -170,7 +177,7 @@ impl Knob {
             Knob::ErrorThreshold => vec![1.7, 5.0, 16.0, 32.0, 100.0],
             Knob::SendRate => vec![10.0, 20.0, 30.0, 60.0, 90.0, 120.0],
             Knob::Smoothing => (0..SMOOTHING.len()).map(|i| i as f64).collect(),
-            Knob::Prediction | Knob::Reconciliation => vec![0.0, 1.0],
+            Knob::Prediction | Knob::Reconciliation | Knob::Rollback => vec![0.0, 1.0],
         }
     }
 
@@ -181,7 +188,7 @@ impl Knob {
             Knob::Model | Knob::Redundancy => 1.0,
             Knob::HoldLast | Knob::InputBuffer | Knob::AckInterval => 0.0,
             Knob::AdjustmentInterval | Knob::Smoothing => 0.0,
-            Knob::Prediction | Knob::Reconciliation => 0.0,
+            Knob::Prediction | Knob::Reconciliation | Knob::Rollback => 0.0,
             Knob::StateInterval => 6.0,
             Knob::MaxPrediction | Knob::InputDelay => 8.0,
             Knob::TickRate => 30.0,
@@ -204,6 +211,7 @@ impl Knob {
             Knob::StateInterval => r?.state_interval.into(),
             Knob::InputBuffer => r?.input_buffer.into(),
             Knob::InputDelay => r?.input_delay.into(),
+            Knob::Rollback => f64::from(u8::from(r?.rollback)),
             Knob::MaxPrediction => r?.max_prediction.map_or(f64::INFINITY, f64::from),
             Knob::TickRate => r?.tick_rate.hz().into(),
             Knob::AckInterval => s.rules.ack_interval_ms.into(),
@@ -236,7 +244,7 @@ impl Knob {
                 .get(v as usize)
                 .map_or("–", |m| m.name())
                 .to_owned(),
-            Knob::Prediction | Knob::Reconciliation => {
+            Knob::Prediction | Knob::Reconciliation | Knob::Rollback => {
                 if v == 0.0 { "off" } else { "on" }.to_owned()
             }
         }
@@ -290,6 +298,7 @@ impl Difference {
             (Knob::StateInterval, Model::Rollback(r)) => r.state_interval = v as u8,
             (Knob::InputBuffer, Model::Rollback(r)) => r.input_buffer = v as u8,
             (Knob::InputDelay, Model::Rollback(r)) => r.input_delay = v as u8,
+            (Knob::Rollback, Model::Rollback(r)) => r.rollback = v != 0.0,
             (Knob::MaxPrediction, Model::Rollback(r)) => r.max_prediction = Some(v as u16),
             (Knob::TickRate, Model::Rollback(r)) => {
                 r.tick_rate = TickRate::from_hz(v as u32).unwrap_or(r.tick_rate);

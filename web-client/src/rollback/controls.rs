@@ -5,7 +5,7 @@
 //! (the tooltips in `www/index.html` name the equivalent in ggrs, UE's
 //! Network Prediction plugin and Unity Netcode for Entities).
 
-use crate::controls::sliders::Slider;
+use crate::controls::sliders::{Slider, Toggle};
 use crate::dom::{notify, select, select_value};
 use sim::controls as c;
 use sim::rollback::{RollbackConfig, TickRate};
@@ -24,6 +24,7 @@ pub struct RollbackControls {
     input_buffer: Slider,
     input_delay: Slider,
     max_prediction: Slider,
+    rollback: Toggle,
 }
 
 impl RollbackControls {
@@ -41,6 +42,7 @@ impl RollbackControls {
             state_interval: s(c::ROLLBACK_STATE_INTERVAL),
             input_buffer: s(c::ROLLBACK_INPUT_BUFFER),
             input_delay: s(c::ROLLBACK_INPUT_DELAY),
+            rollback: Toggle::new(doc, c::ROLLBACK),
             max_prediction: s(c::ROLLBACK_MAX_PREDICTION),
         }
     }
@@ -81,6 +83,7 @@ impl RollbackControls {
             hold_last_limit: self.hold_last.value() as u8,
             state_interval: self.state_interval.value() as u8,
             input_buffer: self.input_buffer.value() as u8,
+            rollback: self.rollback.on(),
             input_delay: self.input_delay.value() as u8,
             max_prediction,
             start_tick: base.start_tick,
@@ -119,6 +122,7 @@ impl RollbackControls {
         self.state_interval.show(r.state_interval.into());
         self.input_buffer.show(r.input_buffer.into());
         self.input_delay.show(r.input_delay.into());
+        self.rollback.show(r.rollback);
         self.max_prediction.show(
             r.max_prediction
                 .map_or(c::ROLLBACK_MAX_PREDICTION.max, f64::from),

@@ -1,7 +1,8 @@
 //! Scenario version 3, saved from the checkpoints in the outcome until
 //! version 4: the client's switches had no prediction and no
 //! reconciliation switch (both techniques were always on), the rollback
-//! settings no input delay (it was 0). Everything else is version 4's.
+//! settings no rollback switch (always on) and no input delay (it was 0).
+//! Everything else is version 4's.
 
 use super::current as next;
 use serde::Deserialize;
@@ -78,7 +79,8 @@ pub(super) enum Model {
     Rollback(RollbackConfig),
 }
 
-/// The rollback settings of version 3: no input delay.
+/// The rollback settings of version 3: no rollback switch, no input
+/// delay.
 #[derive(Clone, Copy, Deserialize)]
 pub(super) struct RollbackConfig {
     tick_rate: next::TickRate,
@@ -91,7 +93,8 @@ pub(super) struct RollbackConfig {
 }
 
 impl Model {
-    /// Version 4's model: no input delay, as every version-3 run had.
+    /// Version 4's model: rollback on and no input delay, as every
+    /// version-3 run had.
     fn upgrade(self) -> next::Model {
         match self {
             Model::Cmc => next::Model::Cmc,
@@ -102,6 +105,7 @@ impl Model {
                 state_interval: r.state_interval,
                 max_prediction: r.max_prediction,
                 input_buffer: r.input_buffer,
+                rollback: true,
                 input_delay: 0,
                 start_tick: r.start_tick,
             }),
