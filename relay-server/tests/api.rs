@@ -140,7 +140,7 @@ async fn scenarios_of_every_version_are_read_and_upgraded(backend: &Backend) {
     let state = backend.state("/nonexistent").await;
     // Rows an older relay stored stay as they were saved: the bytes come
     // back as stored, the JSON upgraded to this build's version.
-    for name in ["v1a.bin", "v1b.bin", "v2.bin", "v3.bin"] {
+    for name in ["v1a.bin", "v1b.bin", "v2.bin", "v3.bin", "v4.bin"] {
         let bytes = frozen(name);
         let id = state.store().insert(name, &bytes, 1200, 0).await.unwrap();
         let (status, got) = send(

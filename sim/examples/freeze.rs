@@ -37,6 +37,13 @@ fn change(i: usize) -> Vec<Setting> {
         }],
         300 => vec![Setting::Model(Model::Rollback(RollbackConfig {
             redundancy: 2,
+            input_delay: 4,
+            ..RollbackConfig::at_rate(TickRate::Hz60)
+        }))],
+        420 => vec![Setting::Model(Model::Rollback(RollbackConfig {
+            redundancy: 2,
+            input_delay: 4,
+            rollback: false,
             ..RollbackConfig::at_rate(TickRate::Hz60)
         }))],
         480 => {
@@ -52,6 +59,7 @@ fn change(i: usize) -> Vec<Setting> {
         840 => vec![
             Setting::Client(ClientConfig {
                 clock_speed: 1.25,
+                reconciliation: false,
                 ..ClientConfig::default()
             }),
             Setting::Rules(ServerRules {
@@ -60,6 +68,10 @@ fn change(i: usize) -> Vec<Setting> {
             }),
             Setting::Smoothing(SmoothingMode::Linear),
         ],
+        1020 => vec![Setting::Client(ClientConfig {
+            prediction: false,
+            ..ClientConfig::default()
+        })],
         _ => Vec::new(),
     }
 }
@@ -107,10 +119,11 @@ fn main() {
     let mut s = run.scenario().clone();
     s.description = format!(
         "Frozen when scenario version {SCENARIO_VERSION} was current (sim/examples/freeze.rs). \
-         CMC with a what-if delivery of uplink packet 40 at 2 s, rollback (redundancy 2, the \
-         firing bot player) from 5 s, loss to 30 % with downlink bursts at 8 s, a 300 ms lag \
-         spike at 10 s, CMC again at 12 s, a 1.25x client clock, time-discrepancy resolution \
-         and linear smoothing at 14 s."
+         CMC with a what-if delivery of uplink packet 40 at 2 s, rollback (redundancy 2, input \
+         delay 4, the firing bot player) from 5 s, rollback off from 7 s, loss to 30 % with downlink bursts at 8 s, a 300 ms lag \
+         spike at 10 s, CMC again at 12 s, a 1.25x client clock without reconciliation, \
+         time-discrepancy resolution and linear smoothing at 14 s, an honest clock without \
+         prediction at 17 s."
     );
     s.validate().expect("a valid scenario");
     std::fs::write(&bin, codec::encode(&s)).expect("write the compact bytes");

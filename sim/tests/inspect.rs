@@ -463,7 +463,12 @@ fn a_rollback_fork_at_a_correction_keeps_the_corrections_before_it() {
     let labels: Vec<&str> = story.forks.iter().map(|o| o.label.as_str()).collect();
     assert_eq!(
         labels,
-        ["input redundancy 1", "CMC model", "smoothing disabled"]
+        [
+            "input redundancy 1",
+            "input delay 8 ticks",
+            "CMC model",
+            "smoothing disabled"
+        ]
     );
     // EPISODE_MS (2 s) at 60 Hz.
     let window = 120;

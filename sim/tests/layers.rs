@@ -57,6 +57,7 @@ const ORDER: &[(&str, &[&str])] = &[
             "codec",
             "newest_wins",
             "gilbert_elliott",
+            "transport",
             "conditioner",
             "totals",
             "link_stats",

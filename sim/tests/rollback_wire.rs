@@ -77,9 +77,10 @@ fn the_observer_view_and_the_model_switch_are_small() {
                 .initial(sim::rollback::Tick(0)),
         },
     )));
-    // SetModel: version, variant, the model's tag and 8 settings; Start
-    // of a session id as large as it gets.
-    assert_eq!((set.len(), start.len()), (11, 43));
+    // SetModel: version, variant, the model's tag and 10 settings (the
+    // rollback switch and the input delay since protocol 7); Start of a
+    // session id as large as it gets.
+    assert_eq!((set.len(), start.len()), (13, 43));
 }
 
 #[test]

@@ -48,6 +48,17 @@ pub struct ClientConfig {
     /// server's time-discrepancy detection (`000_…` §9.4) exists to catch.
     #[serde(default = "honest_clock")]
     pub clock_speed: f32,
+    /// Client-side prediction ([`controls::PREDICTION`], default on,
+    /// `000_…` §3.3). Off, [`crate::cmc::client::Client::drawn_position`]
+    /// is the state the server last confirmed (an Ack's move or an
+    /// Adjustment's state), so a key shows one RTT plus up to one ack
+    /// interval (`000_…` §5.2, 0.1 s) later. The client still simulates
+    /// every move: the ServerMove carries the location it reached.
+    pub prediction: bool,
+    /// Reconciliation ([`controls::RECONCILIATION`], default on, `000_…`
+    /// §6.3–§6.4). Off, an Adjustment snaps to the server's state and drops
+    /// every unacknowledged SavedMove instead of replaying them.
+    pub reconciliation: bool,
 }
 
 /// The range of [`ClientConfig::clock_speed`] (the page's
@@ -70,6 +81,8 @@ impl Default for ClientConfig {
             speed_buff: controls::SPEED_BUFF.default,
             dash_outside_saved_move: controls::DASH_BUG.default,
             clock_speed: honest_clock(),
+            prediction: controls::PREDICTION.default,
+            reconciliation: controls::RECONCILIATION.default,
         }
     }
 }

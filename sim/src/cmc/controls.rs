@@ -75,3 +75,20 @@ pub const FIXED_STEP: Switch = Switch {
     id: "fixed-step",
     default: false,
 };
+/// Client-side prediction (`000_…` §3.3: the autonomous proxy performs
+/// each move at once). Off, the client still simulates each move to fill
+/// the ServerMove's reported location, but draws only what the server
+/// confirmed: the key-to-movement delay becomes one RTT plus the ack
+/// interval (`000_…` §5.2).
+pub const PREDICTION: Switch = Switch {
+    id: "prediction",
+    default: true,
+};
+/// Reconciliation: replay the unacknowledged SavedMoves after an
+/// Adjustment (UE `ClientUpdatePositionAfterServerUpdate`, `000_…` §6.3–
+/// §6.4). Off, the client takes the server's state and drops its
+/// unacknowledged moves: it jumps back by what it moved in one RTT.
+pub const RECONCILIATION: Switch = Switch {
+    id: "reconciliation",
+    default: true,
+};

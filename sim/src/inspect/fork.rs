@@ -1,5 +1,6 @@
 //! The what-ifs of a correction: which one change — deliver a lost
-//! packet, redundancy, combining, smoothing, model, ack interval — may
+//! packet, redundancy, combining, reconciliation, smoothing, model, ack
+//! interval — may
 //! make it go the other way ([`crate::scenario::fork`] plays it), and
 //! [`Inspection::explain`], which tells a correction's story with them.
 
@@ -47,9 +48,9 @@ pub fn deliverable(p: &PacketRecord, setup: &Setup) -> bool {
 }
 
 /// The what-ifs for a story: deliver each packet it names (lost, or on
-/// time if it was late), then one
-/// change of each kind the issue lists (redundancy, combining, smoothing,
-/// model, ack interval) from the start of its episode.
+/// time if it was late), then one change of each kind the issue lists
+/// (redundancy, combining, reconciliation, smoothing, model, ack interval)
+/// from the start of its episode.
 fn options(ins: &Inspection, story: &Story, setup: &Setup) -> Vec<ForkOption> {
     // The packets a cause names that the link lost or held, the first
     // cause first: each can be delivered (on time).
@@ -100,6 +101,13 @@ fn options(ins: &Inspection, story: &Story, setup: &Setup) -> Vec<ForkOption> {
                     t.combine_moves = !c.combine_moves;
                     t
                 }),
+                // Prediction is not offered: off, it changes what is drawn,
+                // not what the client sends, so no correction would differ.
+                ("reconciliation", c.reconciliation, {
+                    let mut t = c;
+                    t.reconciliation = !c.reconciliation;
+                    t
+                }),
             ];
             for (name, on, toggled) in switches {
                 let to = if on { "off" } else { "on" };
@@ -132,6 +140,16 @@ fn options(ins: &Inspection, story: &Story, setup: &Setup) -> Vec<ForkOption> {
                 format!("input redundancy {redundancy}"),
                 Setting::Model(Model::Rollback(RollbackConfig {
                     redundancy,
+                    ..config
+                })),
+            );
+            // ggrs's input delay: 8 ticks re-simulate about 8 fewer per
+            // State (`sim/tests/teach_rollback.rs`).
+            let input_delay = if config.input_delay == 0 { 8 } else { 0 };
+            option(
+                format!("input delay {input_delay} ticks"),
+                Setting::Model(Model::Rollback(RollbackConfig {
+                    input_delay,
                     ..config
                 })),
             );

@@ -253,6 +253,7 @@ impl RelayInspection {
             causes,
             replayed,
             replayed_count: rec.moves_replayed,
+            dropped: !setup.client.reconciliation,
             from,
             origin: origin.unwrap_or_else(|| Origin::of(&self.marks, from, c.frame)),
             forks: Vec::new(),

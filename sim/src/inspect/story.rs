@@ -396,6 +396,9 @@ pub struct Story {
     pub replayed: Vec<ClientMoveRecord>,
     /// How many moves or ticks were replayed.
     pub replayed_count: u32,
+    /// CMC with reconciliation off: the client dropped its unacknowledged
+    /// moves instead of replaying them (`000_…` §6.3–§6.4 not done).
+    pub dropped: bool,
     /// The episode's start: where the timeline should look, and the
     /// moment whose frame ([`Inspection::frame_of`]) the what-ifs other
     /// than a delivery are applied before (rollback: at most
@@ -462,7 +465,9 @@ impl Story {
             .iter()
             .map(|m| format!("@{} {}", m.time_stamp.0, input_name(&m.input)))
             .collect();
-        out.push(if replayed.is_empty() {
+        out.push(if self.dropped {
+            "Replayed nothing: reconciliation off, the unacknowledged moves were dropped".to_owned()
+        } else if replayed.is_empty() {
             format!("Re-simulated {} ticks", self.replayed_count)
         } else {
             format!(
@@ -599,6 +604,7 @@ fn cmc_story(ins: &Inspection, c: &Correction, rec: &CorrectionRecord) -> Story 
         causes,
         replayed,
         replayed_count: rec.moves_replayed,
+        dropped: !setup.client.reconciliation,
         from,
         origin,
         forks: Vec::new(),
@@ -849,6 +855,7 @@ pub(super) fn rollback_story_of(
         causes: vec![cause],
         replayed: Vec::new(),
         replayed_count: e.to.0.saturating_sub(e.from.0),
+        dropped: false,
         from,
         origin: Origin::of(run.marks, from, c.frame),
         forks: Vec::new(),

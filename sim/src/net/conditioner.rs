@@ -21,6 +21,11 @@
 //!   duplicated? ─► a copy is delivered right behind it
 //! ```
 //!
+//! With the reliable-ordered transport ([`super::transport`], TCP) a
+//! packet the loss roll says lost is delivered one retransmission timeout
+//! later instead, every in-order packet after it waits behind it, and
+//! there are no copies and no overtaking; the five draws are the same.
+//!
 //! ## Determinism
 //! Every packet takes exactly five `u32` draws from the conditioner's own
 //! PCG-32 stream, whatever the settings, so the fate of packet *n* depends
@@ -31,6 +36,7 @@
 //! [`fate_fingerprint`] hashes such a sequence so both can be compared.
 
 use super::gilbert_elliott::{BurstState, GilbertElliott};
+use super::transport::Transport;
 use crate::foundation::hash::unit;
 use crate::foundation::time::SimTime;
 use rand_core::{RngCore, SeedableRng};
@@ -94,6 +100,15 @@ pub struct ConditionerStats {
     pub reordered: u64,
     /// Packets (copies included) handed out by `poll`.
     pub delivered: u64,
+    /// Reliable-ordered transport: packets whose loss roll said lost,
+    /// sent again one retransmission timeout later.
+    pub resent: u64,
+    /// Reliable-ordered transport: packets that arrived later than their
+    /// own latency because an earlier one was being resent (head-of-line
+    /// blocking).
+    pub held: u64,
+    /// The delay those held packets waited behind the resend, µs in all.
+    pub held_us: u64,
 }
 
 /// Most packets held in flight; more are dropped and counted. At 60
@@ -161,6 +176,11 @@ pub struct LinkConditioner<T> {
     /// Packet indices (send order, from 0) delivered even if their loss
     /// roll says lost: a what-if fork of a recorded run.
     rescued: Vec<u64>,
+    /// Datagrams or reliable and ordered.
+    transport: Transport,
+    /// `last_in_order` is a resent packet's delivery, or that of one held
+    /// behind it: a packet waiting for it is head-of-line blocked.
+    behind_resend: bool,
 }
 
 impl<T: Clone> LinkConditioner<T> {
@@ -176,7 +196,20 @@ impl<T: Clone> LinkConditioner<T> {
             queue: VecDeque::new(),
             stats: ConditionerStats::default(),
             rescued: Vec::new(),
+            transport: Transport::Datagram,
+            behind_resend: false,
         }
+    }
+
+    /// Changes how packets sent from now on are carried
+    /// ([`super::transport`]); packets in flight keep their delivery time.
+    pub fn set_transport(&mut self, transport: Transport) {
+        self.transport = transport;
+    }
+
+    /// How packets are carried.
+    pub fn transport(&self) -> Transport {
+        self.transport
     }
 
     /// Delivers the packet sent `index`-th (from 0) even if its loss roll
@@ -244,7 +277,19 @@ impl<T: Clone> LinkConditioner<T> {
 
         let bad = self.burst.step(&c.burst, burst_roll);
         let loss = if bad { c.burst.loss_in_bad } else { c.loss };
-        if loss_roll < loss && !self.rescued.contains(&index) {
+        let lost = loss_roll < loss && !self.rescued.contains(&index);
+        let mut resend_us = 0;
+        let (mut duplicate_roll, mut reorder_roll) = (duplicate_roll, reorder_roll);
+        if let Transport::ReliableOrdered { rto_ms } = self.transport {
+            // TCP: a lost packet is sent again after the RTO, the receiver
+            // drops copies, nothing overtakes.
+            if lost {
+                self.stats.resent += 1;
+                resend_us = u64::from(rto_ms) * 1000;
+            }
+            (duplicate_roll, reorder_roll) = (1.0, 1.0);
+        }
+        if lost && resend_us == 0 {
             self.stats.lost += 1;
             if bad {
                 self.stats.lost_in_burst += 1;
@@ -286,11 +331,18 @@ impl<T: Clone> LinkConditioner<T> {
             {
                 latency_us += s.extra_us as i64;
             }
-            let at = departs.plus_micros(latency_us.max(0) as u64);
+            let own = departs.plus_micros(latency_us.max(0) as u64 + resend_us);
             if rescued {
-                at
+                // Delivered on time: it neither waits nor holds anything.
+                own
             } else {
-                let at = at.max(self.last_in_order);
+                let at = own.max(self.last_in_order);
+                if at > own && self.behind_resend {
+                    self.stats.held += 1;
+                    self.stats.held_us += at.micros_since(own);
+                } else {
+                    self.behind_resend = resend_us > 0;
+                }
                 self.last_in_order = at;
                 at
             }
@@ -389,65 +441,4 @@ pub fn fate_fingerprint(seed: u64, conditions: LinkConditions, packets: u32) -> 
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn latency_delays_by_exactly_the_one_way_time() {
-        let mut c = LinkConditioner::new(
-            LinkConditions {
-                latency_ms: 50,
-                ..LinkConditions::PERFECT
-            },
-            1,
-        );
-        assert!(c.send(SimTime::from_millis(10), 10, 'a'));
-        assert_eq!(c.poll(SimTime::from_millis(59)), None);
-        assert_eq!(c.next_delivery(), Some(SimTime::from_millis(60)));
-        assert_eq!(c.poll(SimTime::from_millis(60)), Some('a'));
-    }
-
-    #[test]
-    fn same_seed_same_fates() {
-        let conditions = LinkConditions {
-            latency_ms: 30,
-            jitter_ms: 10,
-            loss: 0.3,
-            duplicate: 0.1,
-            reorder: 0.1,
-            ..LinkConditions::PERFECT
-        };
-        assert_eq!(
-            fate_fingerprint(5, conditions, 500),
-            fate_fingerprint(5, conditions, 500)
-        );
-        assert_ne!(
-            fate_fingerprint(5, conditions, 500),
-            fate_fingerprint(6, conditions, 500)
-        );
-    }
-
-    #[test]
-    fn a_packet_fate_does_not_depend_on_earlier_settings() {
-        // Five draws per packet whatever the settings: changing the loss of
-        // the first 100 packets leaves the fates of the next 100 alone.
-        let run = |early_loss: f64| {
-            let mut c = LinkConditioner::new(LinkConditions::PERFECT, 9);
-            c.set_conditions(LinkConditions {
-                loss: early_loss,
-                ..LinkConditions::PERFECT
-            });
-            for i in 0..100u64 {
-                c.send(SimTime(i), 1, i);
-            }
-            c.set_conditions(LinkConditions {
-                loss: 0.5,
-                ..LinkConditions::PERFECT
-            });
-            (100..200u64)
-                .map(|i| c.send(SimTime(i), 1, i))
-                .collect::<Vec<_>>()
-        };
-        assert_eq!(run(0.0), run(0.9));
-    }
-}
+mod tests;

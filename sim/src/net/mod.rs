@@ -3,7 +3,8 @@
 //! What any connection needs whatever it carries: the framed postcard
 //! codec ([`codec`], generic over the message type and its version byte),
 //! the seeded link conditioner ([`conditioner`]) with its bursty-loss
-//! model ([`gilbert_elliott`]), the link settings the page sets
+//! model ([`gilbert_elliott`]) and its transport, datagrams or reliable
+//! and ordered ([`transport`]), the link settings the page sets
 //! ([`settings`]: [`settings::NetSettings`], [`settings::LinkSettings`],
 //! [`settings::LagSpike`]) with their controls ([`controls`]) and named
 //! profiles ([`preset`]), the conditioner totals streamed to the page
@@ -16,7 +17,7 @@
 //!
 //! **May import:** the foundation, and its own modules, each only those
 //! above it in this order: `codec`, `newest_wins`, `gilbert_elliott`,
-//! `conditioner`, `totals`, `link_stats`, `link_meter`, `trace`,
+//! `transport`, `conditioner`, `totals`, `link_stats`, `link_meter`, `trace`,
 //! `trace_wire`, `trace_stream`, `controls`, `settings`, `preset`.
 
 pub mod codec;
@@ -32,3 +33,4 @@ pub mod totals;
 pub mod trace;
 pub mod trace_stream;
 pub mod trace_wire;
+pub mod transport;

@@ -46,7 +46,7 @@ use trace::TraceFrame;
 
 /// Version byte at the start of every frame of [`ClientMsg`] and
 /// [`ServerMsg`]. Bump on any wire change.
-pub const PROTOCOL_VERSION: u8 = 6;
+pub const PROTOCOL_VERSION: u8 = 7;
 
 /// A client → server message.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

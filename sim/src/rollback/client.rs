@@ -98,6 +98,10 @@ pub struct ClientCounters {
     pub hash_mismatches: u64,
     /// Rebases that reached further back than the kept local inputs.
     pub history_overflows: u64,
+    /// Ticks run with rollback off in which the drawn State was the same
+    /// as in the tick before: the picture stood still, waiting for the
+    /// server (`frozen-ticks`).
+    pub frozen_ticks: u64,
 }
 
 /// The last rebase, for the Replayed panel.
@@ -133,6 +137,15 @@ pub struct RollbackClient<G: Game> {
     remote: Vec<InputCmd>,
     history: TickRing<G::State>,
     max_prediction: Option<u16>,
+    /// Ticks between sampling the local input and simulating it (ggrs
+    /// `input_delay`, [`super::config::RollbackConfig::input_delay`]).
+    input_delay: u32,
+    /// Restore and re-simulate on each State
+    /// ([`super::config::RollbackConfig::rollback`]); off, the newest
+    /// State is what is drawn.
+    rollback: bool,
+    /// The tick of the State drawn at the previous tick (rollback off).
+    drawn_before: Option<Tick>,
     counters: ClientCounters,
     last_rollback: Option<RollbackRecord<G::State>>,
     scratch: Vec<InputCmd>,
@@ -157,6 +170,9 @@ impl<G: Game> RollbackClient<G> {
             local_inputs: TickRing::new(HISTORY_CAPACITY),
             history,
             max_prediction,
+            input_delay: 0,
+            rollback: true,
+            drawn_before: None,
             counters: ClientCounters::default(),
             last_rollback: None,
             scratch: Vec::new(),
@@ -166,6 +182,22 @@ impl<G: Game> RollbackClient<G> {
     /// Changes the prediction window.
     pub fn set_max_prediction(&mut self, ticks: Option<u16>) {
         self.max_prediction = ticks;
+    }
+
+    /// Changes the local input delay, ticks (ggrs `input_delay`): ticks
+    /// that no input was sampled for (after a larger delay is set, or at
+    /// the start) are simulated with the empty input.
+    pub fn set_input_delay(&mut self, ticks: u8) {
+        self.input_delay = u32::from(ticks);
+    }
+
+    /// Switches rollback on or off. Off, each State is only adopted as the
+    /// confirmed state, which [`RollbackClient::predicted`] then returns;
+    /// the client's own simulation keeps its tick (the one its inputs are
+    /// sampled for) and is restored by the first State after rollback is
+    /// on again.
+    pub fn set_rollback(&mut self, on: bool) {
+        self.rollback = on;
     }
 
     /// The game being predicted.
@@ -183,9 +215,14 @@ impl<G: Game> RollbackClient<G> {
         self.tick().diff(G::tick(&self.confirmed)).max(0) as u32
     }
 
-    /// The predicted state: what the client draws.
+    /// What the client draws: the predicted state, or with rollback off
+    /// the newest State applied (the confirmed one).
     pub fn predicted(&self) -> &G::State {
-        &self.predicted
+        if self.rollback {
+            &self.predicted
+        } else {
+            &self.confirmed
+        }
     }
 
     /// The last confirmed (applied) State.
@@ -208,8 +245,11 @@ impl<G: Game> RollbackClient<G> {
         self.local_inputs.get(tick).copied()
     }
 
-    /// Predicts one tick with the local `input` (its tick is set to the
-    /// client's). A waiting State is applied first.
+    /// Predicts one tick with the local `input` sampled now: it is kept
+    /// for tick *now* + the input delay (its tick set to that), and the
+    /// tick predicted uses the input kept for it (the empty input if none
+    /// was). With no delay that is `input` itself. A waiting State is
+    /// applied first.
     ///
     /// # Errors
     /// [`Stalled`] when the prediction window is full; nothing advances
@@ -224,10 +264,15 @@ impl<G: Game> RollbackClient<G> {
             self.counters.stalls += 1;
             return Err(Stalled { ticks_ahead });
         }
+        if !self.rollback && self.drawn_before == Some(G::tick(&self.confirmed)) {
+            self.counters.frozen_ticks += 1;
+        }
+        self.drawn_before = Some(G::tick(&self.confirmed));
         let t = self.tick();
-        let input = input.at(t);
-        self.local_inputs.insert(t, input);
-        self.fill_inputs(t, input);
+        let at = t.plus(self.input_delay);
+        self.local_inputs.insert(at, input.at(at));
+        let local = self.local_input(t).unwrap_or(InputCmd::empty(t));
+        self.fill_inputs(t, local);
         self.game.step_in_place(&mut self.predicted, &self.scratch);
         self.history.insert_from(t.next(), &self.predicted);
         self.counters.ticks += 1;
@@ -314,9 +359,18 @@ impl<G: Game> RollbackClient<G> {
                 }
             }
         }
-        self.counters.rebases += 1;
         let from = G::tick(&update.state);
         let to = self.tick();
+        if !self.rollback {
+            // No rollback: the State is drawn as it is, nothing re-run
+            // (behind the server, the client's own tick catches up).
+            if from.is_after(to) {
+                self.predicted.clone_from(&update.state);
+            }
+            self.confirmed = update.state;
+            return true;
+        }
+        self.counters.rebases += 1;
         if from.is_after(to) {
             // Behind the server (start-up, or after a long wait): adopt it.
             self.history.insert_from(from, &update.state);

@@ -20,6 +20,9 @@ pub const STATE_INTERVAL: RangeInclusive<u8> = as_u8(&controls::ROLLBACK_STATE_I
 /// Ticks of input the client aims to have waiting at the server when it
 /// needs them (the input buffer; Unity NfE's `TargetCommandSlack` is 2).
 pub const INPUT_BUFFER: RangeInclusive<u8> = as_u8(&controls::ROLLBACK_INPUT_BUFFER);
+/// Ticks between sampling the local input and simulating it (ggrs
+/// `input_delay`), [`controls::ROLLBACK_INPUT_DELAY`]: 0–15, default 0.
+pub const INPUT_DELAY: RangeInclusive<u8> = as_u8(&controls::ROLLBACK_INPUT_DELAY);
 /// Ticks the client may predict ahead of its last confirmed State (ggrs
 /// `max_prediction_window`). The top covers the worst round trip the link
 /// sliders allow at the fastest rate (see [`HISTORY_CAPACITY`]).
@@ -61,6 +64,15 @@ pub struct RollbackConfig {
     pub max_prediction: Option<u16>,
     /// Target input buffer, ticks, [`INPUT_BUFFER`], default 2.
     pub input_buffer: u8,
+    /// Rollback ([`controls::ROLLBACK`], default on): predict, restore each
+    /// State and re-simulate (`001_…` §8). Off, the client draws the
+    /// newest State as it arrives and never re-simulates (no rebase);
+    /// it still samples and sends its input every tick. Applies live.
+    pub rollback: bool,
+    /// Local input delay, ticks, [`INPUT_DELAY`], default 0 (ggrs
+    /// `input_delay`): the input sampled at tick *t* is simulated, and
+    /// sent, as tick *t* + delay. Applies live.
+    pub input_delay: u8,
     /// The match's first tick. Tests start 2 s before the wrap
     /// (`u32::MAX − 120` at 60 Hz) to run the real wrap, which a `u32` tick
     /// otherwise meets after 828 days. Changing it starts a new match.
@@ -82,6 +94,8 @@ impl RollbackConfig {
             state_interval: controls::ROLLBACK_STATE_INTERVAL.default as u8,
             max_prediction: Some(rate.ticks_in_ms(DEFAULT_PREDICTION_MS) as u16),
             input_buffer: controls::ROLLBACK_INPUT_BUFFER.default as u8,
+            rollback: controls::ROLLBACK.default,
+            input_delay: controls::ROLLBACK_INPUT_DELAY.default as u8,
             start_tick: Tick(0),
         }
     }
@@ -107,6 +121,7 @@ impl RollbackConfig {
             self.input_buffer.into(),
             widen(&INPUT_BUFFER),
         )?;
+        check("input_delay", self.input_delay.into(), widen(&INPUT_DELAY))?;
         if let Some(w) = self.max_prediction {
             let r = MAX_PREDICTION;
             check(

@@ -3,7 +3,7 @@
 //! takes its ranges and defaults from them; `crate::controls` gathers them
 //! for the page.
 
-use crate::foundation::control::{range, Range};
+use crate::foundation::control::{range, Range, Switch};
 
 // ---- the rollback model (`001_…`) -----------------------------------------
 
@@ -20,6 +20,24 @@ pub const ROLLBACK_STATE_INTERVAL: Range =
 /// NfE's `TargetCommandSlack` is 2).
 pub const ROLLBACK_INPUT_BUFFER: Range =
     range("rollback-input-buffer", 0.0, 10.0, 1.0, 2.0, "ticks");
+/// Rollback itself: predict, then restore each State and re-simulate
+/// (`001_…` §5.2, §8). Off, the client draws only the States the server
+/// sends, never predicting, and waits for them: no rebase, and a key
+/// shows a round trip plus the input buffer later (`001_…` §1: "画面至少晚
+/// 100 ms 才响应" at RTT 100 ms). In a client–server game even a fixed
+/// input delay cannot hide that round trip: only peer-to-peer lockstep,
+/// where the other input travels one way, can.
+pub const ROLLBACK: Switch = Switch {
+    id: "rollback-on",
+    default: true,
+};
+/// Ticks between sampling the local input and simulating it (ggrs
+/// `SessionBuilder::with_input_delay`, default 0). A delay of *d* ticks
+/// sends each input *d* ticks early, so the client needs to run *d* ticks
+/// less ahead of the server and re-simulates that much less after each
+/// State; the player feels the delay instead (`001_…` §1: waiting for the
+/// server costs at least a round trip, a fixed delay only *d* ticks).
+pub const ROLLBACK_INPUT_DELAY: Range = range("rollback-input-delay", 0.0, 15.0, 1.0, 0.0, "ticks");
 /// Ticks the client may predict ahead of its last confirmed State (ggrs
 /// `max_prediction_window`); the default is 500 ms at the tick rate
 /// ([`super::config::DEFAULT_PREDICTION_MS`]), 30 at 60 Hz.

@@ -98,6 +98,9 @@ pub struct RollbackMetrics {
     pub ticks_ahead: u32,
     /// Ticks the prediction window held the client back.
     pub stalls: u64,
+    /// Ticks the drawn picture stood still waiting for a State, rollback
+    /// off (`frozen-ticks`).
+    pub frozen_ticks: u64,
     /// Clock jumps made by the time sync.
     pub time_jumps: u64,
     /// Rebases reaching past the kept history.
@@ -166,6 +169,8 @@ impl RollbackPredictor {
         self.time_sync.set_target(config.input_buffer);
         if let Some(c) = &mut self.client {
             c.set_max_prediction(config.max_prediction);
+            c.set_input_delay(config.input_delay);
+            c.set_rollback(config.rollback);
         }
         Ok(())
     }
@@ -189,8 +194,11 @@ impl RollbackPredictor {
         };
         self.clock += dt * rate * self.time_sync.dilation();
         let mut out = Vec::new();
+        let delay = u32::from(self.config.input_delay);
         while self.clock >= 1.0 {
             let cmd = InputCmd::from_direction(client.tick(), direction, self.buttons);
+            // The input is simulated, and sent, as this tick + the delay.
+            let newest = cmd.tick.plus(delay);
             if client.advance(cmd).is_err() {
                 // Waiting at the window: the owed time is dropped, and the
                 // time sync sees the server's buffer shrink.
@@ -199,7 +207,6 @@ impl RollbackPredictor {
             }
             self.clock -= 1.0;
             self.buttons = buttons;
-            let newest = cmd.tick;
             let inputs = (0..u32::from(self.config.redundancy))
                 .map_while(|i| client.local_input(newest.minus(i)))
                 .map(|c| PackedInput::pack(&c))
@@ -243,8 +250,9 @@ impl RollbackPredictor {
                 if let (Some(newest), Some(buffer)) = (a.newest_input, a.buffer) {
                     if let Some(jump) = self.time_sync.on_ack(newest, buffer.into()) {
                         self.clock += f64::from(jump);
+                        let delay = u32::from(self.config.input_delay);
                         self.time_sync
-                            .jumped(client.tick().plus(jump.max(0) as u32));
+                            .jumped(client.tick().plus(jump.max(0) as u32 + delay));
                     }
                 }
                 Ok(())
@@ -275,6 +283,10 @@ impl RollbackPredictor {
             usize::from(ids.player),
             self.config.max_prediction,
         ));
+        if let Some(c) = &mut self.client {
+            c.set_input_delay(self.config.input_delay);
+            c.set_rollback(self.config.rollback);
+        }
         self.time_sync = TimeSync::new(self.config.input_buffer);
         self.clock = 0.0;
         self.acks = 0;
@@ -310,6 +322,7 @@ impl RollbackPredictor {
             time_dilation: self.time_sync.dilation(),
             ticks_ahead: self.client.as_ref().map_or(0, |c| c.ticks_ahead()),
             stalls: c.stalls,
+            frozen_ticks: c.frozen_ticks,
             time_jumps: self.time_sync.jumps(),
             history_overflows: c.history_overflows,
             acks: self.acks,

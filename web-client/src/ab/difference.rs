@@ -31,6 +31,11 @@ pub enum Knob {
     InputBuffer,
     /// Rollback: prediction window, ticks.
     MaxPrediction,
+    /// Rollback: local input delay, ticks (ggrs `input_delay`).
+    InputDelay,
+    /// Rollback: predict and re-simulate on (1), or draw the States only
+    /// (0), `001_…` §8.
+    Rollback,
     /// Rollback: ticks per second.
     TickRate,
     /// CMC: min time between Acks, ms.
@@ -43,6 +48,11 @@ pub enum Knob {
     SendRate,
     /// Both: how the drawn position catches up after a correction.
     Smoothing,
+    /// CMC: client-side prediction on (1) or off (0), `000_…` §3.3.
+    Prediction,
+    /// CMC: reconciliation (replay after an Adjustment) on (1) or off
+    /// (0), `000_…` §6.3–§6.4.
+    Reconciliation,
 }
 
 /// The smoothing modes B can take, by index (the knob's value).
@@ -54,19 +64,23 @@ const SMOOTHING: [SmoothingMode; 3] = [
 
 impl Knob {
     /// Every knob, in the order of the page's `#ab-knob`.
-    pub const ALL: [Knob; 12] = [
+    pub const ALL: [Knob; 16] = [
         Knob::Model,
         Knob::Redundancy,
         Knob::HoldLast,
         Knob::StateInterval,
         Knob::InputBuffer,
         Knob::MaxPrediction,
+        Knob::InputDelay,
+        Knob::Rollback,
         Knob::TickRate,
         Knob::AckInterval,
         Knob::AdjustmentInterval,
         Knob::ErrorThreshold,
         Knob::SendRate,
         Knob::Smoothing,
+        Knob::Prediction,
+        Knob::Reconciliation,
     ];
 
     /// The `<option>` value.
@@ -78,12 +92,16 @@ impl Knob {
             Knob::StateInterval => "state-interval",
             Knob::InputBuffer => "input-buffer",
             Knob::MaxPrediction => "max-prediction",
+            Knob::InputDelay => "input-delay",
+            Knob::Rollback => "rollback",
             Knob::TickRate => "tick-rate",
             Knob::AckInterval => "ack-interval",
             Knob::AdjustmentInterval => "adjustment-interval",
             Knob::ErrorThreshold => "error-threshold",
             Knob::SendRate => "send-rate",
             Knob::Smoothing => "smoothing",
+            Knob::Prediction => "prediction",
+            Knob::Reconciliation => "reconciliation",
         }
     }
 
@@ -101,12 +119,16 @@ impl Knob {
             Knob::StateInterval => "State interval",
             Knob::InputBuffer => "input buffer",
             Knob::MaxPrediction => "prediction window",
+            Knob::InputDelay => "input delay",
+            Knob::Rollback => "rollback",
             Knob::TickRate => "tick rate",
             Knob::AckInterval => "ack interval",
             Knob::AdjustmentInterval => "adjustment interval",
             Knob::ErrorThreshold => "error threshold",
             Knob::SendRate => "send rate",
             Knob::Smoothing => "smoothing",
+            Knob::Prediction => "prediction",
+            Knob::Reconciliation => "reconciliation",
         }
     }
 
@@ -120,11 +142,15 @@ impl Knob {
             | Knob::StateInterval
             | Knob::InputBuffer
             | Knob::MaxPrediction
+            | Knob::InputDelay
+            | Knob::Rollback
             | Knob::TickRate => matches!(model, Model::Rollback(_)),
             Knob::AckInterval
             | Knob::AdjustmentInterval
             | Knob::ErrorThreshold
-            | Knob::SendRate => *model == Model::Cmc,
+            | Knob::SendRate
+            | Knob::Prediction
+            | Knob::Reconciliation => *model == Model::Cmc,
         }
     }
 
@@ -142,6 +168,7 @@ impl Knob {
             Knob::HoldLast => every(&c::ROLLBACK_HOLD_LAST),
             Knob::StateInterval => every(&c::ROLLBACK_STATE_INTERVAL),
             Knob::InputBuffer => every(&c::ROLLBACK_INPUT_BUFFER),
+            Knob::InputDelay => every(&c::ROLLBACK_INPUT_DELAY),
             Knob::MaxPrediction => vec![8.0, 15.0, 30.0, 60.0, 120.0, 240.0, 448.0],
             Knob::TickRate => TickRate::ALL.iter().map(|r| f64::from(r.hz())).collect(),
             Knob::AckInterval | Knob::AdjustmentInterval => {
@@ -150,6 +177,7 @@ impl Knob {
             Knob::ErrorThreshold => vec![1.7, 5.0, 16.0, 32.0, 100.0],
             Knob::SendRate => vec![10.0, 20.0, 30.0, 60.0, 90.0, 120.0],
             Knob::Smoothing => (0..SMOOTHING.len()).map(|i| i as f64).collect(),
+            Knob::Prediction | Knob::Reconciliation | Knob::Rollback => vec![0.0, 1.0],
         }
     }
 
@@ -160,8 +188,9 @@ impl Knob {
             Knob::Model | Knob::Redundancy => 1.0,
             Knob::HoldLast | Knob::InputBuffer | Knob::AckInterval => 0.0,
             Knob::AdjustmentInterval | Knob::Smoothing => 0.0,
+            Knob::Prediction | Knob::Reconciliation | Knob::Rollback => 0.0,
             Knob::StateInterval => 6.0,
-            Knob::MaxPrediction => 8.0,
+            Knob::MaxPrediction | Knob::InputDelay => 8.0,
             Knob::TickRate => 30.0,
             Knob::ErrorThreshold => 1.7,
             Knob::SendRate => 30.0,
@@ -181,6 +210,8 @@ impl Knob {
             Knob::HoldLast => r?.hold_last_limit.into(),
             Knob::StateInterval => r?.state_interval.into(),
             Knob::InputBuffer => r?.input_buffer.into(),
+            Knob::InputDelay => r?.input_delay.into(),
+            Knob::Rollback => f64::from(u8::from(r?.rollback)),
             Knob::MaxPrediction => r?.max_prediction.map_or(f64::INFINITY, f64::from),
             Knob::TickRate => r?.tick_rate.hz().into(),
             Knob::AckInterval => s.rules.ack_interval_ms.into(),
@@ -188,6 +219,8 @@ impl Knob {
             Knob::ErrorThreshold => f64::from(s.rules.max_position_error_tenth_cm) / 10.0,
             Knob::SendRate => (1.0 / f64::from(s.client.send_interval)).round(),
             Knob::Smoothing => SMOOTHING.iter().position(|m| *m == s.smoothing)? as f64,
+            Knob::Prediction => f64::from(u8::from(s.client.prediction)),
+            Knob::Reconciliation => f64::from(u8::from(s.client.reconciliation)),
         })
     }
 
@@ -198,7 +231,9 @@ impl Knob {
         match self {
             Knob::Model => String::new(),
             Knob::Redundancy => plural(v, "input", "inputs"),
-            Knob::HoldLast | Knob::StateInterval | Knob::InputBuffer => plural(v, "tick", "ticks"),
+            Knob::HoldLast | Knob::StateInterval | Knob::InputBuffer | Knob::InputDelay => {
+                plural(v, "tick", "ticks")
+            }
             Knob::MaxPrediction if v.is_infinite() => "unlimited".to_owned(),
             Knob::MaxPrediction => plural(v, "tick", "ticks"),
             Knob::TickRate => format!("{v} Hz"),
@@ -209,6 +244,9 @@ impl Knob {
                 .get(v as usize)
                 .map_or("–", |m| m.name())
                 .to_owned(),
+            Knob::Prediction | Knob::Reconciliation | Knob::Rollback => {
+                if v == 0.0 { "off" } else { "on" }.to_owned()
+            }
         }
     }
 }
@@ -259,6 +297,8 @@ impl Difference {
             (Knob::HoldLast, Model::Rollback(r)) => r.hold_last_limit = v as u8,
             (Knob::StateInterval, Model::Rollback(r)) => r.state_interval = v as u8,
             (Knob::InputBuffer, Model::Rollback(r)) => r.input_buffer = v as u8,
+            (Knob::InputDelay, Model::Rollback(r)) => r.input_delay = v as u8,
+            (Knob::Rollback, Model::Rollback(r)) => r.rollback = v != 0.0,
             (Knob::MaxPrediction, Model::Rollback(r)) => r.max_prediction = Some(v as u16),
             (Knob::TickRate, Model::Rollback(r)) => {
                 r.tick_rate = TickRate::from_hz(v as u32).unwrap_or(r.tick_rate);
@@ -272,6 +312,8 @@ impl Difference {
             (Knob::Smoothing, _) => {
                 b.smoothing = SMOOTHING.get(v as usize).copied().unwrap_or(b.smoothing);
             }
+            (Knob::Prediction, _) => b.client.prediction = v != 0.0,
+            (Knob::Reconciliation, _) => b.client.reconciliation = v != 0.0,
             _ => {}
         }
         b
@@ -311,91 +353,4 @@ pub fn settings_to_send(from: &Setup, to: &Setup) -> Vec<Setting> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn rollback() -> Setup {
-        Setup {
-            model: Model::Rollback(RollbackConfig::default()),
-            ..Setup::default()
-        }
-    }
-
-    #[test]
-    fn redundancy_one_against_four_changes_only_the_redundancy() {
-        let a = rollback();
-        let d = Difference::of(Knob::Redundancy);
-        let b = d.b_setup(&a, RollbackConfig::default());
-        let Model::Rollback(r) = b.model else {
-            panic!("B runs rollback");
-        };
-        assert_eq!(r.redundancy, 1);
-        assert_eq!(
-            Model::Rollback(RollbackConfig { redundancy: 4, ..r }),
-            a.model
-        );
-        assert_eq!(settings_to_send(&a, &b), vec![Setting::Model(b.model)]);
-        assert_eq!(
-            d.headers(&a, &b),
-            (
-                "rollback 60 Hz · redundancy 4 inputs".to_owned(),
-                "rollback 60 Hz · redundancy 1 input".to_owned()
-            )
-        );
-    }
-
-    #[test]
-    fn the_model_knob_runs_the_other_model_with_the_pages_rollback_settings() {
-        let mine = RollbackConfig {
-            redundancy: 2,
-            ..RollbackConfig::default()
-        };
-        let d = Difference::default();
-        let b = d.b_setup(&Setup::default(), mine);
-        assert_eq!(b.model, Model::Rollback(mine));
-        assert_eq!(d.b_setup(&b, mine).model, Model::Cmc);
-        assert_eq!(
-            d.headers(&Setup::default(), &b),
-            ("CMC".to_owned(), "rollback 60 Hz".to_owned())
-        );
-    }
-
-    #[test]
-    fn an_ack_interval_of_zero_against_100_ms_is_a_rules_change() {
-        let a = Setup::default();
-        let d = Difference::of(Knob::AckInterval);
-        let b = d.b_setup(&a, RollbackConfig::default());
-        assert_eq!(b.rules.ack_interval_ms, 0);
-        assert_eq!(settings_to_send(&a, &b), vec![Setting::Rules(b.rules)]);
-        assert_eq!(d.headers(&a, &b).0, "CMC · ack interval 100 ms");
-        // A knob of the other model changes nothing.
-        assert!(!Knob::Redundancy.applies_to(&a.model));
-        assert_eq!(
-            Difference::of(Knob::Redundancy).b_setup(&a, RollbackConfig::default()),
-            a
-        );
-    }
-
-    #[test]
-    fn every_choice_is_in_its_controls_range_and_the_default_is_offered() {
-        for k in Knob::ALL {
-            assert_eq!(Knob::parse(k.id()), Some(k));
-            let choices = k.choices();
-            assert!(choices.contains(&k.default_b()), "{k:?}");
-            let a = if k.applies_to(&Model::Cmc) {
-                Setup::default()
-            } else {
-                rollback()
-            };
-            for v in choices {
-                let b = Difference { knob: k, b: v }.b_setup(&a, RollbackConfig::default());
-                if let Model::Rollback(r) = b.model {
-                    assert_eq!(r.validate(), Ok(()), "{k:?} = {v}");
-                }
-                if k != Knob::Model {
-                    assert_eq!(k.value(&b), Some(v), "{k:?} = {v} reads back");
-                }
-            }
-        }
-    }
-}
+mod tests;

@@ -214,6 +214,7 @@ impl App {
                 server: live.server_totals(),
                 mesh_offset_cm: v.timeline.newest().map_or(0.0, |s| s.mesh_offset_cm),
                 proxy_offset_peak_cm: peak(|s| s.proxy_offset_cm),
+                key_delay_ms: live.cmc().and_then(|c| c.key_delay_ms()),
             },
         );
         self.rollback_readouts

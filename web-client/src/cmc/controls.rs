@@ -2,7 +2,8 @@
 //! intervals, error threshold, forced adjustments, push zone,
 //! time-discrepancy resolution), the client's mechanisms (send rate,
 //! forced ServerMove loss, clock speed, combining, old moves, speed buff,
-//! the dash bug) and smoothing. Each shows the value in force and a note:
+//! the dash bug, and the two techniques that can be switched off:
+//! prediction and reconciliation) and smoothing. Each shows the value in force and a note:
 //! the UE setting it mirrors, and for the send rate what was achieved.
 
 use crate::controls::sliders::{Slider, Toggle};
@@ -38,6 +39,8 @@ pub struct ModelControls {
     speed_buff: Toggle,
     dash_bug: Toggle,
     fixed_step: Toggle,
+    prediction: Toggle,
+    reconciliation: Toggle,
     smoothing: Option<HtmlSelectElement>,
 }
 
@@ -61,6 +64,8 @@ impl ModelControls {
             speed_buff: t(c::SPEED_BUFF),
             dash_bug: t(c::DASH_BUG),
             fixed_step: t(c::FIXED_STEP),
+            prediction: t(c::PREDICTION),
+            reconciliation: t(c::RECONCILIATION),
             smoothing: select(doc, "smoothing"),
         }
     }
@@ -87,6 +92,8 @@ impl ModelControls {
             speed_buff: self.speed_buff.on(),
             dash_outside_saved_move: self.dash_bug.on(),
             clock_speed: self.clock_speed.value() as f32,
+            prediction: self.prediction.on(),
+            reconciliation: self.reconciliation.on(),
         }
     }
 
@@ -127,6 +134,8 @@ impl ModelControls {
         self.old_moves.show(cl.old_move_redundancy);
         self.speed_buff.show(cl.speed_buff);
         self.dash_bug.show(cl.dash_outside_saved_move);
+        self.prediction.show(cl.prediction);
+        self.reconciliation.show(cl.reconciliation);
         if let Some(e) = &self.smoothing {
             if e.value() != setup.smoothing.name() {
                 e.set_value(setup.smoothing.name());

@@ -22,10 +22,13 @@ pub struct Extra {
     /// The largest mesh offset of the simulated proxy over the last
     /// second, cm.
     pub proxy_offset_peak_cm: f32,
+    /// The newest key-to-movement delay as drawn, ms
+    /// (`sim::Client::key_delay_ms`).
+    pub key_delay_ms: Option<f64>,
 }
 
 /// Names of the `data-metric` read-outs written here.
-const NAMES: [&str; 23] = [
+const NAMES: [&str; 25] = [
     "moves-sent",
     "dual-moves",
     "old-moves",
@@ -35,6 +38,8 @@ const NAMES: [&str; 23] = [
     "adjustments",
     "unmatched",
     "replayed-moves",
+    "dropped-moves",
+    "key-delay-ms",
     "queue-len",
     "pos-error-cm",
     "mesh-offset-cm",
@@ -78,6 +83,8 @@ impl Readouts {
                 "adjustments" => m.adjustments.to_string(),
                 "unmatched" => c.unmatched_responses.to_string(),
                 "replayed-moves" => m.replayed_moves.to_string(),
+                "dropped-moves" => c.dropped_moves.to_string(),
+                "key-delay-ms" => x.key_delay_ms.map_or("–".into(), |d| format!("{d:.0}")),
                 "queue-len" => m.queue_len.to_string(),
                 "pos-error-cm" => m.pos_error_cm.map_or("–".into(), |e| format!("{e:.1}")),
                 "mesh-offset-cm" => format!("{:.1}", x.mesh_offset_cm),

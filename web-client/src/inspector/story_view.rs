@@ -295,12 +295,16 @@ mod tests {
     }
 
     #[test]
-    fn an_echo_is_styled_as_one_and_names_no_packet() {
+    fn an_echo_is_styled_as_one_and_names_the_packet_behind_the_correction_it_repeats() {
         let ins = Inspection::of(golden("golden-bot-150ms-10pct"));
         let view = StoryView::of(&ins.explain(2).expect("a correction"));
         assert_eq!(view.causes[0].kind, "echo");
         assert!(view.causes[0].text.contains("@8783"));
-        assert_eq!(view.packets().count(), 0);
+        assert!(view.causes[0].packets.is_empty());
+        // The chain goes on to @8783's first cause: ServerMove #585, lost.
+        assert_eq!(view.causes[1].kind, "lost");
+        let named: Vec<u64> = view.packets().map(|p| p.index).collect();
+        assert_eq!(named, [585]);
     }
 
     #[test]

@@ -5,7 +5,7 @@
 //! (the tooltips in `www/index.html` name the equivalent in ggrs, UE's
 //! Network Prediction plugin and Unity Netcode for Entities).
 
-use crate::controls::sliders::Slider;
+use crate::controls::sliders::{Slider, Toggle};
 use crate::dom::{notify, select, select_value};
 use sim::controls as c;
 use sim::rollback::{RollbackConfig, TickRate};
@@ -22,7 +22,9 @@ pub struct RollbackControls {
     hold_last: Slider,
     state_interval: Slider,
     input_buffer: Slider,
+    input_delay: Slider,
     max_prediction: Slider,
+    rollback: Toggle,
 }
 
 impl RollbackControls {
@@ -39,6 +41,8 @@ impl RollbackControls {
             hold_last: s(c::ROLLBACK_HOLD_LAST),
             state_interval: s(c::ROLLBACK_STATE_INTERVAL),
             input_buffer: s(c::ROLLBACK_INPUT_BUFFER),
+            input_delay: s(c::ROLLBACK_INPUT_DELAY),
+            rollback: Toggle::new(doc, c::ROLLBACK),
             max_prediction: s(c::ROLLBACK_MAX_PREDICTION),
         }
     }
@@ -79,6 +83,8 @@ impl RollbackControls {
             hold_last_limit: self.hold_last.value() as u8,
             state_interval: self.state_interval.value() as u8,
             input_buffer: self.input_buffer.value() as u8,
+            rollback: self.rollback.on(),
+            input_delay: self.input_delay.value() as u8,
             max_prediction,
             start_tick: base.start_tick,
         }
@@ -115,6 +121,8 @@ impl RollbackControls {
         self.hold_last.show(r.hold_last_limit.into());
         self.state_interval.show(r.state_interval.into());
         self.input_buffer.show(r.input_buffer.into());
+        self.input_delay.show(r.input_delay.into());
+        self.rollback.show(r.rollback);
         self.max_prediction.show(
             r.max_prediction
                 .map_or(c::ROLLBACK_MAX_PREDICTION.max, f64::from),
@@ -129,6 +137,7 @@ impl RollbackControls {
             &self.hold_last,
             &self.state_interval,
             &self.input_buffer,
+            &self.input_delay,
         ] {
             s.write_readout(None);
         }
@@ -168,6 +177,15 @@ impl RollbackControls {
             "aim: {b} ticks ({:.0} ms) of your input waiting at the server",
             ms(b)
         ));
+        let d = u32::from(r.input_delay);
+        self.input_delay.write_note(&if d == 0 {
+            "none: your input is simulated in the tick it is pressed".to_owned()
+        } else {
+            format!(
+                "your input is simulated {d} ticks ({:.0} ms) after you press it",
+                ms(d)
+            )
+        });
         self.max_prediction.write_note(&match r.max_prediction {
             Some(w) => format!(
                 "{:.0} ms at {hz} Hz past the last State, then the client waits",

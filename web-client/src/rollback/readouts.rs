@@ -6,7 +6,7 @@ use sim::rollback::RollbackMetrics;
 use web_sys::Document;
 
 /// Names of the `data-metric` read-outs written here.
-const NAMES: [&str; 12] = [
+const NAMES: [&str; 13] = [
     "rollbacks",
     "rebases",
     "resimulated-ticks",
@@ -19,6 +19,7 @@ const NAMES: [&str; 12] = [
     "time-dilation",
     "ticks-ahead",
     "stalls",
+    "frozen-ticks",
 ];
 
 /// Handles on the read-outs.
@@ -57,6 +58,7 @@ fn value(name: &str, m: &RollbackMetrics, resim_us: Option<f64>) -> String {
         "time-dilation" => format!("{:.3}", m.time_dilation),
         "ticks-ahead" => m.ticks_ahead.to_string(),
         "stalls" => m.stalls.to_string(),
+        "frozen-ticks" => m.frozen_ticks.to_string(),
         _ => "–".to_owned(),
     }
 }

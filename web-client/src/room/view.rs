@@ -218,6 +218,7 @@ impl RoomRun {
                     .last(1_000_000)
                     .map(|s| s.proxy_offset_cm)
                     .fold(0.0, f32::max),
+                key_delay_ms: e.client().key_delay_ms(),
             },
         );
         for name in [

@@ -13,7 +13,9 @@
 //! | here | the [`Client`], its frame and its read-outs |
 //! | `sending` | time stamps, combining, throttling, dual and old moves, forced loss (`000_…` §8) |
 //! | `responses` | Ack, Adjustment, replay, [`CorrectionRecord`] (`000_…` §6) |
+//! | `key_delay` | the key-to-movement delay, measured as drawn (issue 24) |
 
+mod key_delay;
 mod log;
 mod responses;
 mod sending;
@@ -70,6 +72,9 @@ pub struct ClientCounters {
     pub forced_move_drops: u64,
     /// Client time stamp resets (every 240 s).
     pub time_stamp_resets: u64,
+    /// Unacknowledged SavedMoves an Adjustment dropped unreplayed
+    /// (reconciliation off, [`ClientConfig::reconciliation`]).
+    pub dropped_moves: u64,
 }
 
 /// The local player's predicting client.
@@ -85,6 +90,9 @@ pub struct Client {
     since_send_ms: u32,
     last_acked: Option<SavedMove>,
     state: CharacterState,
+    /// The state the server last confirmed: the end of the move an Ack
+    /// named, or an Adjustment's state. Drawn when prediction is off.
+    confirmed: CharacterState,
     time_stamp: TimeStamp,
     dt_carry_ms: f64,
     pending_dash: bool,
@@ -97,6 +105,8 @@ pub struct Client {
     counters: ClientCounters,
     /// The account of each move, when kept (`log`).
     log: Option<Box<crate::foundation::bounded::Bounded<ClientMoveRecord>>>,
+    /// The key-to-movement delay as drawn.
+    key_delay: key_delay::KeyDelay,
 }
 
 impl Client {
@@ -125,6 +135,7 @@ impl Client {
             since_send_ms: u32::MAX,
             last_acked: None,
             state: CharacterState::at(spawn),
+            confirmed: CharacterState::at(spawn),
             time_stamp: TimeStamp(0),
             dt_carry_ms: 0.0,
             pending_dash: false,
@@ -136,6 +147,7 @@ impl Client {
             corrections: VecDeque::new(),
             counters: ClientCounters::default(),
             log: None,
+            key_delay: key_delay::KeyDelay::default(),
         };
         c.set_config(config);
         c
@@ -164,6 +176,26 @@ impl Client {
     /// `frame_dt` is clamped to `0..=`[`MAX_FRAME_DT`] (NaN counts as 0),
     /// then scaled by the config's `clock_speed` (1 unless speed hacking).
     pub fn tick(
+        &mut self,
+        frame_dt: f64,
+        direction: Vec2,
+        dash: bool,
+        smoothing: SmoothingMode,
+        world: &World,
+    ) -> Option<ServerMove> {
+        let sent = self.tick_move(frame_dt, direction, dash, smoothing, world);
+        let frame_ms = if frame_dt.is_finite() {
+            frame_dt.clamp(0.0, MAX_FRAME_DT) * 1000.0
+        } else {
+            0.0
+        };
+        self.key_delay
+            .frame(frame_ms, !direction.is_zero(), self.drawn_position());
+        sent
+    }
+
+    /// [`Client::tick`] but the key-to-movement delay.
+    fn tick_move(
         &mut self,
         frame_dt: f64,
         direction: Vec2,
@@ -236,10 +268,24 @@ impl Client {
         &self.state
     }
 
-    /// Where the character is drawn: predicted position plus the smoothing
-    /// offset left by the last correction, cm.
+    /// Where the character is drawn, cm: the predicted position plus the
+    /// smoothing offset left by the last correction; with prediction off
+    /// ([`ClientConfig::prediction`]) the state the server last confirmed
+    /// ([`Client::confirmed`]), unsmoothed.
     pub fn drawn_position(&self) -> Vec2 {
-        self.state.position + self.smoother.offset()
+        if self.config.prediction {
+            self.state.position + self.smoother.offset()
+        } else {
+            self.confirmed.position
+        }
+    }
+
+    /// The state the server last confirmed: the end of the newest move an
+    /// Ack named, or the newest Adjustment's state (the spawn before
+    /// either). What a client without prediction draws (`000_…` §5.2: it
+    /// arrives one RTT plus up to one ack interval after the move).
+    pub fn confirmed(&self) -> &CharacterState {
+        &self.confirmed
     }
 
     /// Client time of the newest move.
@@ -267,6 +313,15 @@ impl Client {
         self.counters
     }
 
+    /// The newest key-to-movement delay, ms of frame time: from the frame
+    /// a push of the stick started, the character drawn standing still,
+    /// to the first frame it was drawn moved (`None` before one). One
+    /// frame with prediction; one RTT plus up to one ack interval without
+    /// ([`ClientConfig::prediction`], `000_…` §5.2).
+    pub fn key_delay_ms(&self) -> Option<f64> {
+        self.key_delay.last_ms()
+    }
+
     /// Movement constants in use.
     pub fn params(&self) -> &MovementParams {
         &self.params
@@ -274,162 +329,4 @@ impl Client {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::cmc::wire::{AdjustmentReason, MoveResponse};
-
-    fn client() -> (Client, World) {
-        let w = World::arena();
-        (Client::new(MovementParams::default(), w.spawn), w)
-    }
-
-    /// One 60 Hz frame walking right (dashing if `dash`): the ServerMove
-    /// sent, if any.
-    fn step(c: &mut Client, w: &World, dash: bool) -> Option<ServerMove> {
-        let right = Vec2::new(1.0, 0.0);
-        c.tick(1.0 / 60.0, right, dash, SmoothingMode::Exponential, w)
-    }
-
-    /// `frames` 60 Hz frames walking right.
-    fn walk(c: &mut Client, w: &World, frames: usize) {
-        for _ in 0..frames {
-            step(c, w, false);
-        }
-    }
-
-    /// The server's Adjustment of the move stamped `ms` to `state`.
-    fn adjust(c: &mut Client, w: &World, ms: u32, state: CharacterState) {
-        let response = MoveResponse::Adjustment {
-            time_stamp: TimeStamp(ms),
-            state,
-            reason: AdjustmentReason::PositionError,
-        };
-        c.handle_move_response(&response, w);
-    }
-
-    #[test]
-    fn frames_quantize_to_whole_ms_and_carry_the_rest() {
-        let (mut c, w) = client();
-        let dts: Vec<u16> = (0..3)
-            .filter_map(|_| step(&mut c, &w, false))
-            .map(|m| m.new_move.time_stamp.0 as u16)
-            .collect();
-        // 16.67 ms frames → time stamps 16, 33, 50.
-        assert_eq!(dts, vec![16, 33, 50]);
-        assert_eq!(c.saved_moves().len(), 3);
-        assert_eq!(
-            c.saved_moves().iter().map(|m| m.dt_ms).collect::<Vec<_>>(),
-            vec![16, 17, 17]
-        );
-    }
-
-    #[test]
-    fn ack_drops_exactly_the_acked_prefix() {
-        let (mut c, w) = client();
-        walk(&mut c, &w, 6);
-        c.handle_move_response(
-            &MoveResponse::Ack {
-                time_stamp: TimeStamp(50),
-            },
-            &w,
-        );
-        let left: Vec<u32> = c.saved_moves().iter().map(|m| m.time_stamp.0).collect();
-        assert_eq!(left, vec![66, 83, 100]);
-        assert_eq!(c.counters().acks, 1);
-        // Unknown time stamp: ignored, nothing dropped.
-        c.handle_move_response(
-            &MoveResponse::Ack {
-                time_stamp: TimeStamp(51),
-            },
-            &w,
-        );
-        assert_eq!(c.saved_moves().len(), 3);
-        assert_eq!(c.counters().unmatched_responses, 1);
-    }
-
-    #[test]
-    fn adjustment_snaps_then_replays_next_tick_without_repeating_the_dash() {
-        let (mut c, w) = client();
-        step(&mut c, &w, true);
-        walk(&mut c, &w, 5);
-        assert_eq!(c.counters().dash_events, 1);
-        let before = *c.state();
-        // The server says: at ts 33 you were 50 cm lower.
-        let mut server = c.saved_moves().iter().nth(1).unwrap().end;
-        server.position.y += 50.0;
-        adjust(&mut c, &w, 33, server);
-        assert!(c.needs_replay());
-        assert_eq!(c.state().position, server.position);
-        assert_eq!(c.saved_moves().len(), 4);
-        c.tick(
-            1.0 / 60.0,
-            Vec2::new(1.0, 0.0),
-            false,
-            SmoothingMode::Disabled,
-            &w,
-        );
-        // Replayed 4 moves; same inputs from a state 50 cm lower: x is
-        // identical, y is 50 cm lower, and the dash did not fire again.
-        assert_eq!(c.counters().replayed_moves, 4);
-        assert_eq!(c.counters().dash_events, 1);
-        let replayed_end = c.saved_moves().iter().nth(3).unwrap().end;
-        assert_eq!(replayed_end.position.x, before.position.x);
-        assert_eq!(replayed_end.position.y, before.position.y + 50.0);
-        let rec = c.corrections().back().unwrap();
-        assert_eq!(
-            (rec.error_cm, rec.residual_cm, rec.moves_replayed),
-            (50.0, 50.0, 4)
-        );
-        assert!(!rec.is_redundant(16.0));
-        assert_eq!(rec.discarded.len(), 5);
-        assert_eq!(rec.replayed.len(), 5);
-    }
-
-    #[test]
-    fn an_ack_before_the_replay_folds_its_moves_into_the_replay() {
-        let (mut c, w) = client();
-        walk(&mut c, &w, 6);
-        let predicted_end = c.saved_moves().last().unwrap().end;
-        let mut server = c.saved_moves().iter().nth(1).unwrap().end;
-        server.position.y += 30.0;
-        adjust(&mut c, &w, 33, server);
-        // Same frame: an Ack for ts 66 (two moves later).
-        c.handle_move_response(
-            &MoveResponse::Ack {
-                time_stamp: TimeStamp(66),
-            },
-            &w,
-        );
-        assert_eq!(c.saved_moves().len(), 2);
-        c.tick(0.0, Vec2::ZERO, false, SmoothingMode::Disabled, &w);
-        // All 4 moves after the adjusted one were re-run: 30 cm lower, same x.
-        let end = c.saved_moves().last().unwrap().end;
-        assert_eq!(end.position.x, predicted_end.position.x);
-        assert_eq!(end.position.y, predicted_end.position.y + 30.0);
-        assert_eq!(c.counters().replayed_moves, 4);
-        assert_eq!(c.corrections().back().unwrap().moves_replayed, 4);
-    }
-
-    #[test]
-    fn smoothing_hides_the_snap_then_decays() {
-        let (mut c, w) = client();
-        for _ in 0..3 {
-            c.tick(
-                1.0 / 60.0,
-                Vec2::ZERO,
-                false,
-                SmoothingMode::Exponential,
-                &w,
-            );
-        }
-        let mut server = *c.state();
-        server.position.x += 20.0;
-        adjust(&mut c, &w, 16, server);
-        c.tick(0.0, Vec2::ZERO, false, SmoothingMode::Exponential, &w);
-        // Drawn where it was, collision 20 cm further.
-        assert_eq!(c.drawn_position(), w.spawn);
-        assert_eq!(c.state().position.x, w.spawn.x + 20.0);
-        c.tick(0.05, Vec2::ZERO, false, SmoothingMode::Exponential, &w);
-        assert_eq!(c.drawn_position().x, w.spawn.x + 10.0);
-    }
-}
+mod tests;

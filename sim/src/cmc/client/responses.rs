@@ -2,7 +2,9 @@
 //! Adjustment drops them, snaps to the server's state and flags a replay,
 //! which re-runs the rest of the SavedMoves with `is_replaying` set (UE
 //! `ClientUpdatePositionAfterServerUpdate`). Every Adjustment is kept as a
-//! [`CorrectionRecord`] for the Replayed panel.
+//! [`CorrectionRecord`] for the Replayed panel. With reconciliation off
+//! the Adjustment drops the unacknowledged moves instead, and the replay
+//! re-runs none.
 
 use super::Client;
 use crate::cmc::smoothing::SmoothingMode;
@@ -81,6 +83,9 @@ impl Client {
                         self.fold_acked_moves_into_replay(i, world);
                     }
                     self.last_acked = self.saved_moves.get(i).copied();
+                    if let Some(m) = self.last_acked {
+                        self.confirmed = m.end;
+                    }
                     self.saved_moves.ack_through(i);
                     self.counters.acks += 1;
                 }
@@ -124,10 +129,28 @@ impl Client {
                     self.drawn_before_snap = Some(self.drawn_position());
                 }
                 self.state = state;
+                self.confirmed = state;
                 self.needs_replay = true;
                 self.counters.adjustments += 1;
+                if !self.config.reconciliation {
+                    self.drop_unacknowledged();
+                }
             }
         }
+    }
+
+    /// Reconciliation off ([`crate::cmc::client_config::ClientConfig::reconciliation`]):
+    /// forgets every unacknowledged SavedMove (and the pending one), so the
+    /// replay due at the next tick re-runs none and the character stays
+    /// where the server put it, the moves made during one RTT lost. The
+    /// smoothing of the snap still runs in [`Client::replay`].
+    fn drop_unacknowledged(&mut self) {
+        let n = self.saved_moves.len();
+        if n > 0 {
+            self.saved_moves.ack_through(n - 1);
+        }
+        self.pending = false;
+        self.counters.dropped_moves += n as u64;
     }
 
     /// Advances the snapped state through the moves up to `index` (which an

@@ -1,9 +1,9 @@
 //! Scenario version 2, saved from f7d209b (issue #16) until version 3: the
 //! model and its rollback settings, the fire button, the client's clock
 //! speed, what-if deliveries. Its outcome had no checkpoints; everything
-//! else is version 3's.
+//! else is version 3's ([`super::v3`]).
 
-use super::current as next;
+use super::v3 as next;
 use serde::Deserialize;
 
 pub(super) use next::{
@@ -70,7 +70,7 @@ impl Scenario {
             outcome,
         } = self;
         next::Scenario {
-            version: 3,
+            _version: 3,
             name,
             description,
             seed,
