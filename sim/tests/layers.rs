@@ -101,6 +101,7 @@ const ORDER: &[(&str, &[&str])] = &[
             "log",
             "predictor",
             "bot",
+            "match_server",
         ],
     ),
     (
