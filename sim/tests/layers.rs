@@ -127,7 +127,15 @@ const ORDER: &[(&str, &[&str])] = &[
     (
         "endpoints",
         &[
-            "metrics", "link", "resume", "trace", "host", "client", "session", "room",
+            "metrics",
+            "link",
+            "resume",
+            "trace",
+            "host",
+            "client",
+            "session",
+            "room",
+            "rollback_room",
         ],
     ),
     (

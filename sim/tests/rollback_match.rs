@@ -438,3 +438,73 @@ fn the_ninth_player_is_refused_with_a_reason_and_the_eight_play_on() {
         assert!(metrics.hash_checks >= 170, "player {i}: {metrics:?}");
     }
 }
+
+#[test]
+fn a_rollback_room_seats_three_pages_on_their_own_links_and_they_converge() {
+    use sim::endpoints::rollback_room::RollbackRoomHost;
+    use sim::net::codec;
+    use sim::protocol::{ClientMsg, ServerMsg};
+    use sim::room::{PlayerId, RoomClientMsg};
+    let config = RollbackConfig::at_rate(TickRate::Hz60);
+    let mut host = RollbackRoomHost::new(config, 3, 11, SimTime::ZERO).unwrap();
+    let mut now = SimTime::ZERO;
+    let mut pages: Vec<(PlayerId, RollbackPredictor)> = (0..3)
+        .map(|_| {
+            let id = host.add_player(now).unwrap();
+            (id, RollbackPredictor::new(config).unwrap())
+        })
+        .collect();
+    // The fourth is refused with the reason a page shows.
+    let refused = host.add_player(now).unwrap_err();
+    assert_eq!(refused.to_string(), "the room is full (3 players)");
+    // One page on a slow link of its own: 150 ms each way.
+    let slow = ClientMsg::SetNetSettings(sim::NetSettings::symmetric(150, 10, 0));
+    let len = codec::encode(&slow).len();
+    host.receive_msg(now, pages[2].0, len, slow).unwrap();
+    for (id, _) in &pages {
+        let join = ClientMsg::Room(RoomClientMsg::Join);
+        host.receive_msg(now, *id, 2, join).unwrap();
+    }
+    let mut script = Pcg32::seed_from_u64(11);
+    let mut dirs = [Vec2::ZERO; 3];
+    for ms in 1..=13_000u64 {
+        now = SimTime::from_millis(ms);
+        for (_, id, frame) in host.poll_until(now) {
+            let page = pages.iter_mut().find(|(p, _)| *p == id).unwrap();
+            if let Ok(ServerMsg::Rollback(msg)) = codec::decode::<ServerMsg>(&frame) {
+                page.1.receive(msg).unwrap();
+            }
+        }
+        if ms % 16 != 0 {
+            continue;
+        }
+        for (k, (id, predictor)) in pages.iter_mut().enumerate() {
+            if ms < 10_000 && script.next_u32() % 30 == 0 {
+                dirs[k] = compass(script.next_u32());
+            } else if ms >= 10_000 {
+                dirs[k] = Vec2::ZERO;
+            }
+            for packet in predictor.frame(0.016, dirs[k], 0) {
+                let msg = ClientMsg::Inputs(packet);
+                let len = codec::encode(&msg).len();
+                host.receive_msg(now, *id, len, msg).unwrap();
+            }
+        }
+    }
+    let server = host.game().state();
+    for (id, predictor) in &pages {
+        let m = predictor.metrics();
+        assert_eq!(m.hash_mismatches, 0, "{id:?}");
+        // A State every 2 ticks for 13 s: 390, no loss on these links.
+        assert!(m.hash_checks >= 380, "{id:?}: {m:?}");
+        // Three seconds without input: everyone stands still, and each
+        // page's confirmed world is the server's but for the tick.
+        let confirmed = predictor.confirmed().unwrap();
+        assert_eq!(confirmed.players, server.players, "{id:?}");
+        assert_eq!(confirmed.projectiles, server.projectiles);
+        assert_eq!(predictor.predicted().unwrap().players, server.players);
+        let seat = host.seat(*id).unwrap();
+        // 13 s at 60 Hz, every input of it received once.
+        assert!(host.game().inputs(seat).received > 700, "{id:?}");
+    }
+}
