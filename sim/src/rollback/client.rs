@@ -20,8 +20,8 @@
 //! ticks and the rebases whose State confirmed at least one of them
 //! ([`RemoteCounters`]; issue 22). This is bookkeeping only: every valid
 //! State is applied whoever caused it, and the *visible* rollback count
-//! keeps `001_…` §8's definition ("统计口径不等于是否应用权威状态": only a
-//! significant local-player difference counts).
+//! keeps `001_…` §5.2's definition (only a significant local-player
+//! difference counts: "统计口径不等于是否应用权威状态"; §8).
 //!
 //! A State is applied at the start of the next [`RollbackClient::advance`]
 //! or [`RollbackClient::rebase_if_due`] — also while the prediction window
