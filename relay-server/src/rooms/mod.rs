@@ -290,12 +290,13 @@ impl Rooms {
     }
 
     /// Makes room `id`, whose home this relay now is under `lease`, fresh
-    /// or from `checkpoint`; returns the seats made from it, each under its
-    /// token's hash, to be parked for their players' Resumes. Nothing if
-    /// the room is here already.
+    /// (running `model`) or from `checkpoint`; returns the seats made from
+    /// it, each under its token's hash, to be parked for their players'
+    /// Resumes. Nothing if the room is here already.
     pub(crate) fn create(
         self: &Arc<Self>,
         id: &RoomId,
+        model: Option<RoomModel>,
         lease: i64,
         checkpoint: Option<&Checkpoint>,
         metrics: &Arc<Metrics>,
@@ -305,8 +306,12 @@ impl Rooms {
             return Vec::new();
         }
         // A room carried on from a checkpoint is a CMC room (a rollback
-        // room keeps none).
-        let (entry, seats) = self.spawn(id, RoomModel::Cmc, metrics, Some(lease), checkpoint);
+        // room keeps none); a fresh one runs the model asked for.
+        let model = match checkpoint {
+            Some(_) => RoomModel::Cmc,
+            None => model.unwrap_or_default(),
+        };
+        let (entry, seats) = self.spawn(id, model, metrics, Some(lease), checkpoint);
         map.insert(id.clone(), entry);
         seats
     }

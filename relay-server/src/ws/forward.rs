@@ -97,10 +97,12 @@ pub(super) async fn upgrade(state: AppState, ws: WebSocketUpgrade, o: Origin) ->
             super::unavailable(&state, Place::Unavailable(body))
         }
         Err(Unreachable::Refused(status, body)) => (status, body).into_response(),
-        Err(Unreachable::Gone) => match crate::homes::take_over(&state, &o.room, &o.home).await {
-            Place::Here => super::here(state, ws, o.permit, o.client, Some(o.room), o.model),
-            other => super::unavailable(&state, other),
-        },
+        Err(Unreachable::Gone) => {
+            match crate::homes::take_over(&state, &o.room, o.model, &o.home).await {
+                Place::Here => super::here(state, ws, o.permit, o.client, Some(o.room), o.model),
+                other => super::unavailable(&state, other),
+            }
+        }
         Err(Unreachable::Other(why)) => {
             warn!(room = %o.room, home = %o.home.instance, %why, "room's home unreachable");
             super::unavailable(

@@ -87,7 +87,7 @@ pub(crate) async fn upgrade(
             .into_response();
     };
     let place = match room.as_ref().filter(|r| r.is_shared()) {
-        Some(room) => crate::homes::place(&state, room, &headers).await,
+        Some(room) => crate::homes::place(&state, room, model, &headers).await,
         None => Place::Here,
     };
     match (place, room) {
