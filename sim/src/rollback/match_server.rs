@@ -145,6 +145,16 @@ impl MatchServer {
             })
     }
 
+    /// Puts `occupant` in free seat `seat`: a new occupant starts with no
+    /// inputs and no counters of the one before.
+    fn seat(&mut self, seat: usize, occupant: Occupant) {
+        let _ = self.server.reset_player(seat);
+        self.seats[seat] = Seat {
+            occupant,
+            refused: RefusedCounters::default(),
+        };
+    }
+
     /// Seats the connection `session` in the lowest free seat and returns
     /// its Start (its ids, the tick rate, the world now).
     ///
@@ -152,7 +162,7 @@ impl MatchServer {
     /// [`JoinRefused::Full`] when every seat is taken; nothing changes.
     pub fn join(&mut self, session: u32) -> Result<StartMsg, JoinRefused> {
         let seat = self.free_seat()?;
-        self.seats[seat].occupant = Occupant::Player { session };
+        self.seat(seat, Occupant::Player { session });
         Ok(self.start_msg(seat).expect("just seated"))
     }
 
@@ -162,10 +172,13 @@ impl MatchServer {
     /// [`JoinRefused::Full`] when every seat is taken.
     pub fn add_bot(&mut self, bot: BotPlayer) -> Result<usize, JoinRefused> {
         let seat = self.free_seat()?;
-        self.seats[seat].occupant = Occupant::Bot {
-            start: bot.clone(),
-            bot,
-        };
+        self.seat(
+            seat,
+            Occupant::Bot {
+                start: bot.clone(),
+                bot,
+            },
+        );
         Ok(seat)
     }
 
@@ -379,6 +392,49 @@ fn new_server(arena: Arena, config: &RollbackConfig) -> RollbackServer<Arena> {
 mod tests {
     use super::*;
     use crate::rollback::tick::TickRate;
+
+    #[test]
+    fn a_new_occupant_of_a_freed_seat_starts_with_no_inputs_or_counters() {
+        use crate::rollback::wire::{InputPacket, PackedInput};
+        let mut m = MatchServer::new(RollbackConfig::at_rate(TickRate::Hz60), 2, 1).unwrap();
+        let a = m.join(10).unwrap().ids;
+        m.join(11).unwrap();
+        let fire = PackedInput {
+            buttons: InputCmd::FIRE,
+            move_x: 0,
+            move_y: 0,
+        };
+        let packet = |ids, tick| InputPacket {
+            ids,
+            newest: tick,
+            inputs: vec![fire],
+        };
+        m.deliver(&packet(a, m.state().tick)).unwrap();
+        let mut out = Vec::new();
+        for _ in 0..3 {
+            m.run_tick(&mut out);
+        }
+        // Held twice, then a stale packet refused.
+        assert_eq!((m.inputs(0).received, m.inputs(0).held), (1, 2));
+        let _ = m.deliver(&InputPacket {
+            ids: Ids { match_id: 0, ..a },
+            ..packet(a, m.state().tick)
+        });
+        assert_eq!(m.refused(0).stale_match, 1);
+        m.leave(0);
+        let b = m.join(12).unwrap().ids;
+        assert_eq!((b.player, b.session), (0, 12));
+        assert_eq!(m.inputs(0), InputCounters::default());
+        assert_eq!(m.refused(0), RefusedCounters::default());
+        // Standing still until their first input is no miss.
+        m.run_tick(&mut out);
+        assert_eq!(m.inputs(0).missed(), 0);
+        // The one who left is another session now.
+        assert_eq!(
+            m.deliver(&packet(a, m.state().tick)),
+            Err(PacketRefused::Identity(IdentityError::Session))
+        );
+    }
 
     #[test]
     fn the_ninth_player_is_refused_with_its_reason() {
