@@ -27,11 +27,11 @@
 
 use crate::endpoints::link::HostLink;
 use crate::endpoints::room::RoomError;
-use crate::foundation::control::check;
+use crate::foundation::control::{check, SettingsError};
 use crate::foundation::hash::Fnv64;
 use crate::foundation::time::SimTime;
 use crate::protocol::{ClientMsg, ServerMsg};
-use crate::rollback::arena::MAX_PLAYERS;
+use crate::rollback::arena::{MAX_PLAYERS, MIN_PLAYERS};
 use crate::rollback::bot::BotPlayer;
 use crate::rollback::config::RollbackConfig;
 use crate::rollback::match_server::{JoinRefused, MatchError, MatchServer};
@@ -74,9 +74,8 @@ impl RollbackRoomHost {
     /// whose link conditioners and ids draw from `seed`.
     ///
     /// # Errors
-    /// [`RoomError::Settings`] if `config` is out of range, or
-    /// [`RoomError::Full`] naming [`MAX_PLAYERS`] when `max_players` is
-    /// outside `2..=8`.
+    /// [`RoomError::Settings`] if `config` is out of range or
+    /// `max_players` is outside `2..=8`.
     pub fn new(
         config: RollbackConfig,
         max_players: usize,
@@ -88,7 +87,12 @@ impl RollbackRoomHost {
         let match_id = Fnv64::new().u64(seed).u64(0x004d_4154_4348).finish() as u32;
         let game = MatchServer::new(config, max_players, match_id).map_err(|e| match e {
             MatchError::Settings(s) => RoomError::Settings(s),
-            MatchError::PlayerCount(_) => RoomError::Full { max: MAX_PLAYERS },
+            MatchError::PlayerCount(n) => RoomError::Settings(SettingsError {
+                name: "max_players",
+                value: u32::try_from(n).unwrap_or(u32::MAX),
+                min: MIN_PLAYERS as u32,
+                max: MAX_PLAYERS as u32,
+            }),
         })?;
         Ok(RollbackRoomHost {
             game,
