@@ -108,6 +108,11 @@ pub struct Limits {
     /// (`--max-room-players`, `1..=`[`sim::room::config::MAX_ROOM_PLAYERS`]);
     /// one more is refused.
     pub max_room_players: usize,
+    /// Most players in one rollback room (`/ws?room=NAME&model=rollback`),
+    /// bots included (`--max-rollback-players`,
+    /// `2..=`[`sim::rollback::arena::MAX_PLAYERS`]: issue 22's "2–8
+    /// players"); one more is refused with the reason.
+    pub max_rollback_players: usize,
     /// How long a shared room with no player (bots do not count) lives
     /// on before it is dropped (issue #13: 30 s).
     pub empty_room_lifetime: Duration,
@@ -180,6 +185,7 @@ impl Default for Limits {
             send_timeout: Duration::from_secs(5),
             socket_send_buffer: 64 * 1024,
             max_room_players: sim::room::config::DEFAULT_MAX_PLAYERS,
+            max_rollback_players: sim::rollback::arena::MAX_PLAYERS,
             empty_room_lifetime: Duration::from_secs(30),
             max_seats_per_address: 2,
             silent_seat_grace: Duration::from_secs(10),

@@ -42,6 +42,12 @@ struct Args {
     #[arg(long, default_value_t = sim::room::config::DEFAULT_MAX_PLAYERS as u16, env = "PLAYGROUND_MAX_ROOM_PLAYERS",
           value_parser = clap::value_parser!(u16).range(1..=sim::room::config::MAX_ROOM_PLAYERS as i64))]
     max_room_players: u16,
+    /// Most players in one rollback room (`/ws?room=NAME&model=rollback`),
+    /// bots included; one more is refused with a reason and close code
+    /// 1013.
+    #[arg(long, default_value_t = sim::rollback::arena::MAX_PLAYERS as u16, env = "PLAYGROUND_MAX_ROLLBACK_PLAYERS",
+          value_parser = clap::value_parser!(u16).range(sim::rollback::arena::MIN_PLAYERS as i64..=sim::rollback::arena::MAX_PLAYERS as i64))]
+    max_rollback_players: u16,
     /// Worker threads running the sessions (default: one per core), on
     /// tokio's multi-threaded scheduler even for 1 (see
     /// `relay_server::runtime`); the load test pins the relay to one core
@@ -177,6 +183,7 @@ async fn run(args: Args) -> anyhow::Result<()> {
     let limits = relay_server::Limits {
         max_connections_per_ip: args.max_connections_per_ip,
         max_room_players: args.max_room_players.into(),
+        max_rollback_players: args.max_rollback_players.into(),
         max_seats_per_address: args.max_seats_per_address,
         silent_seat_grace: ms(args.silent_seat_grace_ms),
         saves: relay_server::Rate {

@@ -12,7 +12,7 @@
 //! | `relay_frames_rejected_total` | counter | – | frames answered with an `Error` (undecodable, text, out-of-range settings, failed resume) |
 //! | `relay_frames_dropped_total` | counter | `kind` (`move`, `ping`, `control`, `inputs`, `room`) | frames over their rate budget (`limits`) |
 //! | `relay_upgrades_refused_total` | counter | `reason` (`address_cap`, `draining`, `bad_room`, `origin`, `room_moving`) | `/ws` upgrades refused (429, 503, 400, 403, 409) |
-//! | `relay_seats_refused_total` | counter | `reason` (`room_full`, `address_cap`) | room seats refused (close 1013, 1008) |
+//! | `relay_seats_refused_total` | counter | `reason` (`room_full`, `address_cap`, `room_model`) | room seats refused (close 1013, 1008, 4000) |
 //! | `relay_sessions_ended_total` | counter | `reason` ([`ENDED`]) | WebSocket sessions ended, by what ended them |
 //! | `relay_connections_refused_total` | counter | – | TCP connections closed at once: their address has its most connections whose request head has not arrived |
 //! | `relay_header_timeouts_total` | counter | – | connections closed because a request head did not arrive in time |
@@ -78,7 +78,7 @@ pub(crate) enum Refusal {
 
 /// How a WebSocket session ended: the `reason` label of
 /// `relay_sessions_ended_total`, indexed by [`Ended`].
-pub(crate) const ENDED: [&str; 11] = [
+pub(crate) const ENDED: [&str; 12] = [
     "client",
     "client_closed",
     "violation",
@@ -90,6 +90,7 @@ pub(crate) const ENDED: [&str; 11] = [
     "heartbeat",
     "silent_seat",
     "room_moved",
+    "room_model",
 ];
 
 /// How a WebSocket session ended (the relay's log line says it in words).
@@ -120,6 +121,9 @@ pub(crate) enum Ended {
     /// The room left this relay: the player reconnects to its new home
     /// (1012).
     RoomMoved = 10,
+    /// The room runs another model than the one asked for
+    /// ([`crate::rooms::CLOSE_ROOM_MODEL`]).
+    RoomModel = 11,
 }
 
 /// How a scenario save was answered.
@@ -144,6 +148,9 @@ pub(crate) enum SeatRefusal {
     RoomFull = 0,
     /// The address holds its most seats in the room (1008).
     AddressCap = 1,
+    /// The room runs another model than the one asked for
+    /// ([`crate::rooms::CLOSE_ROOM_MODEL`]).
+    RoomModel = 2,
 }
 
 /// What happened to a room's home.
@@ -250,7 +257,7 @@ impl Metrics {
             rejected: counter(&r, "relay_frames_rejected_total", "Frames answered with an Error (undecodable, text, out-of-range settings, failed resume)."),
             dropped: counters(&r, "relay_frames_dropped_total", "Frames dropped over their rate budget, by budget.", "kind", &["move", "ping", "control", "inputs", "room"]),
             refused: counters(&r, "relay_upgrades_refused_total", "WebSocket upgrades refused, by reason.", "reason", &["address_cap", "draining", "bad_room", "origin", "room_moving"]),
-            seats_refused: counters(&r, "relay_seats_refused_total", "Room seats refused, by reason.", "reason", &["room_full", "address_cap"]),
+            seats_refused: counters(&r, "relay_seats_refused_total", "Room seats refused, by reason.", "reason", &["room_full", "address_cap", "room_model"]),
             ended: counters(&r, "relay_sessions_ended_total", "WebSocket sessions ended, by what ended them.", "reason", &ENDED),
             connections_refused: counter(&r, "relay_connections_refused_total", "TCP connections closed at once: their address has its most half-sent requests."),
             header_timeouts: counter(&r, "relay_header_timeouts_total", "Connections closed because a request head did not arrive in time."),

@@ -13,6 +13,11 @@
 //! No `room` at all is a private session the proxy places round robin.
 //! Any other id than a private one names a shared room ([`crate::rooms`]).
 //! The id is echoed in the upgrade response's `X-Relay-Room` header.
+//!
+//! `&model=rollback` (or `cmc`) chooses the model of a shared room its
+//! first player makes ([`RoomModel`], issue 22); joining an existing room
+//! with another model named is refused with the reason, and without one
+//! joins whatever the room runs.
 
 use crate::metrics::Refusal;
 use crate::AppState;
@@ -48,6 +53,59 @@ pub enum RoomError {
     /// More than one `room` parameter.
     #[error("the room is given more than once")]
     Repeated,
+    /// A `model` other than `cmc` or `rollback`, or more than one.
+    #[error("a room's model is cmc or rollback, given once")]
+    Model,
+}
+
+/// The prediction model a shared room runs, chosen when it is made
+/// (issue 22: "a room chooses its model when it is created").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RoomModel {
+    /// UE's CharacterMovementComponent model: `sim::endpoints::room::RoomHost`.
+    #[default]
+    Cmc,
+    /// One fixed-tick rollback match of 2–8 players:
+    /// `sim::endpoints::rollback_room::RollbackRoomHost`.
+    Rollback,
+}
+
+impl RoomModel {
+    /// Its name in the query and in `/api/rooms`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            RoomModel::Cmc => "cmc",
+            RoomModel::Rollback => "rollback",
+        }
+    }
+
+    /// The `model` named in a raw query string, if any.
+    ///
+    /// # Errors
+    /// [`RoomError::Model`] for an unknown or repeated one.
+    pub fn from_query(query: Option<&str>) -> Result<Option<RoomModel>, RoomError> {
+        let mut found = None;
+        for pair in query.unwrap_or("").split('&') {
+            let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+            if key.eq_ignore_ascii_case("model") {
+                let model = match value {
+                    "cmc" => RoomModel::Cmc,
+                    "rollback" => RoomModel::Rollback,
+                    _ => return Err(RoomError::Model),
+                };
+                if found.replace(model).is_some() {
+                    return Err(RoomError::Model);
+                }
+            }
+        }
+        Ok(found)
+    }
+}
+
+impl std::fmt::Display for RoomModel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 impl RoomId {
@@ -115,10 +173,11 @@ impl std::fmt::Display for RoomId {
     }
 }
 
-/// The `room` of a `/ws` request: `None` for a private session without
-/// one. A malformed one is answered 400 with `{"error": reason}`.
+/// The `room` of a `/ws` request (`None` for a private session without
+/// one) and the `model` asked for. A malformed one is answered 400 with
+/// `{"error": reason}`.
 #[derive(Debug, Clone)]
-pub(crate) struct RoomQuery(pub(crate) Option<RoomId>);
+pub(crate) struct RoomQuery(pub(crate) Option<RoomId>, pub(crate) Option<RoomModel>);
 
 impl FromRequestParts<AppState> for RoomQuery {
     type Rejection = Response;
@@ -127,8 +186,9 @@ impl FromRequestParts<AppState> for RoomQuery {
         parts: &mut Parts,
         state: &AppState,
     ) -> Result<RoomQuery, Response> {
-        RoomId::from_query(parts.uri.query())
-            .map(RoomQuery)
+        let query = parts.uri.query();
+        RoomId::from_query(query)
+            .and_then(|room| Ok(RoomQuery(room, RoomModel::from_query(query)?)))
             .map_err(|e| {
                 state.inner.metrics.refused(Refusal::BadRoom);
                 (
@@ -163,6 +223,27 @@ mod tests {
         assert!(RoomId::parse("lobby").unwrap().is_shared());
         assert!(RoomId::parse("P-caps").unwrap().is_shared());
         assert!(RoomId::parse("p").unwrap().is_shared());
+    }
+
+    #[test]
+    fn the_query_names_at_most_one_model() {
+        assert_eq!(RoomModel::from_query(Some("room=a")), Ok(None));
+        assert_eq!(
+            RoomModel::from_query(Some("room=a&model=rollback")),
+            Ok(Some(RoomModel::Rollback))
+        );
+        assert_eq!(
+            RoomModel::from_query(Some("model=cmc")),
+            Ok(Some(RoomModel::Cmc))
+        );
+        assert_eq!(
+            RoomModel::from_query(Some("model=ggpo")),
+            Err(RoomError::Model)
+        );
+        assert_eq!(
+            RoomModel::from_query(Some("model=cmc&MODEL=rollback")),
+            Err(RoomError::Model)
+        );
     }
 
     #[test]

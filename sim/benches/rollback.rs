@@ -8,6 +8,7 @@
 //! | `sync_test_vs_ggrs/ggrs` | one `advance_frame` of ggrs 0.13's `SyncTestSession` with check distance 8 on the same `Snapshot`, the same step (`Arena::step_in_place`, as ours) and the same hash (computed on every save), requests fulfilled as ggrs documents |
 //! | `sync_test_vs_ggrs/ours_client` | one client tick plus a rebase that re-simulates 8 ticks (the real client path, no per-tick hashing) |
 //! | `sync_test_machinery/{ours,ggrs}` | the same two sync tests on `001_…` §3's 1-D world (an `i32` and a tick): what each costs besides the game |
+//! | `match_tick/{2,4,8}` | one server tick of a rollback match of 2 / 4 / 8 players (issue 22): each player's input packet (4 inputs) delivered, `MatchServer::run_tick`, an Ack to every player and, every other tick, a State to every player |
 //!
 //! Inputs are random (stick, fire 30 %, dash 5 %) from a fixed seed, the
 //! same for every contender. Run: `cargo bench -p sim --bench rollback`.
@@ -306,5 +307,39 @@ fn machinery(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, step, rebase, versus_ggrs, machinery);
+fn match_tick(c: &mut Criterion) {
+    use sim::rollback::wire::{InputPacket, PackedInput};
+    use sim::rollback::{MatchServer, RollbackConfig};
+    let mut group = c.benchmark_group("match_tick");
+    for players in [2, 4, 8] {
+        let mut m = MatchServer::new(RollbackConfig::default(), players, 1).unwrap();
+        let ids: Vec<_> = (0..players)
+            .map(|i| m.join(100 + i as u32).unwrap().ids)
+            .collect();
+        let mut rng = Pcg32::seed_from_u64(22);
+        let mut out = Vec::new();
+        group.bench_function(players.to_string(), |b| {
+            b.iter(|| {
+                let t = m.state().tick;
+                for ids in &ids {
+                    let inputs = (0..4)
+                        .map(|k| PackedInput::pack(&random_input(&mut rng, t.minus(k))))
+                        .collect();
+                    let packet = InputPacket {
+                        ids: *ids,
+                        newest: t,
+                        inputs,
+                    };
+                    let _ = black_box(m.deliver(&packet));
+                }
+                out.clear();
+                m.run_tick(&mut out);
+                black_box(out.len())
+            });
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, step, rebase, versus_ggrs, machinery, match_tick);
 criterion_main!(benches);

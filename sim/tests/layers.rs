@@ -102,6 +102,7 @@ const ORDER: &[(&str, &[&str])] = &[
             "log",
             "predictor",
             "bot",
+            "match_server",
         ],
     ),
     (
@@ -127,7 +128,15 @@ const ORDER: &[(&str, &[&str])] = &[
     (
         "endpoints",
         &[
-            "metrics", "link", "resume", "trace", "host", "client", "session", "room",
+            "metrics",
+            "link",
+            "resume",
+            "trace",
+            "host",
+            "client",
+            "session",
+            "room",
+            "rollback_room",
         ],
     ),
     (

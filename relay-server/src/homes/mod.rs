@@ -44,7 +44,7 @@ mod pg;
 
 use crate::metrics::HomeEvent;
 use crate::resume::{self, Resumable};
-use crate::room::RoomId;
+use crate::room::{RoomId, RoomModel};
 use crate::rooms::checkpoint::Checkpoint;
 use crate::store::{Db, StoreError};
 use crate::AppState;
@@ -127,8 +127,14 @@ impl Homes {
 }
 
 /// Where the player of `/ws?room=<room>` (a shared room) plays; the
-/// request's `headers` say whether another relay passed it on.
-pub(crate) async fn place(state: &AppState, room: &RoomId, headers: &HeaderMap) -> Place {
+/// request's `headers` say whether another relay passed it on. A room
+/// claimed fresh here runs the `model` the player asked for.
+pub(crate) async fn place(
+    state: &AppState,
+    room: &RoomId,
+    model: Option<RoomModel>,
+    headers: &HeaderMap,
+) -> Place {
     let rooms = &state.inner.rooms;
     if rooms.contains(room) {
         return Place::Here;
@@ -143,7 +149,7 @@ pub(crate) async fn place(state: &AppState, room: &RoomId, headers: &HeaderMap) 
     }
     match homes.registry.claim(room).await {
         Ok(Claim::Mine { lease, checkpoint }) => {
-            adopt(state, room, lease, checkpoint);
+            adopt(state, room, model, lease, checkpoint);
             Place::Here
         }
         Ok(Claim::Theirs(_)) if headers.contains_key(FORWARDED_HEADER) => Place::Unavailable(
@@ -155,8 +161,14 @@ pub(crate) async fn place(state: &AppState, room: &RoomId, headers: &HeaderMap) 
 }
 
 /// Room `room`'s home `from` refuses connections: it is gone. Takes the
-/// room over (from its last checkpoint) unless another relay was quicker.
-pub(crate) async fn take_over(state: &AppState, room: &RoomId, from: &Home) -> Place {
+/// room over (from its last checkpoint; without one, fresh with the
+/// `model` the player asked for) unless another relay was quicker.
+pub(crate) async fn take_over(
+    state: &AppState,
+    room: &RoomId,
+    model: Option<RoomModel>,
+    from: &Home,
+) -> Place {
     let Some(homes) = &state.inner.homes else {
         return Place::Here;
     };
@@ -164,7 +176,7 @@ pub(crate) async fn take_over(state: &AppState, room: &RoomId, from: &Home) -> P
     match homes.registry.take_over(room, from).await {
         Ok(Some((lease, checkpoint))) => {
             info!(%room, from = %from.instance, "room taken over from a relay that is gone");
-            adopt(state, room, lease, checkpoint);
+            adopt(state, room, model, lease, checkpoint);
             Place::Here
         }
         Ok(None) => Place::Unavailable(format!("room {room} has just moved: connect again")),
@@ -184,8 +196,15 @@ fn unavailable(state: &AppState, room: &RoomId, e: &StoreError) -> Place {
 
 /// Makes `room` here under `lease`, from `checkpoint` if there is one (a
 /// checkpoint that does not parse is logged and the room made fresh); its
-/// seats wait for their players' Resumes.
-fn adopt(state: &AppState, room: &RoomId, lease: i64, checkpoint: Option<Vec<u8>>) {
+/// seats wait for their players' Resumes. A fresh room runs `model` (a
+/// checkpoint is a CMC room's: a rollback room keeps none).
+fn adopt(
+    state: &AppState,
+    room: &RoomId,
+    model: Option<RoomModel>,
+    lease: i64,
+    checkpoint: Option<Vec<u8>>,
+) {
     let checkpoint = checkpoint.and_then(|bytes| {
         Checkpoint::decode(&bytes)
             .map_err(|e| warn!(%room, error = %e, "room checkpoint unreadable: a fresh room"))
@@ -195,7 +214,7 @@ fn adopt(state: &AppState, room: &RoomId, lease: i64, checkpoint: Option<Vec<u8>
     let seats = state
         .inner
         .rooms
-        .create(room, lease, checkpoint.as_ref(), metrics);
+        .create(room, model, lease, checkpoint.as_ref(), metrics);
     metrics.home(if checkpoint.is_some() {
         HomeEvent::Restored
     } else {

@@ -20,6 +20,8 @@ pub struct RoomSummary {
     pub bots: usize,
     /// Most players, bots included.
     pub max_players: usize,
+    /// The model it runs: `cmc` or `rollback` (issue 22).
+    pub model: &'static str,
 }
 
 impl Rooms {
@@ -32,7 +34,8 @@ impl Rooms {
                 room: id.to_string(),
                 players: e.info.players.load(Ordering::Relaxed),
                 bots: e.info.bots.load(Ordering::Relaxed),
-                max_players: self.max_players,
+                max_players: e.info.max_players,
+                model: e.info.model.as_str(),
             })
             .collect();
         rooms.sort_by(|a, b| a.room.cmp(&b.room));
@@ -42,7 +45,7 @@ impl Rooms {
 
 /// `GET /api/rooms`: this relay's shared rooms with their players and
 /// bots, `{"instance": …, "rooms": [{"room", "players", "bots",
-/// "max_players"}]}`, by name. Private sessions are not listed.
+/// "max_players", "model"}]}`, by name. Private sessions are not listed.
 pub(crate) async fn list(State(state): State<AppState>) -> impl IntoResponse {
     Json(serde_json::json!({
         "instance": state.inner.deployment.instance,

@@ -15,6 +15,7 @@
 //! | here | [`Rooms`]: the registry, joining, making a room from a checkpoint, dismissing one |
 //! | `seat` | [`Seat`]: one player's place in a room, and the messages both ways |
 //! | `task` | the room's task: commands in, polls on the room's wake-ups, frames out |
+//! | `hosted` | [`hosted::Hosted`]: the room's authority by its model (CMC room or rollback match) |
 //!
 //! | `list` | `GET /api/rooms` |
 //! | `checkpoint` | [`checkpoint::Checkpoint`]: what another relay needs to carry the room on |
@@ -36,11 +37,19 @@
 //! ([`Rooms::dismiss`]): its players are closed with
 //! [`CLOSE_ROOM_MOVED`] and reconnect to where it is now.
 //!
+//! **Its model.** The player who makes a room chooses its model with
+//! `&model=rollback` (issue 22; CMC without it): a rollback room is one
+//! rollback match of at most [`crate::Limits::max_rollback_players`]
+//! (2–8, bots included). A player asking an existing room for another
+//! model is refused with the reason and close code [`CLOSE_ROOM_MODEL`];
+//! one asking for none joins whatever the room runs.
+//!
 //! A room has one home at a time: each relay lists only its own rooms
 //! (`/api/rooms`), and the registry sends a room's players to its home
 //! whichever relay they reach (`crate::homes`).
 
 pub(crate) mod checkpoint;
+mod hosted;
 mod list;
 mod seat;
 mod task;
@@ -50,7 +59,7 @@ pub use list::RoomSummary;
 pub(crate) use seat::{Out, Seat};
 
 use crate::metrics::{Metrics, SeatRefusal};
-use crate::room::RoomId;
+use crate::room::{RoomId, RoomModel};
 use crate::token::TokenHash;
 use checkpoint::Checkpoint;
 use seat::{Command, SeatCounts};
@@ -71,6 +80,11 @@ pub const CLOSE_ROOM_FULL: u16 = 1013;
 /// does at once, resuming its seat where the room is now.
 pub const CLOSE_ROOM_MOVED: u16 = 1012;
 
+/// Close code for a player asking a room for another model than it runs:
+/// 4000, the first of the codes RFC 6455 §7.4.2 leaves to applications
+/// (the reason names the room's model).
+pub const CLOSE_ROOM_MODEL: u16 = 4000;
+
 /// Close code for a seat refused for its address's share: 1008 "policy
 /// violation" (RFC 6455 §7.4.1).
 const CLOSE_POLICY: u16 = 1008;
@@ -80,10 +94,28 @@ const CLOSE_POLICY: u16 = 1008;
 /// At 60 polls/s a batch per poll, 256 is 4 s of room traffic.
 const OUT_QUEUE: usize = 256;
 
+/// Tells a player on `out` that their seat is refused for `reason`: the
+/// room's Refused message, then the close with `code`.
+fn refuse(out: &mpsc::Sender<Out>, reason: String, code: u16) {
+    let _ = out.try_send(Out::Refused {
+        frame: sim::net::codec::encode(&sim::protocol::ServerMsg::Room(
+            sim::room::RoomServerMsg::Refused {
+                reason: reason.clone(),
+            },
+        )),
+        code,
+        reason,
+    });
+}
+
 /// What `/api/rooms` shows of a room and the registry renews it with,
 /// kept current by its task.
 #[derive(Debug, Default)]
 struct RoomInfo {
+    /// The model it runs, chosen when it was made.
+    model: RoomModel,
+    /// Most players, bots included.
+    max_players: usize,
     /// Remote players seated (a dropped socket's seat within its grace
     /// period included).
     players: AtomicUsize,
@@ -126,8 +158,10 @@ pub(crate) type Ended = mpsc::UnboundedSender<(RoomId, i64)>;
 #[derive(Debug)]
 pub(crate) struct Rooms {
     map: Mutex<HashMap<RoomId, Entry>>,
-    /// Most players per room, bots included.
+    /// Most players per CMC room, bots included.
     max_players: usize,
+    /// Most players per rollback room, bots included (2..=8).
+    max_rollback_players: usize,
     /// Most seats one address holds in a room (`0` = no cap).
     max_seats_per_address: usize,
     /// How long a room with no player lives on: a player reloading the
@@ -165,6 +199,10 @@ impl Rooms {
             max_players: limits
                 .max_room_players
                 .clamp(1, sim::room::config::MAX_ROOM_PLAYERS),
+            max_rollback_players: limits.max_rollback_players.clamp(
+                sim::rollback::arena::MIN_PLAYERS,
+                sim::rollback::arena::MAX_PLAYERS,
+            ),
             max_seats_per_address: limits.max_seats_per_address,
             empty_lifetime: limits.empty_room_lifetime,
             seed_base,
@@ -199,6 +237,7 @@ impl Rooms {
     pub(crate) fn join(
         self: &Arc<Self>,
         id: &RoomId,
+        model: Option<RoomModel>,
         addr: IpAddr,
         token: Option<TokenHash>,
         metrics: &Arc<Metrics>,
@@ -212,9 +251,21 @@ impl Rooms {
             let _ = out.try_send(Out::Moved { reason });
             return (None, rx);
         }
-        let entry = map
-            .entry(id.clone())
-            .or_insert_with(|| self.spawn(id, metrics, None, None).0);
+        let entry = map.entry(id.clone()).or_insert_with(|| {
+            self.spawn(id, model.unwrap_or_default(), metrics, None, None)
+                .0
+        });
+        if let Some(asked) = model.filter(|&m| m != entry.info.model) {
+            let runs = entry.info.model;
+            drop(map);
+            metrics.seat_refused(SeatRefusal::RoomModel);
+            let reason = format!(
+                "room {id} runs the {runs} model, not {asked}: \
+                 join it without model= or choose another room"
+            );
+            refuse(&out, reason, CLOSE_ROOM_MODEL);
+            return (None, rx);
+        }
         if !entry.counts.try_add(addr, self.max_seats_per_address) {
             drop(map);
             metrics.seat_refused(SeatRefusal::AddressCap);
@@ -222,15 +273,7 @@ impl Rooms {
                 "room {id}: this address holds {} seats of the room already",
                 self.max_seats_per_address
             );
-            let _ = out.try_send(Out::Refused {
-                frame: sim::net::codec::encode(&sim::protocol::ServerMsg::Room(
-                    sim::room::RoomServerMsg::Refused {
-                        reason: reason.clone(),
-                    },
-                )),
-                code: CLOSE_POLICY,
-                reason,
-            });
+            refuse(&out, reason, CLOSE_POLICY);
             return (None, rx);
         }
         let key = self.seated.fetch_add(1, Ordering::Relaxed);
@@ -247,12 +290,13 @@ impl Rooms {
     }
 
     /// Makes room `id`, whose home this relay now is under `lease`, fresh
-    /// or from `checkpoint`; returns the seats made from it, each under its
-    /// token's hash, to be parked for their players' Resumes. Nothing if
-    /// the room is here already.
+    /// (running `model`) or from `checkpoint`; returns the seats made from
+    /// it, each under its token's hash, to be parked for their players'
+    /// Resumes. Nothing if the room is here already.
     pub(crate) fn create(
         self: &Arc<Self>,
         id: &RoomId,
+        model: Option<RoomModel>,
         lease: i64,
         checkpoint: Option<&Checkpoint>,
         metrics: &Arc<Metrics>,
@@ -261,7 +305,13 @@ impl Rooms {
         if map.contains_key(id) {
             return Vec::new();
         }
-        let (entry, seats) = self.spawn(id, metrics, Some(lease), checkpoint);
+        // A room carried on from a checkpoint is a CMC room (a rollback
+        // room keeps none); a fresh one runs the model asked for.
+        let model = match checkpoint {
+            Some(_) => RoomModel::Cmc,
+            None => model.unwrap_or_default(),
+        };
+        let (entry, seats) = self.spawn(id, model, metrics, Some(lease), checkpoint);
         map.insert(id.clone(), entry);
         seats
     }
@@ -285,6 +335,7 @@ impl Rooms {
     fn spawn(
         self: &Arc<Self>,
         id: &RoomId,
+        model: RoomModel,
         metrics: &Arc<Metrics>,
         lease: Option<i64>,
         checkpoint: Option<&Checkpoint>,
@@ -293,11 +344,20 @@ impl Rooms {
         let seed = self.seed_base ^ n.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ 0x524f_4f4d;
         let (tx, rx) = mpsc::unbounded_channel();
         let counts = Arc::new(SeatCounts::default());
-        let info = Arc::new(RoomInfo::default());
+        let max_players = match model {
+            RoomModel::Cmc => self.max_players,
+            RoomModel::Rollback => self.max_rollback_players,
+        };
+        let info = Arc::new(RoomInfo {
+            model,
+            max_players,
+            ..RoomInfo::default()
+        });
         let (room, restored) = task::RoomTask::new(
             task::Made {
                 id: id.clone(),
-                max_players: self.max_players,
+                model,
+                max_players,
                 seed,
                 lease,
                 checkpoint,

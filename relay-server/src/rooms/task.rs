@@ -1,10 +1,11 @@
-//! One room's task: the only owner of its [`RoomHost`]. It takes the
+//! One room's task: the only owner of its authority ([`Hosted`]: a CMC
+//! [`RoomHost`] or a rollback match, by the room's model). It takes the
 //! players' commands as they come, polls the room at its wake-ups (the
 //! 60 Hz tick, packets due on a player's link), and hands each player's
 //! frames to their session.
 //!
 //! ```text
-//! loop: commands (all waiting) ─► RoomHost::receive_msg / add / remove
+//! loop: commands (all waiting) ─► Hosted::receive_msg / add / remove
 //!       or the room's next wake-up
 //!       poll_until(now) ─► frames by player ─► each seat's channel (try_send)
 //!       a seat, a token or a setting changed ─► the checkpoint (shared registry)
@@ -14,13 +15,16 @@
 //! ```
 
 use super::checkpoint::{Checkpoint, SeatState};
+use super::hosted::Hosted;
 use super::seat::{Command, Out};
 use super::{RoomInfo, Rooms, CLOSE_ROOM_FULL};
 use crate::metrics::{Metrics, SeatRefusal, FLUSH_INTERVAL};
-use crate::room::RoomId;
+use crate::room::{RoomId, RoomModel};
 use crate::trace::RoomTimes;
+use sim::endpoints::rollback_room::RollbackRoomHost;
 use sim::endpoints::room::{RoomError, RoomHost};
 use sim::protocol::ClientMsg;
+use sim::rollback::RollbackConfig;
 use sim::room::{PlayerId, RoomClientMsg, RoomConfig};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -33,6 +37,8 @@ use tracing::{debug, info};
 pub(super) struct Made<'a> {
     /// Its name.
     pub(super) id: RoomId,
+    /// Its model.
+    pub(super) model: RoomModel,
     /// Most players, bots included.
     pub(super) max_players: usize,
     /// Its link conditioners' seed.
@@ -48,7 +54,7 @@ pub(super) struct Made<'a> {
 /// A room and the channels to its players.
 pub(super) struct RoomTask {
     id: RoomId,
-    host: RoomHost,
+    host: Hosted,
     rooms: Arc<Rooms>,
     metrics: Arc<Metrics>,
     info: Arc<RoomInfo>,
@@ -75,39 +81,30 @@ impl RoomTask {
         info: Arc<RoomInfo>,
     ) -> (RoomTask, Vec<(u64, SeatState)>) {
         let now = rooms.now();
-        let config = RoomConfig {
-            max_players: made.max_players,
-            max_record_time_ms: made
-                .checkpoint
-                .map_or(RoomConfig::default().max_record_time_ms, |c| {
-                    c.max_record_time_ms
-                }),
-            ..RoomConfig::default()
+        let (host, restored) = match made.model {
+            RoomModel::Cmc => {
+                let (host, restored) = cmc_host(&made, now);
+                (Hosted::Cmc(Box::new(host)), restored)
+            }
+            // `Rooms::new` keeps `max_players` in 2..=8; the creator's
+            // settings are the rollback defaults (001_… §5.1: 60 Hz,
+            // hold-last 6, a State every 2 ticks).
+            RoomModel::Rollback => {
+                let host = RollbackRoomHost::new(
+                    RollbackConfig::default(),
+                    made.max_players,
+                    made.seed,
+                    now,
+                )
+                .expect("a valid rollback room");
+                (Hosted::Rollback(Box::new(host)), Vec::new())
+            }
         };
-        // `Rooms::new` keeps `max_players` in its range; a checkpoint's
-        // record time was in range on the relay that wrote it.
-        let mut host = RoomHost::new(config, made.seed, now).unwrap_or_else(|_| {
-            RoomHost::new(
-                RoomConfig {
-                    max_players: made.max_players,
-                    ..RoomConfig::default()
-                },
-                made.seed,
-                now,
-            )
-            .expect("a valid room configuration")
-        });
-        let restored: Vec<(u64, SeatState)> = made
-            .checkpoint
-            .map(|c| c.restore(&mut host, now))
-            .unwrap_or_default()
-            .into_iter()
-            .map(|s| (made.seat_keys.fetch_add(1, Ordering::Relaxed), s))
-            .collect();
         info!(
             room = %made.id,
             seed = made.seed,
-            max_players = host.config().max_players,
+            model = %host.model(),
+            max_players = host.max_players(),
             restored_seats = restored.len(),
             bots = host.bot_count(),
             "room made"
@@ -301,7 +298,11 @@ impl RoomTask {
         if !std::mem::take(&mut self.changed) || self.lease.is_none() {
             return;
         }
-        let encoded = Checkpoint::of(&self.host, self.seats.values()).encode();
+        // A rollback room is not carried on (see `hosted`).
+        let Some(host) = self.host.cmc() else {
+            return;
+        };
+        let encoded = Checkpoint::of(host, self.seats.values()).encode();
         *self
             .info
             .checkpoint
@@ -335,4 +336,39 @@ impl RoomTask {
             }
         }
     }
+}
+
+/// The CMC room `made` says, and the seats its checkpoint made (their
+/// numbers and states).
+fn cmc_host(made: &Made<'_>, now: sim::SimTime) -> (RoomHost, Vec<(u64, SeatState)>) {
+    let config = RoomConfig {
+        max_players: made.max_players,
+        max_record_time_ms: made
+            .checkpoint
+            .map_or(RoomConfig::default().max_record_time_ms, |c| {
+                c.max_record_time_ms
+            }),
+        ..RoomConfig::default()
+    };
+    // `Rooms::new` keeps `max_players` in its range; a checkpoint's
+    // record time was in range on the relay that wrote it.
+    let mut host = RoomHost::new(config, made.seed, now).unwrap_or_else(|_| {
+        RoomHost::new(
+            RoomConfig {
+                max_players: made.max_players,
+                ..RoomConfig::default()
+            },
+            made.seed,
+            now,
+        )
+        .expect("a valid room configuration")
+    });
+    let restored = made
+        .checkpoint
+        .map(|c| c.restore(&mut host, now))
+        .unwrap_or_default()
+        .into_iter()
+        .map(|s| (made.seat_keys.fetch_add(1, Ordering::Relaxed), s))
+        .collect();
+    (host, restored)
 }

@@ -22,7 +22,7 @@ mod room;
 use crate::limits::{Admit, Gate, Limits, Violation};
 use crate::metrics::{Metrics, SessionMetrics};
 use crate::resume::{self, Resumable, ResumeStore};
-use crate::room::RoomId;
+use crate::room::{RoomId, RoomModel};
 use crate::rooms::{Out, Rooms, Seat};
 use crate::token::TokenHash;
 use crate::trace::TraceTimes;
@@ -53,6 +53,8 @@ enum Authority {
 /// A session in a shared room.
 struct Shared {
     room: RoomId,
+    /// The model asked for: a new room runs it, an existing one must.
+    model: Option<RoomModel>,
     rooms: Arc<Rooms>,
     /// The client's address (its seats in the room are capped).
     client: IpAddr,
@@ -72,6 +74,8 @@ struct Shared {
 pub(crate) struct Place<'a> {
     /// The room named in the upgrade.
     pub(crate) room: Option<&'a RoomId>,
+    /// The model the upgrade asked the room to run (`&model=`).
+    pub(crate) model: Option<RoomModel>,
     /// This relay's shared rooms.
     pub(crate) rooms: &'a Arc<Rooms>,
     /// The client's address.
@@ -140,6 +144,7 @@ impl Session {
         let authority = match place.room {
             Some(id) if id.is_shared() => Authority::Shared(Shared {
                 room: id.clone(),
+                model: place.model,
                 rooms: place.rooms.clone(),
                 client: place.client,
                 seat: None,
@@ -253,10 +258,13 @@ impl Session {
                     }
                     let token = self.token.as_ref().map(TokenHash::of);
                     let metrics = self.log.metrics();
-                    let (seat, out) =
-                        shared
-                            .rooms
-                            .join(&shared.room, shared.client, token, metrics);
+                    let (seat, out) = shared.rooms.join(
+                        &shared.room,
+                        shared.model,
+                        shared.client,
+                        token,
+                        metrics,
+                    );
                     shared.out = Some(out);
                     shared.seat = seat;
                     if shared.seat.is_none() {

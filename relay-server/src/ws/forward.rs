@@ -24,7 +24,7 @@ use crate::addr_cap::Permit;
 use crate::heartbeat::{Beat, Heartbeat};
 use crate::homes::{Home, Place, FORWARDED_HEADER};
 use crate::metrics::Ended;
-use crate::room::RoomId;
+use crate::room::{RoomId, RoomModel};
 use crate::AppState;
 use axum::extract::ws::{CloseFrame, Message, WebSocket};
 use axum::extract::WebSocketUpgrade;
@@ -56,6 +56,8 @@ pub(super) struct Origin {
     pub(super) headers: HeaderMap,
     /// The room.
     pub(super) room: RoomId,
+    /// The model asked for (`&model=`), passed on to the home.
+    pub(super) model: Option<RoomModel>,
     /// The room's home.
     pub(super) home: Home,
     /// The player's slot of the per-address cap here.
@@ -95,10 +97,12 @@ pub(super) async fn upgrade(state: AppState, ws: WebSocketUpgrade, o: Origin) ->
             super::unavailable(&state, Place::Unavailable(body))
         }
         Err(Unreachable::Refused(status, body)) => (status, body).into_response(),
-        Err(Unreachable::Gone) => match crate::homes::take_over(&state, &o.room, &o.home).await {
-            Place::Here => super::here(state, ws, o.permit, o.client, Some(o.room)),
-            other => super::unavailable(&state, other),
-        },
+        Err(Unreachable::Gone) => {
+            match crate::homes::take_over(&state, &o.room, o.model, &o.home).await {
+                Place::Here => super::here(state, ws, o.permit, o.client, Some(o.room), o.model),
+                other => super::unavailable(&state, other),
+            }
+        }
         Err(Unreachable::Other(why)) => {
             warn!(room = %o.room, home = %o.home.instance, %why, "room's home unreachable");
             super::unavailable(
@@ -115,7 +119,8 @@ pub(super) async fn upgrade(state: AppState, ws: WebSocketUpgrade, o: Origin) ->
 /// Opens the socket to the home for the player's request: the socket and
 /// the home's instance name.
 async fn connect(state: &AppState, o: &Origin) -> Result<(Upstream, String), Unreachable> {
-    let url = format!("ws://{}/ws?room={}", o.home.addr, o.room);
+    let model = o.model.map_or(String::new(), |m| format!("&model={m}"));
+    let url = format!("ws://{}/ws?room={}{model}", o.home.addr, o.room);
     let mut request = url
         .into_client_request()
         .map_err(|e| Unreachable::Other(e.to_string()))?;

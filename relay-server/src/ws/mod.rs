@@ -26,7 +26,7 @@ use crate::addr_cap::Permit;
 use crate::homes::Place;
 use crate::metrics::Refusal;
 use crate::proxy::ClientAddr;
-use crate::room::{RoomId, RoomQuery};
+use crate::room::{RoomId, RoomModel, RoomQuery};
 use crate::AppState;
 use axum::extract::{ConnectInfo, State, WebSocketUpgrade};
 use axum::http::{header, HeaderMap, HeaderName, HeaderValue, StatusCode};
@@ -50,7 +50,7 @@ pub(crate) async fn upgrade(
     State(state): State<AppState>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     ClientAddr(client): ClientAddr,
-    RoomQuery(room): RoomQuery,
+    RoomQuery(room, model): RoomQuery,
     headers: HeaderMap,
     ws: WebSocketUpgrade,
 ) -> Response {
@@ -87,7 +87,7 @@ pub(crate) async fn upgrade(
             .into_response();
     };
     let place = match room.as_ref().filter(|r| r.is_shared()) {
-        Some(room) => crate::homes::place(&state, room, &headers).await,
+        Some(room) => crate::homes::place(&state, room, model, &headers).await,
         None => Place::Here,
     };
     match (place, room) {
@@ -97,12 +97,13 @@ pub(crate) async fn upgrade(
                 client,
                 headers,
                 room,
+                model,
                 home,
                 permit,
             };
             forward::upgrade(state, ws, origin).await
         }
-        (Place::Here | Place::Forward(_), room) => here(state, ws, permit, client, room),
+        (Place::Here | Place::Forward(_), room) => here(state, ws, permit, client, room, model),
         (unavailable_now, _) => unavailable(&state, unavailable_now),
     }
 }
@@ -114,6 +115,7 @@ fn here(
     permit: Permit,
     client: IpAddr,
     room: Option<RoomId>,
+    model: Option<RoomModel>,
 ) -> Response {
     let sessions = state.inner.shutdown.sessions.clone();
     let instance = state.inner.deployment.instance.clone();
@@ -121,7 +123,7 @@ fn here(
     let response = socket::configured(ws).on_upgrade(move |socket| {
         sessions.track_future(async move {
             let _permit = permit;
-            run::run(socket, state, client, room).await;
+            run::run(socket, state, client, room, model).await;
         })
     });
     answered(response, echo.as_ref(), &instance)

@@ -9,8 +9,8 @@ use crate::heartbeat::{Beat, Heartbeat};
 use crate::limits::{Limits, Violation};
 use crate::metrics::Ended;
 use crate::resume;
-use crate::room::RoomId;
-use crate::rooms::{CLOSE_ROOM_FULL, CLOSE_ROOM_MOVED};
+use crate::room::{RoomId, RoomModel};
+use crate::rooms::{CLOSE_ROOM_FULL, CLOSE_ROOM_MODEL, CLOSE_ROOM_MOVED};
 use crate::session::{Place, RoomOut, Session};
 use crate::AppState;
 use axum::extract::ws::{Message, WebSocket};
@@ -66,6 +66,7 @@ pub(super) async fn run(
     state: AppState,
     client: IpAddr,
     room: Option<RoomId>,
+    model: Option<RoomModel>,
 ) {
     let limits: Limits = state.inner.limits;
     let n = state.inner.connections.fetch_add(1, Ordering::Relaxed);
@@ -79,6 +80,7 @@ pub(super) async fn run(
     };
     let place = Place {
         room: room.as_ref(),
+        model,
         rooms: &state.inner.rooms,
         client,
     };
@@ -167,7 +169,11 @@ pub(super) async fn run(
                     Ok(RoomOut::Refused { frame, code, reason }) => {
                         let _ = send_all(&mut socket, vec![frame], send_timeout).await;
                         close(&mut socket, code, &reason, send_timeout).await;
-                        let why = if code == CLOSE_ROOM_FULL { Ended::RoomFull } else { Ended::AddressCap };
+                        let why = match code {
+                            CLOSE_ROOM_FULL => Ended::RoomFull,
+                            CLOSE_ROOM_MODEL => Ended::RoomModel,
+                            _ => Ended::AddressCap,
+                        };
                         break End::Refused(why, reason);
                     }
                     Ok(RoomOut::Moved(reason)) => {

@@ -24,12 +24,14 @@
 //! | `client` | [`client::ClientEndpoint`]: the client end, either model |
 //! | `session` | [`session::LocalSession`]: both ends on one clock |
 //! | `room` | a room's host, endpoint and session |
+//! | `rollback_room` | [`rollback_room::RollbackRoomHost`]: a shared room running one rollback match |
 
 pub mod client;
 pub mod host;
 pub mod link;
 pub mod metrics;
 pub mod resume;
+pub mod rollback_room;
 pub mod room;
 pub mod session;
 pub mod trace;

@@ -1,6 +1,7 @@
 //! The arena game of the rollback model: the CMC model's arena
 //! ([`World::arena`]) and walking physics ([`perform_movement`], at the
-//! fixed `dt`), two players, projectiles with a lifetime, HP, hit-stun and
+//! fixed `dt`), two to eight players ([`Arena::with_players`]; the bot
+//! match has two), projectiles with a lifetime, HP, hit-stun and
 //! a fire cooldown — enough state that a rollback can go wrong in all the
 //! ways `001_…` §4.2 lists.
 //!
@@ -25,9 +26,14 @@ use crate::foundation::math::Vec2;
 use crate::foundation::movement::{perform_movement, CharacterState, MoveInput, MovementParams};
 use crate::foundation::world::World;
 
-/// Players in the arena: the connecting client ([`CLIENT_PLAYER`]) and
-/// the server's bot ([`BOT_PLAYER`]).
+/// Players in the bot match's arena ([`Arena::new`]): the connecting
+/// client ([`CLIENT_PLAYER`]) and the server's bot ([`BOT_PLAYER`]).
 pub const PLAYERS: usize = 2;
+/// Fewest players of a match (issue 22: "two to eight browsers").
+pub const MIN_PLAYERS: usize = 2;
+/// Most players of a match (issue 22: "2–8 players"): one spawn point
+/// each in [`SPAWNS_CM`].
+pub const MAX_PLAYERS: usize = 8;
 /// The connecting client's player index.
 pub const CLIENT_PLAYER: usize = 0;
 /// The bot's player index.
@@ -53,10 +59,30 @@ pub const PROJECTILE_RADIUS_MM: i32 = 100;
 pub const MAX_PROJECTILES: usize = 32;
 
 /// Where the players spawn, cm: the CMC model's spawn for the client, and
-/// the CMC host's proxy start for the bot (so A/B views look alike).
-const SPAWNS_CM: [Vec2; PLAYERS] = [Vec2::new(400.0, 750.0), Vec2::new(1450.0, 1300.0)];
-/// Initial aim: player 0 faces right, player 1 left.
-const AIMS: [(i8, i8); PLAYERS] = [(127, 0), (-127, 0)];
+/// the CMC host's proxy start for the bot (so A/B views look alike); the
+/// others (playground choice) in open floor of [`World::arena`], clear of
+/// its pillars and its centre wall, left and right halves alternating.
+pub const SPAWNS_CM: [Vec2; MAX_PLAYERS] = [
+    Vec2::new(400.0, 750.0),
+    Vec2::new(1450.0, 1300.0),
+    Vec2::new(400.0, 250.0),
+    Vec2::new(2000.0, 250.0),
+    Vec2::new(400.0, 1250.0),
+    Vec2::new(2000.0, 1250.0),
+    Vec2::new(950.0, 750.0),
+    Vec2::new(1450.0, 750.0),
+];
+/// Initial aim: players on the left half face right, the others left.
+const AIMS: [(i8, i8); MAX_PLAYERS] = [
+    (127, 0),
+    (-127, 0),
+    (127, 0),
+    (-127, 0),
+    (127, 0),
+    (-127, 0),
+    (127, 0),
+    (-127, 0),
+];
 
 /// An axis-aligned wall box, mm.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -68,6 +94,7 @@ struct WallMm {
 /// The arena game: the rules and constants a [`Snapshot`] is stepped with.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Arena {
+    players: usize,
     world: World,
     params: MovementParams,
     rate: TickRate,
@@ -79,8 +106,22 @@ pub struct Arena {
 }
 
 impl Arena {
-    /// The default arena at `rate`, with UE's walking defaults.
+    /// The bot match's arena at `rate` ([`PLAYERS`] players), with UE's
+    /// walking defaults.
     pub fn new(rate: TickRate) -> Arena {
+        Arena::build(rate, PLAYERS)
+    }
+
+    /// The arena of a match of `players` players at `rate`; `None` outside
+    /// [`MIN_PLAYERS`]`..=`[`MAX_PLAYERS`]. With 2 players it is
+    /// [`Arena::new`].
+    pub fn with_players(rate: TickRate, players: usize) -> Option<Arena> {
+        (MIN_PLAYERS..=MAX_PLAYERS)
+            .contains(&players)
+            .then(|| Arena::build(rate, players))
+    }
+
+    fn build(rate: TickRate, players: usize) -> Arena {
         let world = World::arena();
         let walls = world
             .walls
@@ -92,6 +133,7 @@ impl Arena {
             .collect();
         let ticks = |ms: u32| rate.ticks_in_ms(ms);
         Arena {
+            players,
             world,
             params: MovementParams::default(),
             rate,
@@ -118,7 +160,7 @@ impl Arena {
     pub fn initial(&self, tick: Tick) -> Snapshot {
         Snapshot {
             tick,
-            players: (0..PLAYERS).map(spawned).collect(),
+            players: (0..self.players).map(spawned).collect(),
             projectiles: Vec::new(),
         }
     }
@@ -183,9 +225,9 @@ impl Arena {
 
 fn spawned(i: usize) -> PlayerState {
     PlayerState {
-        position: MmVec::from_cm(SPAWNS_CM[i % PLAYERS]),
+        position: MmVec::from_cm(SPAWNS_CM[i % MAX_PLAYERS]),
         hp: MAX_HP,
-        aim: AIMS[i % PLAYERS],
+        aim: AIMS[i % MAX_PLAYERS],
         ..PlayerState::default()
     }
 }
@@ -194,7 +236,7 @@ impl Game for Arena {
     type State = Snapshot;
 
     fn players(&self) -> usize {
-        PLAYERS
+        self.players
     }
 
     fn tick(state: &Snapshot) -> Tick {
@@ -328,6 +370,31 @@ mod tests {
             .projectiles
             .iter()
             .all(|p| p.position.x < 11_400 + PROJECTILE_RADIUS_MM));
+    }
+
+    #[test]
+    fn every_spawn_of_an_eight_player_arena_is_open_floor_and_apart() {
+        assert!(Arena::with_players(TickRate::Hz60, 1).is_none());
+        assert!(Arena::with_players(TickRate::Hz60, 9).is_none());
+        let arena = Arena::with_players(TickRate::Hz60, MAX_PLAYERS).unwrap();
+        let s = arena.initial(Tick(0));
+        assert_eq!(s.players.len(), 8);
+        // Standing still for a second moves nobody: no spawn is in a wall.
+        let mut t = s.clone();
+        for k in 0..60 {
+            t = arena.step(&t, &[InputCmd::empty(Tick(k)); MAX_PLAYERS]);
+        }
+        for (a, b) in s.players.iter().zip(&t.players) {
+            assert_eq!(a.position, b.position);
+        }
+        for (i, a) in s.players.iter().enumerate() {
+            for b in &s.players[i + 1..] {
+                assert!(a.position.distance_sq(b.position) >= 4000 * 4000);
+            }
+        }
+        // Two players: the bot match's arena, bit for bit.
+        let two = Arena::with_players(TickRate::Hz60, 2).unwrap();
+        assert_eq!(two, Arena::new(TickRate::Hz60));
     }
 
     #[test]

@@ -13,6 +13,16 @@
 //!                local inputs ─► visible? (local player only)
 //! ```
 //!
+//! **Who caused a rebase.** Every accepted State names the inputs the
+//! server used for the ticks since the previous one. The client compares
+//! each remote player's with the input its own latest prediction of that
+//! tick used (hold-last) and counts, per remote player, the mispredicted
+//! ticks and the rebases whose State confirmed at least one of them
+//! ([`RemoteCounters`]; issue 22). This is bookkeeping only: every valid
+//! State is applied whoever caused it, and the *visible* rollback count
+//! keeps `001_…` §5.2's definition (only a significant local-player
+//! difference counts: "统计口径不等于是否应用权威状态"; §8).
+//!
 //! A State is applied at the start of the next [`RollbackClient::advance`]
 //! or [`RollbackClient::rebase_if_due`] — also while the prediction window
 //! holds the client, so a rollback that became due while waiting is never
@@ -104,6 +114,20 @@ pub struct ClientCounters {
     pub frozen_ticks: u64,
 }
 
+/// What one remote player's inputs did to this client's predictions
+/// (issue 22: "counts, per remote player, the mispredicted ticks and the
+/// rebases they caused"). The local player's entry stays zero.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct RemoteCounters {
+    /// Confirmed ticks at which the server used another input for this
+    /// player than the client's latest prediction of the tick did
+    /// (hold-last, `001_…` §5.2), compared by intent (buttons and stick).
+    pub mispredicted_ticks: u64,
+    /// Applied rebases whose State (or a newer one that superseded it
+    /// before it was applied) confirmed at least one of those ticks.
+    pub rebases_caused: u64,
+}
+
 /// The last rebase, for the Replayed panel.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RollbackRecord<S> {
@@ -136,6 +160,13 @@ pub struct RollbackClient<G: Game> {
     /// Newest known input of every player, what hold-last repeats.
     remote: Vec<InputCmd>,
     history: TickRing<G::State>,
+    /// The inputs of every player the latest prediction of each tick
+    /// used: what a State's inputs are compared with.
+    used: TickRing<Vec<InputCmd>>,
+    /// Per player (the local one stays zero).
+    remote_counters: Vec<RemoteCounters>,
+    /// Players whose mispredictions the waiting State confirmed.
+    pending_causes: Vec<bool>,
     max_prediction: Option<u16>,
     /// Ticks between sampling the local input and simulating it (ggrs
     /// `input_delay`, [`super::config::RollbackConfig::input_delay`]).
@@ -161,6 +192,9 @@ impl<G: Game> RollbackClient<G> {
         let tick = G::tick(&initial);
         RollbackClient {
             remote: vec![InputCmd::empty(tick); game.players()],
+            used: TickRing::new(HISTORY_CAPACITY),
+            remote_counters: vec![RemoteCounters::default(); game.players()],
+            pending_causes: vec![false; game.players()],
             game,
             player,
             predicted: initial.clone(),
@@ -240,6 +274,12 @@ impl<G: Game> RollbackClient<G> {
         self.counters
     }
 
+    /// Per player, what its inputs did to this client's predictions
+    /// (player order; the local player's entry is zero).
+    pub fn remote_counters(&self) -> &[RemoteCounters] {
+        &self.remote_counters
+    }
+
     /// The local input stored for `tick`, if still kept.
     pub fn local_input(&self, tick: Tick) -> Option<InputCmd> {
         self.local_inputs.get(tick).copied()
@@ -273,6 +313,7 @@ impl<G: Game> RollbackClient<G> {
         self.local_inputs.insert(at, input.at(at));
         let local = self.local_input(t).unwrap_or(InputCmd::empty(t));
         self.fill_inputs(t, local);
+        self.used.insert_from(t, &self.scratch);
         self.game.step_in_place(&mut self.predicted, &self.scratch);
         self.history.insert_from(t.next(), &self.predicted);
         self.counters.ticks += 1;
@@ -317,6 +358,7 @@ impl<G: Game> RollbackClient<G> {
             return Err(r);
         }
         self.check_desync(&update);
+        self.note_mispredictions(&update);
         self.newest.clone_from(&update.state);
         self.counters.states_accepted += 1;
         if self.pending.replace(update).is_some() {
@@ -344,6 +386,27 @@ impl<G: Game> RollbackClient<G> {
         }
     }
 
+    /// Compares the remote inputs the server used with the ones the
+    /// client's latest prediction of each tick used, and counts.
+    fn note_mispredictions(&mut self, update: &StateUpdate<G::State>) {
+        let n = self.remote.len();
+        if n == 0 || update.inputs.len() % n != 0 {
+            return;
+        }
+        for used_by_server in update.inputs.chunks(n) {
+            let Some(predicted) = self.used.get(used_by_server[0].tick) else {
+                // Not predicted yet (the client is behind): nothing to miss.
+                continue;
+            };
+            for (p, (ours, theirs)) in predicted.iter().zip(used_by_server).enumerate() {
+                if p != self.player && ours.at(theirs.tick) != *theirs {
+                    self.remote_counters[p].mispredicted_ticks += 1;
+                    self.pending_causes[p] = true;
+                }
+            }
+        }
+    }
+
     /// Applies the waiting State, if any: restore, re-simulate to the
     /// current tick, count. Returns `true` if one was applied.
     pub fn rebase_if_due(&mut self) -> bool {
@@ -363,7 +426,9 @@ impl<G: Game> RollbackClient<G> {
         let to = self.tick();
         if !self.rollback {
             // No rollback: the State is drawn as it is, nothing re-run
-            // (behind the server, the client's own tick catches up).
+            // (behind the server, the client's own tick catches up); a
+            // misprediction caused no rebase.
+            self.pending_causes.iter_mut().for_each(|c| *c = false);
             if from.is_after(to) {
                 self.predicted.clone_from(&update.state);
             }
@@ -371,6 +436,15 @@ impl<G: Game> RollbackClient<G> {
             return true;
         }
         self.counters.rebases += 1;
+        for (c, caused) in self
+            .remote_counters
+            .iter_mut()
+            .zip(&mut self.pending_causes)
+        {
+            if std::mem::take(caused) {
+                c.rebases_caused += 1;
+            }
+        }
         if from.is_after(to) {
             // Behind the server (start-up, or after a long wait): adopt it.
             self.history.insert_from(from, &update.state);
@@ -406,6 +480,7 @@ impl<G: Game> RollbackClient<G> {
         for (i, t) in from.until(to).enumerate() {
             let local = self.local_inputs.get(t).copied();
             self.fill_inputs(t, local.unwrap_or(InputCmd::empty(t)));
+            self.used.insert_from(t, &self.scratch);
             self.game.step_in_place(&mut self.predicted, &self.scratch);
             self.history.insert_from(t.next(), &self.predicted);
             set_at(&mut record.resimulated, i, &self.predicted);

@@ -46,6 +46,7 @@
 //! | `wire` | [`InputPacket`], [`RollbackServerMsg`], [`RollbackObserver`] |
 //! | `log` | [`log::RollbackEvent`]: the visible rollbacks, for the inspector |
 //! | `predictor`, `bot` | the endpoint's half, the bot player |
+//! | `match_server` | [`MatchServer`]: a match of 2–8 seats (players, bots), ids checked per seat |
 
 pub mod arena;
 pub mod bot;
@@ -55,6 +56,7 @@ pub mod controls;
 pub mod game;
 pub mod input;
 pub mod log;
+pub mod match_server;
 pub mod predictor;
 pub mod server;
 pub mod snapshot;
@@ -65,10 +67,11 @@ pub mod wire;
 
 pub use arena::Arena;
 pub use bot::BotPlayer;
-pub use client::{ClientCounters, RollbackClient, RollbackRecord, StateRejected};
+pub use client::{ClientCounters, RemoteCounters, RollbackClient, RollbackRecord, StateRejected};
 pub use config::RollbackConfig;
 pub use game::{Divergence, Game};
 pub use input::{InputCmd, TickRing};
+pub use match_server::{JoinRefused, MatchServer, PacketRefused, RefusedCounters};
 pub use predictor::{RollbackMetrics, RollbackPredictor};
 pub use server::{RollbackServer, StateUpdate};
 pub use snapshot::Snapshot;

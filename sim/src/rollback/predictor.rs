@@ -14,9 +14,10 @@
 //! observe: the server's true snapshot (Authoritative panel)
 //! ```
 
-use super::arena::{Arena, MAX_PROJECTILES, PLAYERS};
+use super::arena::{Arena, MAX_PROJECTILES};
 use super::client::{RollbackClient, RollbackRecord, StateRejected};
 use super::config::RollbackConfig;
+use super::game::Game;
 use super::input::InputCmd;
 use super::log::RollbackEvent;
 use super::snapshot::{PlayerState, Snapshot};
@@ -41,6 +42,10 @@ pub enum RollbackEndpointError {
     /// Ack or State before any Start.
     #[error("no match started")]
     NotStarted,
+    /// A Start whose snapshot has fewer than [`super::arena::MIN_PLAYERS`]
+    /// or more than [`super::arena::MAX_PLAYERS`] players.
+    #[error("a match of {0} players is not supported")]
+    PlayerCount(usize),
     /// An identity check failed.
     #[error("rejected: {0}")]
     Identity(#[from] IdentityError),
@@ -58,6 +63,12 @@ pub enum RollbackEndpointError {
 pub struct PredictorCounters {
     /// Failed an identity check.
     pub identity_rejected: u64,
+    /// Of those, for an older match (`001_…` §4.4: a late packet of an
+    /// earlier match must never land in a new one).
+    pub stale_match: u64,
+    /// Of those, for another session (another player's connection, or a
+    /// previous one of this page).
+    pub foreign_session: u64,
     /// Impossible State shapes.
     pub malformed: u64,
     /// Matches started.
@@ -232,14 +243,24 @@ impl RollbackPredictor {
     /// changes.
     pub fn receive(&mut self, msg: RollbackServerMsg) -> Result<(), RollbackEndpointError> {
         if let RollbackServerMsg::Start(s) = msg {
-            self.start(s.ids, Arena::new(s.tick_rate), s.snapshot);
+            let players = s.snapshot.players.len();
+            let arena = Arena::with_players(s.tick_rate, players).ok_or_else(|| {
+                self.counters.malformed += 1;
+                RollbackEndpointError::PlayerCount(players)
+            })?;
+            self.start(s.ids, arena, s.snapshot);
             return Ok(());
         }
         let (Some(ids), Some(client)) = (self.ids, &mut self.client) else {
             return Err(RollbackEndpointError::NotStarted);
         };
-        msg.ids().check(&ids).inspect_err(|_| {
+        msg.ids().check(&ids).inspect_err(|e| {
             self.counters.identity_rejected += 1;
+            match e {
+                IdentityError::Match => self.counters.stale_match += 1,
+                IdentityError::Session => self.counters.foreign_session += 1,
+                _ => {}
+            }
         })?;
         match msg {
             RollbackServerMsg::Start(_) => Ok(()),
@@ -258,9 +279,10 @@ impl RollbackPredictor {
                 Ok(())
             }
             RollbackServerMsg::State(s) => {
+                let players = client.game().players();
                 let update = s
-                    .into_update(PLAYERS)
-                    .filter(|u| well_formed(&u.state))
+                    .into_update(players)
+                    .filter(|u| well_formed(&u.state, players))
                     .ok_or_else(|| {
                         self.counters.malformed += 1;
                         RollbackEndpointError::MalformedState
@@ -414,6 +436,6 @@ impl RollbackPredictor {
     }
 }
 
-fn well_formed(s: &Snapshot) -> bool {
-    s.players.len() == PLAYERS && s.projectiles.len() <= MAX_PROJECTILES
+fn well_formed(s: &Snapshot, players: usize) -> bool {
+    s.players.len() == players && s.projectiles.len() <= MAX_PROJECTILES
 }

@@ -52,6 +52,18 @@ struct PlayerInputs {
     counters: InputCounters,
 }
 
+impl PlayerInputs {
+    fn new() -> PlayerInputs {
+        PlayerInputs {
+            ring: TickRing::new(HISTORY_CAPACITY),
+            last: None,
+            held: 0,
+            newest: None,
+            counters: InputCounters::default(),
+        }
+    }
+}
+
 /// A player index the server does not have.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
 #[error("no player {0}")]
@@ -108,15 +120,7 @@ impl<G: Game> RollbackServer<G> {
     /// A server starting from `initial` that holds a missing input for at
     /// most `hold_last_limit` ticks.
     pub fn new(game: G, initial: G::State, hold_last_limit: u8) -> RollbackServer<G> {
-        let players = (0..game.players())
-            .map(|_| PlayerInputs {
-                ring: TickRing::new(HISTORY_CAPACITY),
-                last: None,
-                held: 0,
-                newest: None,
-                counters: InputCounters::default(),
-            })
-            .collect();
+        let players = (0..game.players()).map(|_| PlayerInputs::new()).collect();
         RollbackServer {
             game,
             state: initial,
@@ -125,6 +129,18 @@ impl<G: Game> RollbackServer<G> {
             used: TickRing::new(USED_KEPT),
             scratch: Vec::new(),
         }
+    }
+
+    /// Forgets everything about `player`'s inputs — ring, held input,
+    /// counters — for a new occupant of the seat: until their first input
+    /// arrives they stand still without a miss counted, as at the start.
+    ///
+    /// # Errors
+    /// [`UnknownPlayer`] if there is no such player.
+    pub fn reset_player(&mut self, player: usize) -> Result<(), UnknownPlayer> {
+        let p = self.players.get_mut(player).ok_or(UnknownPlayer(player))?;
+        *p = PlayerInputs::new();
+        Ok(())
     }
 
     /// Changes the hold-last limit from the next tick on.

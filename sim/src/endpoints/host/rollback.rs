@@ -1,7 +1,8 @@
 //! The server's half of one rollback match, driven by
-//! [`crate::endpoints::host::ServerHost`] when it runs the rollback model: the authority
-//! ([`RollbackServer`] on the [`Arena`]), the bot player whose inputs only
-//! the server knows, the match's ids and its tick clock. The host owns the
+//! [`crate::endpoints::host::ServerHost`] when it runs the rollback model:
+//! a two-player [`MatchServer`] whose second seat is the bot (whose inputs
+//! only the server knows) and the match's tick clock — the same authority
+//! a rollback match of real players runs. The host owns the
 //! link ([`crate::endpoints::link::HostLink`]) and hands this half the input
 //! packets that came through it.
 //!
@@ -24,15 +25,15 @@ use crate::foundation::control::SettingsError;
 use crate::foundation::time::SimTime;
 use crate::net::totals::LinkTotals;
 use crate::protocol::{ClientMsg, ServerMsg};
-use crate::rollback::arena::{Arena, BOT_PLAYER, CLIENT_PLAYER};
+use crate::rollback::arena::{Arena, BOT_PLAYER, CLIENT_PLAYER, PLAYERS};
 use crate::rollback::bot::BotPlayer;
 use crate::rollback::config::RollbackConfig;
-use crate::rollback::input::InputCmd;
+use crate::rollback::match_server::{clip, MatchServer, PacketRefused};
 use crate::rollback::server::{InputCounters, RollbackServer};
 use crate::rollback::snapshot::Snapshot;
 use crate::rollback::wire::{
-    AckMsg, IdentityError, Ids, InputPacket, ObservedTick, RollbackObserver, RollbackServerMsg,
-    RollbackServerTotals, StartMsg, StateMsg,
+    IdentityError, InputPacket, ObservedTick, RollbackObserver, RollbackServerMsg,
+    RollbackServerTotals,
 };
 
 /// Waypoint of the arena tour the bot starts at (the CMC host's proxy
@@ -42,19 +43,16 @@ const BOT_TOUR_START: usize = 6;
 /// The server's half of a rollback match.
 #[derive(Debug, Clone)]
 pub struct RollbackAuthority {
-    config: RollbackConfig,
-    session: u32,
-    match_id: u32,
-    server: RollbackServer<Arena>,
-    bot: BotPlayer,
+    /// The client in seat [`CLIENT_PLAYER`], the bot in [`BOT_PLAYER`].
+    game: MatchServer,
     /// When the match's tick 0 started (moved on by pauses).
     origin: SimTime,
-    ticks_run: u64,
     /// The client said Hello: Start, Acks and States go to it.
     joined: bool,
-    identity_rejected: u64,
     /// Ticks since the last observer view.
     observed: Vec<ObservedTick>,
+    /// Messages of the tick being run (kept for its allocation).
+    out: Vec<(usize, RollbackServerMsg)>,
 }
 
 impl RollbackAuthority {
@@ -70,44 +68,33 @@ impl RollbackAuthority {
         match_id: u32,
     ) -> Result<Self, SettingsError> {
         config.validate()?;
+        let mut game = MatchServer::new(config, PLAYERS, match_id).map_err(|e| match e {
+            crate::rollback::match_server::MatchError::Settings(s) => s,
+            crate::rollback::match_server::MatchError::PlayerCount(_) => {
+                unreachable!("the bot match has two players")
+            }
+        })?;
+        // The session id only has to differ between connections.
+        let session = crate::foundation::hash::Fnv64::new().u64(seed).finish() as u32;
+        let seated = game.join(session).map(|s| usize::from(s.ids.player));
+        let bot = game.add_bot(BotPlayer::new(BOT_TOUR_START));
+        debug_assert_eq!((seated, bot), (Ok(CLIENT_PLAYER), Ok(BOT_PLAYER)));
         Ok(RollbackAuthority {
-            config,
-            // The session id only has to differ between connections.
-            session: crate::foundation::hash::Fnv64::new().u64(seed).finish() as u32,
-            match_id,
-            server: new_server(&config),
-            bot: BotPlayer::new(BOT_TOUR_START),
+            game,
             origin: now,
-            ticks_run: 0,
             joined: false,
-            identity_rejected: 0,
             observed: Vec::new(),
+            out: Vec::new(),
         })
-    }
-
-    fn start_match(&mut self, now: SimTime) {
-        self.match_id = self.match_id.wrapping_add(1);
-        self.server = new_server(&self.config);
-        self.bot = BotPlayer::new(BOT_TOUR_START);
-        self.origin = now;
-        self.ticks_run = 0;
-        self.observed.clear();
-    }
-
-    fn ids(&self) -> Ids {
-        Ids::new(self.session, self.match_id, CLIENT_PLAYER as u8)
     }
 
     /// The client is here (its Hello, or a model switch after it): Start
     /// goes out at once, then Acks and States.
     pub fn join(&mut self, link: &mut HostLink<ClientMsg>) {
         self.joined = true;
-        let start = RollbackServerMsg::Start(StartMsg {
-            ids: self.ids(),
-            tick_rate: self.config.tick_rate,
-            snapshot: self.server.state().clone(),
-        });
-        link.send_now(&ServerMsg::Rollback(start));
+        if let Some(start) = self.game.start_msg(CLIENT_PLAYER) {
+            link.send_now(&ServerMsg::Rollback(RollbackServerMsg::Start(start)));
+        }
     }
 
     /// Applies new settings at `now`: a new tick rate or start tick starts
@@ -123,14 +110,15 @@ impl RollbackAuthority {
         link: &mut HostLink<ClientMsg>,
     ) -> Result<(), SettingsError> {
         config.validate()?;
-        let restart = self.config.restarts_match(&config);
-        self.config = config;
-        self.server.set_hold_last_limit(config.hold_last_limit);
-        if restart {
-            self.start_match(now);
+        if self.game.config().restarts_match(&config) {
+            self.game.restart(config)?;
+            self.origin = now;
+            self.observed.clear();
             if self.joined {
                 self.join(link);
             }
+        } else {
+            self.game.set_config(config)?;
         }
         Ok(())
     }
@@ -139,20 +127,20 @@ impl RollbackAuthority {
     /// session, match or player is refused and counted; the match goes on.
     ///
     /// # Errors
-    /// The [`IdentityError`] that refused it.
+    /// The [`IdentityError`] that refused it (a packet claiming the bot's
+    /// seat: [`IdentityError::Player`]).
     pub fn deliver(&mut self, p: &InputPacket) -> Result<(), IdentityError> {
-        p.ids.check(&self.ids()).inspect_err(|_| {
-            self.identity_rejected += 1;
-        })?;
-        let cmds: Vec<_> = p.cmds().collect();
-        // CLIENT_PLAYER exists in every arena.
-        let _ = self.server.receive_inputs(CLIENT_PLAYER, &cmds);
-        Ok(())
+        match self.game.deliver(p) {
+            Ok(_) => Ok(()),
+            Err(PacketRefused::Identity(e)) => Err(e),
+            Err(PacketRefused::NoSuchPlayer(_)) => Err(IdentityError::Player),
+        }
     }
 
     fn tick_due(&self) -> SimTime {
-        let rate = self.config.tick_rate;
-        self.origin.plus_micros(rate.micros_at(self.ticks_run + 1))
+        let rate = self.game.config().tick_rate;
+        self.origin
+            .plus_micros(rate.micros_at(self.game.ticks_run() + 1))
     }
 
     /// Runs every tick due by `now` while the client listens, sending Acks
@@ -179,42 +167,20 @@ impl RollbackAuthority {
     }
 
     fn run_tick(&mut self, now: SimTime, link: &mut HostLink<ClientMsg>) {
-        let bot = &self.server.state().players[BOT_PLAYER];
-        let tick = self.server.tick();
-        let (dir, buttons) = self
-            .bot
-            .input(bot.position.to_cm(), self.config.tick_rate.dt());
-        let cmd = InputCmd::from_direction(tick, dir, buttons);
-        let _ = self.server.receive_inputs(BOT_PLAYER, &[cmd]);
         let missed_before = self.client_inputs().missed();
-        self.server.advance();
-        self.ticks_run += 1;
+        self.out.clear();
+        self.game.run_tick(&mut self.out);
         if self.observed.len() < RollbackObserver::MAX_TICKS {
             self.observed.push(ObservedTick {
-                position: self.server.state().players[CLIENT_PLAYER].position,
+                position: self.game.state().players[CLIENT_PLAYER].position,
                 missed: self.client_inputs().missed() > missed_before,
             });
         }
         if !self.joined {
             return;
         }
-        let ids = self.ids();
-        if let Ok(a) = self.server.ack(CLIENT_PLAYER) {
-            let ack = AckMsg {
-                ids,
-                tick: a.tick,
-                newest_input: a.newest_input,
-                buffer: a.buffer.map(|b| b.clamp(-128, 127) as i8),
-                missed: clip(a.missed),
-                late: clip(a.late),
-            };
-            link.send(now, &ServerMsg::Rollback(RollbackServerMsg::Ack(ack)));
-        }
-        let interval = u64::from(self.config.state_interval);
-        if self.ticks_run % interval == 0 {
-            let update = self.server.state_update(interval as u32);
-            let state = RollbackServerMsg::State(StateMsg::new(ids, &update));
-            link.send(now, &ServerMsg::Rollback(state));
+        for (_, msg) in self.out.drain(..) {
+            link.send(now, &ServerMsg::Rollback(msg));
         }
     }
 
@@ -223,17 +189,17 @@ impl RollbackAuthority {
         let c = self.client_inputs();
         RollbackObserver {
             seq,
-            snapshot: self.server.state().clone(),
+            snapshot: self.game.state().clone(),
             ticks: std::mem::take(&mut self.observed),
             totals: RollbackServerTotals {
-                ticks: clip(self.ticks_run),
+                ticks: clip(self.game.ticks_run()),
                 received: clip(c.received),
                 duplicates: clip(c.duplicates),
                 late: clip(c.late),
                 out_of_window: clip(c.out_of_window),
                 held: clip(c.held),
                 defaulted: clip(c.defaulted),
-                identity_rejected: clip(self.identity_rejected),
+                identity_rejected: clip(self.identity_rejected()),
             },
             link,
         }
@@ -241,42 +207,37 @@ impl RollbackAuthority {
 
     /// The server's true state (the Authoritative panel).
     pub fn snapshot(&self) -> &Snapshot {
-        self.server.state()
+        self.game.state()
     }
 
     /// The authority itself.
     pub fn server(&self) -> &RollbackServer<Arena> {
-        &self.server
+        self.game.server()
+    }
+
+    /// The match: seats, ids, refusals.
+    pub fn game(&self) -> &MatchServer {
+        &self.game
     }
 
     /// The client player's input counters (`missed-inputs` = `missed()`).
     pub fn client_inputs(&self) -> InputCounters {
-        self.server.counters(CLIENT_PLAYER).unwrap_or_default()
+        self.game.inputs(CLIENT_PLAYER)
     }
 
     /// Input packets refused for their ids so far.
     pub fn identity_rejected(&self) -> u64 {
-        self.identity_rejected
+        self.game.refused_total()
     }
 
     /// Settings in force.
     pub fn config(&self) -> RollbackConfig {
-        self.config
+        self.game.config()
     }
 
     /// The current match's number (the next match on this connection takes
     /// the one after).
     pub fn match_id(&self) -> u32 {
-        self.match_id
+        self.game.match_id()
     }
-}
-
-fn clip(n: u64) -> u32 {
-    u32::try_from(n).unwrap_or(u32::MAX)
-}
-
-fn new_server(config: &RollbackConfig) -> RollbackServer<Arena> {
-    let arena = Arena::new(config.tick_rate);
-    let initial = arena.initial(config.start_tick);
-    RollbackServer::new(arena, initial, config.hold_last_limit)
 }

@@ -77,6 +77,41 @@ pub enum RoomError {
     NotInRoom(&'static str),
 }
 
+/// Runs `poll` on `host` at every wake-up before `now` and then at `now`;
+/// each frame comes with the time it left. Both room hosts
+/// ([`RoomHost`], [`crate::endpoints::rollback_room::RollbackRoomHost`])
+/// catch up this way.
+pub(crate) fn poll_until<H>(
+    host: &mut H,
+    now: SimTime,
+    next_wakeup: impl Fn(&H) -> Option<SimTime>,
+    mut poll: impl FnMut(&mut H, SimTime) -> Vec<(PlayerId, Vec<u8>)>,
+) -> Vec<(SimTime, PlayerId, Vec<u8>)> {
+    let mut out = Vec::new();
+    while let Some(t) = next_wakeup(host).filter(|&t| t < now) {
+        out.extend(poll(host, t).into_iter().map(|(id, f)| (t, id, f)));
+    }
+    out.extend(poll(host, now).into_iter().map(|(id, f)| (now, id, f)));
+    out
+}
+
+/// Counts a frame of `frame_len` bytes heard on `link` at `now` and, if
+/// `result` is an error, tells the player (both room hosts answer so).
+pub(crate) fn answer(
+    link: &mut crate::endpoints::link::HostLink<ClientMsg>,
+    now: SimTime,
+    frame_len: usize,
+    result: Result<(), RoomError>,
+) -> Result<(), RoomError> {
+    link.heard(now, frame_len);
+    if let Err(e) = &result {
+        link.send_now(&ServerMsg::Error {
+            reason: e.to_string(),
+        });
+    }
+    result
+}
+
 /// The authoritative room.
 #[derive(Debug, Clone)]
 pub struct RoomHost {
@@ -190,15 +225,10 @@ impl RoomHost {
         frame_len: usize,
         result: Result<(), RoomError>,
     ) -> Result<(), RoomError> {
-        if let Some(link) = self.players.get_mut(i).and_then(Player::link_mut) {
-            link.conn.heard(now, frame_len);
-            if let Err(e) = &result {
-                link.conn.send_now(&ServerMsg::Error {
-                    reason: e.to_string(),
-                });
-            }
+        match self.players.get_mut(i).and_then(Player::link_mut) {
+            Some(link) => answer(&mut link.conn, now, frame_len, result),
+            None => result,
         }
-        result
     }
 
     fn receive(
@@ -302,12 +332,7 @@ impl RoomHost {
     /// Runs [`RoomHost::poll`] at every wake-up before `now` and then at
     /// `now`; each frame comes with the time it left.
     pub fn poll_until(&mut self, now: SimTime) -> Vec<(SimTime, PlayerId, Vec<u8>)> {
-        let mut out = Vec::new();
-        while let Some(t) = self.next_wakeup().filter(|&t| t < now) {
-            out.extend(self.poll(t).into_iter().map(|(id, f)| (t, id, f)));
-        }
-        out.extend(self.poll(now).into_iter().map(|(id, f)| (now, id, f)));
-        out
+        poll_until(self, now, RoomHost::next_wakeup, RoomHost::poll)
     }
 
     /// The earliest time at which [`RoomHost::poll`] has something to do:

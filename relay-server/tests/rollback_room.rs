@@ -1,0 +1,221 @@
+//! Rollback rooms through the real relay (issue 22): three
+//! tokio-tungstenite clients, each driving a `sim` rollback predictor,
+//! play one match in `/ws?room=NAME&model=rollback` over their own links
+//! and converge to the server's world after their inputs stop;
+//! `/api/rooms` shows the model; a fourth player over the room's flag, and
+//! one asking the room for another model, are refused with their reasons.
+
+mod common;
+
+use common::*;
+use futures_util::{SinkExt, StreamExt};
+use relay_server::{AppState, Limits};
+use sim::net::codec;
+use sim::protocol::{ClientMsg, ServerMsg};
+use sim::rollback::wire::RollbackServerMsg;
+use sim::rollback::{RollbackConfig, RollbackPredictor};
+use sim::room::{RoomClientMsg, RoomServerMsg};
+use sim::Vec2;
+use std::net::IpAddr;
+use std::time::{Duration, Instant};
+use tokio_tungstenite::tungstenite::Message;
+
+/// A loopback address of its own for each connection (a room holds two
+/// seats of one address).
+fn next_address() -> IpAddr {
+    static N: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    IpAddr::from([127, 2, (n / 250) as u8, (n % 250 + 1) as u8])
+}
+
+/// Opens `/ws?{query}` and sends Room(Join).
+async fn open(relay: &Served, query: &str) -> Ws {
+    let (mut ws, _) = ws_connect(&relay.ws_url(query), &[], Some(next_address()))
+        .await
+        .unwrap();
+    send(&mut ws, &ClientMsg::Room(RoomClientMsg::Join)).await;
+    ws
+}
+
+/// One page of the match: its socket and predictor, and the newest
+/// State's hash and tick it took.
+struct Page {
+    ws: Ws,
+    predictor: RollbackPredictor,
+    newest_state: Option<(sim::rollback::Tick, u64)>,
+}
+
+impl Page {
+    async fn join(relay: &Served, room: &str) -> Page {
+        let ws = open(relay, &format!("room={room}&model=rollback")).await;
+        Page {
+            ws,
+            predictor: RollbackPredictor::new(RollbackConfig::default()).unwrap(),
+            newest_state: None,
+        }
+    }
+
+    /// Plays for `ms` at 60 frames/s holding `direction` (turning a
+    /// quarter every 500 ms), as the page does.
+    async fn play(&mut self, ms: u64, mut direction: Vec2) {
+        let end = tokio::time::Instant::now() + Duration::from_millis(ms);
+        let mut frames = tokio::time::interval(Duration::from_micros(16_667));
+        let mut last = Instant::now();
+        let mut turned = Instant::now();
+        loop {
+            tokio::select! {
+                () = tokio::time::sleep_until(end) => break,
+                _ = frames.tick() => {
+                    let dt = last.elapsed().as_secs_f64();
+                    last = Instant::now();
+                    if turned.elapsed() >= Duration::from_millis(500) {
+                        turned = Instant::now();
+                        direction = Vec2::new(-direction.y, direction.x);
+                    }
+                    for packet in self.predictor.frame(dt, direction, 0) {
+                        let frame = codec::encode(&ClientMsg::Inputs(packet));
+                        self.ws.send(Message::Binary(frame.into())).await.unwrap();
+                    }
+                }
+                msg = self.ws.next() => match msg {
+                    Some(Ok(Message::Binary(b))) => {
+                        if let Ok(ServerMsg::Rollback(m)) = codec::decode::<ServerMsg>(&b) {
+                            if let RollbackServerMsg::State(s) = &m {
+                                let tick = s.snapshot.tick;
+                                let hash = u64::from_le_bytes(s.hash);
+                                if self.predictor.receive(m).is_ok() {
+                                    self.newest_state = Some((tick, hash));
+                                }
+                            } else {
+                                let _ = self.predictor.receive(m);
+                            }
+                        }
+                    }
+                    Some(Ok(Message::Close(f))) => panic!("closed: {f:?}"),
+                    Some(Ok(_)) => {}
+                    _ => panic!("the socket ended"),
+                },
+            }
+        }
+    }
+}
+
+/// Reads until the socket closes: the Refused reason and the close frame.
+async fn refusal(ws: &mut Ws) -> (Option<String>, Option<(u16, String)>) {
+    let mut refused = None;
+    while let Ok(Some(Ok(msg))) = tokio::time::timeout(Duration::from_secs(3), ws.next()).await {
+        match msg {
+            Message::Binary(b) => {
+                if let Ok(ServerMsg::Room(RoomServerMsg::Refused { reason })) = codec::decode(&b) {
+                    refused = Some(reason);
+                }
+            }
+            Message::Close(f) => {
+                return (
+                    refused,
+                    f.map(|f| (u16::from(f.code), f.reason.to_string())),
+                );
+            }
+            _ => {}
+        }
+    }
+    (refused, None)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn three_pages_in_one_rollback_match_converge_to_the_servers_world() {
+    let limits = Limits {
+        max_rollback_players: 3,
+        ..Limits::default()
+    };
+    let relay = Served::start(AppState::with_limits("/nonexistent", 1, limits)).await;
+    let mut a = Page::join(&relay, "duel").await;
+    let mut b = Page::join(&relay, "duel").await;
+    let mut c = Page::join(&relay, "duel").await;
+    // Three seconds of input, each page its own way, then two without.
+    tokio::join!(
+        a.play(3000, Vec2::new(1.0, 0.0)),
+        b.play(3000, Vec2::new(0.0, 1.0)),
+        c.play(3000, Vec2::new(-1.0, 0.0)),
+    );
+    tokio::join!(
+        a.play(2000, Vec2::ZERO),
+        b.play(2000, Vec2::ZERO),
+        c.play(2000, Vec2::ZERO),
+    );
+    let mut players = Vec::new();
+    for (name, page) in [("a", &mut a), ("b", &mut b), ("c", &mut c)] {
+        // Apply the newest State taken (the next frame would).
+        page.predictor.frame(0.0, Vec2::ZERO, 0);
+        let m = page.predictor.metrics();
+        let remote: Vec<_> = page
+            .predictor
+            .client()
+            .unwrap()
+            .remote_counters()
+            .iter()
+            .map(|r| (r.mispredicted_ticks, r.rebases_caused))
+            .collect();
+        println!(
+            "{name}: hash checks {}, mismatches {}, rebases {}, rollbacks {}, missed {}, late {}, \
+             buffer {:?}, (mispredicted ticks, rebases caused) per player {remote:?}",
+            m.hash_checks,
+            m.hash_mismatches,
+            m.rebases,
+            m.rollbacks,
+            m.missed_inputs,
+            m.late_inputs,
+            m.input_buffer
+        );
+        assert_eq!(m.hash_mismatches, 0, "{name}: {m:?}");
+        // 5 s of States every 2 ticks at 60 Hz, minus the start-up.
+        assert!(m.hash_checks >= 100, "{name}: {m:?}");
+        assert!(m.acks >= 200, "{name}: {m:?}");
+        let confirmed = page.predictor.confirmed().unwrap();
+        // The confirmed world is the server's: the newest State's hash.
+        let (tick, hash) = page.newest_state.expect("States arrived");
+        assert_eq!(confirmed.tick, tick, "{name}");
+        assert_eq!(confirmed.state_hash(), hash, "{name}");
+        assert_eq!(confirmed.players.len(), 3);
+        // Nobody moves any more: the prediction agrees with it.
+        assert_eq!(
+            page.predictor.predicted().unwrap().players,
+            confirmed.players,
+            "{name}"
+        );
+        players.push(confirmed.players.clone());
+    }
+    // Everyone sees the same world (States of different ticks, one world).
+    assert_eq!(players[0], players[1]);
+    assert_eq!(players[1], players[2]);
+    // Each page walked: nobody stands at their spawn.
+    let spawns = sim::rollback::arena::SPAWNS_CM;
+    for (p, s) in players[0].iter().zip(spawns) {
+        assert_ne!(p.position, sim::rollback::snapshot::MmVec::from_cm(s));
+    }
+
+    let listed = http(&relay.addr.to_string(), "GET /api/rooms", "", b"")
+        .await
+        .unwrap()
+        .json();
+    assert_eq!(
+        listed["rooms"],
+        serde_json::json!([{"room": "duel", "players": 3, "bots": 0, "max_players": 3, "model": "rollback"}])
+    );
+
+    // A fourth is over the room's flag.
+    let mut late = open(&relay, "room=duel&model=rollback").await;
+    let (refused, close) = refusal(&mut late).await;
+    assert_eq!(refused.as_deref(), Some("the room is full (3 players)"));
+    assert_eq!(
+        close,
+        Some((1013, "room duel: the room is full (3 players)".into()))
+    );
+    // One asking the rollback room for the CMC model.
+    let mut other = open(&relay, "room=duel&model=cmc").await;
+    let (refused, close) = refusal(&mut other).await;
+    let reason =
+        "room duel runs the rollback model, not cmc: join it without model= or choose another room";
+    assert_eq!(refused.as_deref(), Some(reason));
+    assert_eq!(close, Some((4000, reason.into())));
+}
