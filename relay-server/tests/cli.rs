@@ -7,7 +7,7 @@ mod common;
 use common::backend::Backend;
 
 use sim::protocol::{Setting, Setup};
-use sim::scenario::{codec, Change};
+use sim::scenario::{codec, Change, SCENARIO_VERSION};
 use sim::{Bot, ClientConfig, Scenario, ScenarioRun};
 use std::process::Command;
 
@@ -165,7 +165,10 @@ fn old_links_are_upgraded_and_the_verdict_says_whether_the_model_changed() {
     let file = frozen("v2.json");
     let (code, text) = cli(&["run", file.to_str().unwrap()]);
     assert_eq!(code, 0, "{text}");
-    assert_eq!(line(&text, "version:"), "2, upgraded to 3");
+    assert_eq!(
+        line(&text, "version:"),
+        format!("2, upgraded to {SCENARIO_VERSION}")
+    );
     assert_eq!(line(&text, "trajectory-hash:"), "339b533a1463afeb");
     assert_eq!(line(&text, "verdict:"), "identical to the original");
 
@@ -174,7 +177,10 @@ fn old_links_are_upgraded_and_the_verdict_says_whether_the_model_changed() {
     let file = frozen("v1a.bin");
     let (code, text) = cli(&["run", file.to_str().unwrap()]);
     assert_eq!(code, 1, "{text}");
-    assert_eq!(line(&text, "version:"), "1, upgraded to 3");
+    assert_eq!(
+        line(&text, "version:"),
+        format!("1, upgraded to {SCENARIO_VERSION}")
+    );
     assert_eq!(
         line(&text, "verdict:"),
         "recorded with an older model; this replay differs from the original (a scenario saved \
@@ -203,6 +209,6 @@ fn old_links_are_upgraded_and_the_verdict_says_whether_the_model_changed() {
     assert_eq!(code, 1, "{text}");
     let v: serde_json::Value = serde_json::from_str(text.trim()).unwrap();
     assert_eq!(v["differs_from_s"], 5.0);
-    assert_eq!(v["saved_version"], 3);
+    assert_eq!(v["saved_version"], SCENARIO_VERSION);
     assert_eq!(v["matches_recording"], false);
 }
