@@ -1,0 +1,141 @@
+// A rollback room of real players (issue 22) in the real page against the
+// real relay: two browsers open `?room=NAME&model=rollback`, both are
+// seated in one fixed-tick match, each sees the other move, a projectile
+// fired with F by one hits the other, both pages show the same HP once the
+// match is confirmed and quiet, and each counts rebases caused by the
+// other player's mispredicted input. The bots are off: the keys drive, so
+// the shot is aimed — both players walk down to the arena's bottom wall
+// (one line, clear of the pillars), the shooter turns right and fires.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { relayAndBrowser, launchBrowser, metricText, waitFor, sleep, ARTIFACTS } from './harness.mjs';
+
+const env = relayAndBrowser();
+const ROOM = 'e2e-rollback';
+
+/** Opens the page in the rollback room in `browser`, bot off, and waits until it is seated. */
+async function openMatch(browser, errors) {
+  const page = await browser.context.newPage();
+  page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
+  await page.goto(`${env.relay.url}?room=${ROOM}&model=rollback`);
+  // The page runs (its first frame writes the card) before the match's
+  // Start seats it: the bot is taken off before it can walk.
+  await waitFor(async () => (await metricText(page, 'match-state')) !== '–', 20_000, 'the page runs');
+  const bot = page.locator('#bot-toggle');
+  await waitFor(async () => (await bot.getAttribute('aria-pressed')) === 'true', 5_000, 'the bot drives');
+  await page.evaluate(() => document.getElementById('bot-toggle').click());
+  await waitFor(async () => (await bot.getAttribute('aria-pressed')) === 'false', 10_000, 'the bot is off');
+  await waitFor(async () => /seat P\d of \d/.test(await metricText(page, 'match-state')), 20_000, `${ROOM} seated`);
+  return page;
+}
+
+/** The seat's number (1-based) this page plays. */
+async function seat(page) {
+  return Number((await metricText(page, 'match-state')).match(/seat P(\d)/)[1]);
+}
+
+/** Everyone's predicted position by seat: { 1: [x, y], 2: [x, y] }. */
+async function positions(page) {
+  const out = {};
+  for (const part of (await metricText(page, 'match-players')).split(' · ')) {
+    const m = part.match(/^P(\d) (-?\d+),(-?\d+)$/);
+    if (m) out[Number(m[1])] = [Number(m[2]), Number(m[3])];
+  }
+  return out;
+}
+
+/** Everyone's confirmed HP by seat: { 1: 100, 2: 90 }. */
+async function hp(page) {
+  const out = {};
+  for (const part of (await metricText(page, 'match-hp')).split(' · ')) {
+    const m = part.match(/^P(\d) (\d+)$/);
+    if (m) out[Number(m[1])] = Number(m[2]);
+  }
+  return out;
+}
+
+/** Rebases caused by each remote player: { 2: 5 }. */
+async function rebasesCaused(page) {
+  const out = {};
+  for (const part of (await metricText(page, 'match-remote')).split(' · ')) {
+    const m = part.match(/^P(\d) (\d+)\/(\d+)$/);
+    if (m) out[Number(m[1])] = Number(m[3]);
+  }
+  return out;
+}
+
+async function hold(page, key, ms) {
+  await page.focus('#glcanvas');
+  await page.keyboard.down(key);
+  await sleep(ms);
+  await page.keyboard.up(key);
+}
+
+test('two pages in one rollback room', async (t) => {
+  const errors = [];
+  const second = await launchBrowser();
+  t.after(() => second.close());
+  const a = await openMatch(env.browser, errors);
+  const b = await openMatch(second, errors);
+  const [sa, sb] = [await seat(a), await seat(b)];
+  assert.notEqual(sa, sb, 'two seats');
+  // The shooter is the left-hand spawn (seat 1 faces right), the target
+  // the other.
+  const [shooter, target, ss, st] = sa === 1 ? [a, b, sa, sb] : [b, a, sb, sa];
+
+  await t.test('the relay lists one rollback room of two', async () => {
+    const listed = await (await fetch(`${env.relay.url}api/rooms`)).json();
+    assert.deepEqual(listed.rooms.map((r) => [r.room, r.players, r.model]), [[ROOM, 2, 'rollback']]);
+  });
+
+  await t.test('each sees the other move', async () => {
+    await sleep(500);
+    const [a0, b0] = [await positions(a), await positions(b)];
+    // Both stand near their spawns (a bot walks a few ticks at most).
+    const near = (p, q) => Math.hypot(p[0] - q[0], p[1] - q[1]) < 60;
+    assert.ok(near(a0[1], [400, 750]) && near(a0[2], [1450, 1300]), `A: near the spawns ${JSON.stringify(a0)}`);
+    // Both walk down to the bottom wall, then the target walks left.
+    await Promise.all([hold(a, 'KeyS', 1800), hold(b, 'KeyS', 1800)]);
+    await hold(target, 'KeyA', 400);
+    await sleep(1000);
+    const [a1, b1] = [await positions(a), await positions(b)];
+    const moved = (p, q) => Math.hypot(p[0] - q[0], p[1] - q[1]);
+    t.diagnostic(`A (P${sa}) saw P${sb} go ${a0[sb]} → ${a1[sb]}; B (P${sb}) saw P${sa} go ${b0[sa]} → ${b1[sa]}`);
+    assert.ok(moved(a0[sb], a1[sb]) > 100, `A saw P${sb} go ${a0[sb]} → ${a1[sb]}`);
+    assert.ok(moved(b0[sa], b1[sa]) > 100, `B saw P${sa} go ${b0[sa]} → ${b1[sa]}`);
+    // Once quiet, both pages predict the same world.
+    assert.deepEqual(a1, b1, 'both pages see everyone at the same place');
+  });
+
+  let shown;
+  await t.test('a projectile fired by one hits the other; both show the same HP', async () => {
+    const before = await hp(target);
+    assert.deepEqual([before[ss], before[st]], [100, 100], 'nobody hit yet');
+    await hold(shooter, 'KeyD', 80); // turn right (the aim follows the stick)
+    await hold(shooter, 'KeyF', 700); // 3 shots at the 250 ms cooldown
+    await waitFor(async () => (await hp(target))[st] < 100, 5_000, `P${st} hit on its own page`);
+    // Projectiles live 1 s; then the confirmed worlds are quiet.
+    await sleep(1500);
+    const [ha, hb] = [await hp(a), await hp(b)];
+    t.diagnostic(`HP after confirmation: A ${JSON.stringify(ha)}, B ${JSON.stringify(hb)}`);
+    assert.deepEqual(ha, hb, 'both pages show the same HP');
+    assert.ok(ha[st] < 100, `the target lost HP: ${JSON.stringify(ha)}`);
+    assert.equal(ha[ss], 100, `the shooter was not hit: ${JSON.stringify(ha)}`);
+    shown = ha;
+    await shooter.screenshot({ path: join(ARTIFACTS, 'rollback-room-shooter.png') });
+    await target.screenshot({ path: join(ARTIFACTS, 'rollback-room-target.png') });
+  });
+
+  await t.test('each counts rebases caused by the other', async () => {
+    const [ra, rb] = [await rebasesCaused(a), await rebasesCaused(b)];
+    t.diagnostic(`rebases caused: on A by P${sb} ${ra[sb]}, on B by P${sa} ${rb[sa]}; HP ${JSON.stringify(shown)}`);
+    assert.ok(ra[sb] > 0, `A counts rebases caused by P${sb}: ${JSON.stringify(ra)}`);
+    assert.ok(rb[sa] > 0, `B counts rebases caused by P${sa}: ${JSON.stringify(rb)}`);
+    assert.match(await metricText(a, 'match-replayed'), /^rebase to tick \d+: /);
+    assert.match(await metricText(b, 'hash-mismatches'), /^0$/);
+    assert.match(await metricText(a, 'hash-mismatches'), /^0$/);
+  });
+
+  assert.deepEqual(errors, []);
+});
