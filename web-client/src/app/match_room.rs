@@ -23,13 +23,14 @@ impl App {
         }
         self.leave_room(None);
         self.leave_match(None);
-        let Some(run) = MatchRun::connect(name, self.rollback) else {
+        let Some(mut run) = MatchRun::connect(name, self.rollback) else {
             self.room_controls
                 .note("could not open a socket to the relay", true);
             return;
         };
         self.driver.close();
         self.driver = Driver::local(self.setup());
+        run.borrow_page(&self.doc());
         self.match_run = Some(Box::new(run));
         self.room_controls.set_joined(Some(name));
         self.match_card.show(true);
@@ -50,6 +51,7 @@ impl App {
             return;
         };
         run.close();
+        run.give_back_page(&self.doc(), &self.chrome);
         self.match_card.show(false);
         self.room_controls.set_joined(None);
         let note = match why {
@@ -90,6 +92,7 @@ impl App {
         run.frame(t, page_dt, dir, buttons);
         crate::canvas::clear();
         match_panels::draw(run, dir, &layout);
+        run.write_texts(&self.chrome);
         self.match_card.write(t, run);
         let m = run.predictor.metrics();
         self.rollback_readouts.write(Some(&m), None);

@@ -256,7 +256,7 @@ impl App {
     }
 
     /// The page's document.
-    fn doc(&self) -> web_sys::Document {
+    pub(super) fn doc(&self) -> web_sys::Document {
         web_sys::window()
             .and_then(|w| w.document())
             .expect("a page has a document")

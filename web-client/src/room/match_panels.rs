@@ -9,9 +9,9 @@
 //! * Replayed: the last rebase, zoomed: the discarded predictions (red,
 //!   dashed), the restored State (white rings), the re-simulated ticks
 //!   (each player's colour), and which remote player's input was
-//!   mispredicted (the line under it, `match_rules::replayed_line`).
+//!   mispredicted (labelled; the panel's line says it, `match_texts`).
 
-use super::match_rules::{name, replayed_line};
+use super::match_rules::name;
 use super::match_run::{MatchRun, Replay};
 use crate::canvas::arena::{self, outline};
 use crate::canvas::view::{with_alpha, RectF, View, CYAN, LABEL, ORANGE, PURPLE, RED, YELLOW};
@@ -130,7 +130,19 @@ fn replayed(r: &Replay, world: &World, local: usize, area: RectF) {
             .chain(&rec.resimulated)
             .chain([&rec.restored])
     };
-    let pts: Vec<SimVec2> = (0..players).flat_map(|p| path(all(), p)).collect();
+    // Framed on the players the rebase is about: who caused it and whose
+    // path it changed (empty seats stand still); else everyone.
+    let changed = |p: usize| {
+        let end = |s: Option<&Snapshot>| s.and_then(|s| s.players.get(p)).map(|st| st.position);
+        end(rec.discarded.last()) != end(rec.resimulated.last())
+    };
+    let mut about: Vec<usize> = (0..players)
+        .filter(|&p| r.caused_by.contains(&p) || changed(p))
+        .collect();
+    if about.is_empty() {
+        about = (0..players).collect();
+    }
+    let pts: Vec<SimVec2> = about.iter().flat_map(|&p| path(all(), p)).collect();
     let v = View::framing(area, pts, 1.35);
     arena::floor(&v, world);
     for p in 0..players {
@@ -158,7 +170,5 @@ fn replayed(r: &Replay, world: &World, local: usize, area: RectF) {
             v.label(&label, x + 10.0, y - 10.0, 13.0, YELLOW);
         }
     }
-    let line = replayed_line(rec.from.0, rec.resimulated.len(), &r.caused_by, local);
-    v.label(&line, area.x + 8.0, area.y + area.h - 8.0, 12.0, LABEL);
     arena::scale_bar(&v);
 }
