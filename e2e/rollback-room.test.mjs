@@ -137,5 +137,32 @@ test('two pages in one rollback room', async (t) => {
     assert.match(await metricText(a, 'hash-mismatches'), /^0$/);
   });
 
+  await t.test('the Room card joins a rollback room with the model selector on Rollback, and Leave leaves', async () => {
+    const c = await env.browser.context.newPage();
+    c.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
+    await c.goto(env.relay.url);
+    await waitFor(async () => (await metricText(c, 'room-state')) === 'private session', 20_000, 'a private session');
+    await c.evaluate(([room]) => {
+      const model = document.getElementById('model');
+      model.value = 'rollback';
+      model.dispatchEvent(new Event('change', { bubbles: true }));
+      document.getElementById('room-name').value = room;
+      document.getElementById('room-join').click();
+    }, ['e2e-card']);
+    await waitFor(async () => /seat P\d of \d/.test(await metricText(c, 'match-state')), 20_000, 'the third page seated');
+    // (A new room: the relay seats at most two players of one address in
+    // a room, and every page here is 127.0.0.1.)
+    const listed = await (await fetch(`${env.relay.url}api/rooms`)).json();
+    const card = listed.rooms.find((r) => r.room === 'e2e-card');
+    assert.deepEqual([card.players, card.model], [1, 'rollback']);
+    // Its table: you, then every other seat with its counts.
+    const rows = await c.locator('#match-table tr').count();
+    assert.equal(rows, 8, 'one row per seat');
+    await a.locator('#match-card').screenshot({ path: join(ARTIFACTS, 'rollback-room-card.png') });
+    await c.evaluate(() => document.getElementById('room-leave').click());
+    await waitFor(async () => (await metricText(c, 'room-state')) === 'private session', 10_000, 'left');
+    await c.close();
+  });
+
   assert.deepEqual(errors, []);
 });

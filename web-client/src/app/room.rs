@@ -82,10 +82,12 @@ impl App {
     /// one; `true` if it was.
     pub(super) fn room_tick(&mut self) -> bool {
         if let Some(name) = self.room_controls.take_join() {
-            // The model selector (or the listed room's model) chooses a
+            // A listed room's model, else the model selector, chooses a
             // rollback match (issue 22).
-            let rollback = matches!(self.model, sim::protocol::Model::Rollback(_))
-                || self.room_controls.is_rollback_room(&name);
+            let rollback = self
+                .room_controls
+                .listed_rollback(&name)
+                .unwrap_or_else(|| self.rollback_controls.rollback_selected());
             if rollback {
                 self.enter_match(&name);
             } else {

@@ -52,8 +52,9 @@ pub struct RoomControls {
     /// What the list and the log show now (rebuilt only on a change).
     list_shown: String,
     log_shown: String,
-    /// The listed rooms that run the rollback model (issue 22).
-    rollback_rooms: Vec<String>,
+    /// The listed rooms and whether each runs the rollback model (issue
+    /// 22).
+    listed_models: Vec<(String, bool)>,
 }
 
 /// Calls `f` with the `data-<attr>` of the button clicked inside `#id`.
@@ -123,7 +124,7 @@ impl RoomControls {
             next_list: SimTime::ZERO,
             list_shown: String::new(),
             log_shown: String::new(),
-            rollback_rooms: Vec::new(),
+            listed_models: Vec::new(),
             doc: doc.clone(),
         }
     }
@@ -149,9 +150,14 @@ impl RoomControls {
     }
 
     /// Whether the relay's list shows room `name` running the rollback
-    /// model (a click on it joins its match).
-    pub fn is_rollback_room(&self, name: &str) -> bool {
-        self.rollback_rooms.iter().any(|r| r == name)
+    /// model (`Some(true)`: joining it joins its match), the CMC model
+    /// (`Some(false)`), or does not list it (`None`: the model selector
+    /// chooses).
+    pub fn listed_rollback(&self, name: &str) -> Option<bool> {
+        self.listed_models
+            .iter()
+            .find(|(r, _)| r == name)
+            .map(|&(_, rollback)| rollback)
     }
 
     /// Leave pressed.
@@ -339,7 +345,7 @@ impl RoomControls {
         let Some(rooms) = self.listed.borrow_mut().take() else {
             return;
         };
-        self.rollback_rooms = rooms.iter().filter(|r| r.3).map(|r| r.0.clone()).collect();
+        self.listed_models = rooms.iter().map(|r| (r.0.clone(), r.3)).collect();
         let signature = format!("{current:?}{rooms:?}");
         let Some(list) = emptied(&self.doc, "room-list", &mut self.list_shown, signature) else {
             return;
