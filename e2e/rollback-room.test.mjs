@@ -3,13 +3,14 @@
 // seated in one fixed-tick match, each sees the other move, a projectile
 // fired with F by one hits the other, both pages show the same HP once the
 // match is confirmed and quiet, and each counts rebases caused by the
-// other player's mispredicted input. The bots are off: the keys drive, so
+// other player's mispredicted input — at RTT 150 ms and 5 % loss each
+// way, each page's own link. The bots are off: the keys drive, so
 // the shot is aimed — both players walk down to the arena's bottom wall
 // (one line, clear of the pillars), the shooter turns right and fires.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { relayAndBrowser, launchBrowser, metricText, waitFor, sleep, ARTIFACTS } from './harness.mjs';
+import { relayAndBrowser, launchBrowser, metricText, setControl, waitFor, sleep, ARTIFACTS } from './harness.mjs';
 
 const env = relayAndBrowser();
 const ROOM = 'e2e-rollback';
@@ -90,6 +91,11 @@ test('two pages in one rollback room', async (t) => {
   });
 
   await t.test('each sees the other move', async () => {
+    // The issue's link: RTT 150 ms and 5 % loss, each page its own.
+    for (const page of [a, b]) {
+      await setControl(page, 'rtt', 150);
+      await setControl(page, 'loss', 5);
+    }
     await sleep(500);
     const [a0, b0] = [await positions(a), await positions(b)];
     // Both stand near their spawns (a bot walks a few ticks at most).
@@ -125,6 +131,14 @@ test('two pages in one rollback room', async (t) => {
     shown = ha;
     await shooter.screenshot({ path: join(ARTIFACTS, 'rollback-room-shooter.png') });
     await target.screenshot({ path: join(ARTIFACTS, 'rollback-room-target.png') });
+  });
+
+  await t.test("each page's own link is in force: its RTT in the table", async () => {
+    for (const page of [a, b]) {
+      const rtt = Number.parseFloat(await page.locator('#match-table tr:first-child td:nth-child(4)').textContent());
+      t.diagnostic(`RTT ${rtt} ms`);
+      assert.ok(rtt >= 145 && rtt < 400, `RTT ${rtt} ms at the 150 ms slider`);
+    }
   });
 
   await t.test('each counts rebases caused by the other', async () => {
