@@ -4,9 +4,10 @@
 // fired with F by one hits the other, both pages show the same HP once the
 // match is confirmed and quiet, and each counts rebases caused by the
 // other player's mispredicted input — at RTT 150 ms and 5 % loss each
-// way, each page's own link. The bots are off: the keys drive, so
-// the shot is aimed — both players walk down to the arena's bottom wall
-// (one line, clear of the pillars), the shooter turns right and fires.
+// way, each page's own link. The bots are off: the keys drive, so the
+// shot is aimed — both players walk to the arena's bottom-left corner
+// (along the bottom wall, clear of the pillars), the target walks right,
+// the shooter turns right and fires.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -66,6 +67,19 @@ async function rebasesCaused(page) {
   return out;
 }
 
+/** Walks `page`'s player (seat `seat`) to the arena's bottom-left corner. */
+async function toCorner(page, seat) {
+  await hold(page, 'KeyS', 1800);
+  if ((await positions(page))[seat][1] < 1400) {
+    await hold(page, 'KeyA', 500);
+    await hold(page, 'KeyS', 1500);
+  }
+  await hold(page, 'KeyA', 4500);
+  await sleep(300);
+  const [x, y] = (await positions(page))[seat];
+  assert.ok(x < 150 && y > 1400, `P${seat} in the bottom-left corner: ${x},${y}`);
+}
+
 async function hold(page, key, ms) {
   await page.focus('#glcanvas');
   await page.keyboard.down(key);
@@ -81,8 +95,7 @@ test('two pages in one rollback room', async (t) => {
   const b = await openMatch(second, errors);
   const [sa, sb] = [await seat(a), await seat(b)];
   assert.notEqual(sa, sb, 'two seats');
-  // The shooter is the left-hand spawn (seat 1 faces right), the target
-  // the other.
+  // The shooter is seat 1, the target the other.
   const [shooter, target, ss, st] = sa === 1 ? [a, b, sa, sb] : [b, a, sb, sa];
 
   await t.test('the relay lists one rollback room of two', async () => {
@@ -98,12 +111,11 @@ test('two pages in one rollback room', async (t) => {
     }
     await sleep(500);
     const [a0, b0] = [await positions(a), await positions(b)];
-    // Both stand near their spawns (a bot walks a few ticks at most).
-    const near = (p, q) => Math.hypot(p[0] - q[0], p[1] - q[1]) < 60;
-    assert.ok(near(a0[1], [400, 750]) && near(a0[2], [1450, 1300]), `A: near the spawns ${JSON.stringify(a0)}`);
-    // Both walk down to the bottom wall, then the target walks left.
-    await Promise.all([hold(a, 'KeyS', 1800), hold(b, 'KeyS', 1800)]);
-    await hold(target, 'KeyA', 400);
+    // Both walk to the bottom-left corner (down to the bottom wall, off a
+    // pillar's top if one stopped them, then left along the wall, which
+    // nothing blocks), then the target walks right: one line, clear.
+    await Promise.all([toCorner(a, sa), toCorner(b, sb)]);
+    await hold(target, 'KeyD', 800);
     await sleep(1000);
     const [a1, b1] = [await positions(a), await positions(b)];
     const moved = (p, q) => Math.hypot(p[0] - q[0], p[1] - q[1]);
@@ -118,7 +130,9 @@ test('two pages in one rollback room', async (t) => {
   await t.test('a projectile fired by one hits the other; both show the same HP', async () => {
     const before = await hp(target);
     assert.deepEqual([before[ss], before[st]], [100, 100], 'nobody hit yet');
-    await hold(shooter, 'KeyD', 80); // turn right (the aim follows the stick)
+    // Turn right (the aim follows the stick; long enough for a slow frame
+    // to see the key down).
+    await hold(shooter, 'KeyD', 300);
     await hold(shooter, 'KeyF', 700); // 3 shots at the 250 ms cooldown
     await waitFor(async () => (await hp(target))[st] < 100, 5_000, `P${st} hit on its own page`);
     // Projectiles live 1 s; then the confirmed worlds are quiet.
@@ -151,7 +165,7 @@ test('two pages in one rollback room', async (t) => {
     assert.match(await metricText(a, 'hash-mismatches'), /^0$/);
   });
 
-  await t.test('the Room card joins a rollback room with the model selector on Rollback, and Leave leaves', async () => {
+  await t.test('the Room card joins a rollback room with the model selector on Rollback, adds a bot, and Leave leaves', async () => {
     const c = await env.browser.context.newPage();
     c.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
     await c.goto(env.relay.url);
@@ -169,6 +183,22 @@ test('two pages in one rollback room', async (t) => {
     const listed = await (await fetch(`${env.relay.url}api/rooms`)).json();
     const card = listed.rooms.find((r) => r.room === 'e2e-card');
     assert.deepEqual([card.players, card.model], [1, 'rollback']);
+    // Add bot seats a server-driven bot, which walks.
+    const p0 = await positions(c);
+    await c.evaluate(() => document.getElementById('add-bot').click());
+    await waitFor(async () => {
+      const listed = await (await fetch(`${env.relay.url}api/rooms`)).json();
+      return listed.rooms.find((r) => r.room === 'e2e-card')?.bots === 1;
+    }, 5_000, 'the bot listed');
+    await sleep(1500);
+    const p1 = await positions(c);
+    // (This page's own bot drives its seat: another seat must walk.)
+    const own = await seat(c);
+    const walked = Object.keys(p1)
+      .map(Number)
+      .filter((k) => k !== own && Math.hypot(p1[k][0] - p0[k][0], p1[k][1] - p0[k][1]) > 50);
+    t.diagnostic(`seats other than P${own} that walked after Add bot: ${walked}`);
+    assert.equal(walked.length, 1, `the bot walks: ${JSON.stringify(p0)} → ${JSON.stringify(p1)}`);
     // Its table: you, then every other seat with its counts.
     const rows = await c.locator('#match-table tr').count();
     assert.equal(rows, 8, 'one row per seat');

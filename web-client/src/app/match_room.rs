@@ -30,9 +30,9 @@ impl App {
         };
         self.driver.close();
         self.driver = Driver::local(self.setup());
+        self.room_controls.set_joined(Some(name));
         run.borrow_page(&self.doc());
         self.match_run = Some(Box::new(run));
-        self.room_controls.set_joined(Some(name));
         self.match_card.show(true);
         let share = format!("?room={name}&model=rollback");
         self.room_controls.note(
@@ -88,6 +88,9 @@ impl App {
             return;
         };
         run.set_net_settings(self.settings);
+        for _ in 0..self.room_controls.take_add_bot() {
+            run.add_bot();
+        }
         run.receive(&mut events);
         run.frame(t, page_dt, dir, buttons);
         crate::canvas::clear();

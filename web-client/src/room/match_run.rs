@@ -114,6 +114,13 @@ impl MatchRun {
         }
     }
 
+    /// Asks the room for a server-driven bot in a free seat (a full
+    /// match refuses it with its reason).
+    pub fn add_bot(&mut self) {
+        self.transport
+            .send(vec![codec::encode(&ClientMsg::Room(RoomClientMsg::AddBot))]);
+    }
+
     /// Frames in (network input first), then what happened.
     pub fn receive(&mut self, out: &mut Vec<MatchLink>) {
         if self.transport.state() == LinkState::Closed {

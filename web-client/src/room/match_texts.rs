@@ -23,7 +23,8 @@ const SLOTS: [&str; 6] = [
 ];
 
 /// The controls that do nothing in a match, and why.
-const OFF: [(&str, &str); 6] = [
+const OFF: [(&str, &str); 7] = [
+    ("reload", NO_RELOAD),
     ("play-pause", SINGLE_PLAYER),
     ("step-frame", SINGLE_PLAYER),
     ("rec-toggle", SINGLE_PLAYER),
@@ -31,6 +32,7 @@ const OFF: [(&str, &str); 6] = [
     ("model", ROOMS_MODEL),
     ("ab", ROOMS_MODEL),
 ];
+const NO_RELOAD: &str = "The rollback arena has no ammo: F fires every 250 ms";
 const SINGLE_PLAYER: &str = "Scenarios are single-player: leave the room to record or replay";
 const ROOMS_MODEL: &str = "This room runs the rollback model for everyone: leave the room to switch models or compare A/B";
 
@@ -59,6 +61,11 @@ impl MatchRun {
         if let Some(select) = crate::dom::select(doc, "model") {
             self.saved_model = Some(select.value());
             select.set_value("rollback");
+        }
+        // The CMC room's legend (proxies, shots' four views) says nothing
+        // here: the rollback legend is shown.
+        if let Some(e) = doc.get_element_by_id("room-legend") {
+            set_flag(&e, "hidden", true);
         }
         set_url(Some(&self.name));
     }
