@@ -100,6 +100,7 @@ impl App {
         let m = run.predictor.metrics();
         self.rollback_readouts.write(Some(&m), None);
         self.model_view.show("rollback");
+        self.net_controls.write(&self.settings);
         self.match_events(events);
     }
 
