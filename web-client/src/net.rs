@@ -88,13 +88,24 @@ impl Transport {
     /// Opens a socket to the page's own origin at `/ws?room=<room>` (a
     /// shared room's name, checked by the caller).
     pub fn connect_to(room: &str) -> Option<Transport> {
+        Transport::connect_query(&format!("room={room}"))
+    }
+
+    /// Opens a socket to `/ws?room=<room>&model=rollback`: a shared
+    /// room's rollback match (issue 22; the name checked by the caller).
+    pub fn connect_rollback(room: &str) -> Option<Transport> {
+        Transport::connect_query(&format!("room={room}&model=rollback"))
+    }
+
+    /// Opens a socket to the page's own origin at `/ws?<query>`.
+    fn connect_query(query: &str) -> Option<Transport> {
         let loc = web_sys::window()?.location();
         let scheme = if loc.protocol().ok()? == "https:" {
             "wss"
         } else {
             "ws"
         };
-        let url = format!("{scheme}://{}/ws?room={room}", loc.host().ok()?);
+        let url = format!("{scheme}://{}/ws?{query}", loc.host().ok()?);
         let socket = WebSocket::new(&url).ok()?;
         socket.set_binary_type(BinaryType::Arraybuffer);
         let shared = Rc::new(RefCell::new(Shared::default()));

@@ -44,9 +44,10 @@ impl App {
             self.header.set_bot_driving(false);
         }
         if self.bot_driving {
-            let position = match &self.room {
-                Some(room) => room.endpoint.client().state().position,
-                None => self.driver.endpoint().position(),
+            let position = match (&self.room, &self.match_run) {
+                (Some(room), _) => room.endpoint.client().state().position,
+                (None, Some(run)) => run.position(),
+                (None, None) => self.driver.endpoint().position(),
             };
             let (dir, buttons) = self.bot.input(position, dt as f32);
             let held = |b: u16| buttons & b != 0;
@@ -54,7 +55,8 @@ impl App {
                 dir,
                 dash: held(InputCmd::DASH),
                 // The CMC model has no action button: its bot never fires.
-                fire: held(InputCmd::FIRE) && matches!(self.model, Model::Rollback(_)),
+                fire: held(InputCmd::FIRE)
+                    && (matches!(self.model, Model::Rollback(_)) || self.match_run.is_some()),
                 user,
             }
         } else {

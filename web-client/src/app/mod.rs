@@ -30,6 +30,7 @@ mod driver;
 mod header;
 mod input;
 mod inspect;
+mod match_room;
 mod playback;
 mod recorder;
 mod room;
@@ -49,6 +50,8 @@ use crate::rollback::controls::RollbackControls;
 use crate::rollback::readouts::RollbackReadouts;
 use crate::room::controls::RoomControls;
 use crate::room::link::RoomRun;
+use crate::room::match_card::MatchCard;
+use crate::room::match_run::MatchRun;
 use crate::runbar::fixed_step::FixedStep;
 use crate::runbar::playback::{Playback, RunState, TimeControl, STEP_DT};
 use crate::runbar::recorder::Recorder;
@@ -96,6 +99,11 @@ struct App {
     /// driver while it lasts.
     room: Option<Box<RoomRun>>,
     room_controls: RoomControls,
+    /// The rollback room's match the page plays in, if any (issue 22):
+    /// it runs instead of the private session, like a CMC room.
+    match_run: Option<Box<MatchRun>>,
+    /// The Room section's match card.
+    match_card: MatchCard,
     state: RunState,
     time: TimeControl,
     /// The fixed-step option's carry ([`crate::runbar::fixed_step`]).
@@ -162,6 +170,8 @@ impl App {
             driver: Driver::local(Setup::default()),
             room: None,
             room_controls: RoomControls::new(doc),
+            match_run: None,
+            match_card: MatchCard::new(doc),
             state: RunState::Local,
             time: TimeControl::default(),
             fixed: FixedStep::default(),
@@ -194,6 +204,9 @@ impl App {
         }
         if let (false, Some(name)) = (local, query_param("room")) {
             match crate::room::rules::room_name(&name) {
+                Ok(name) if query_param("model").as_deref() == Some("rollback") => {
+                    app.enter_match(&name);
+                }
                 Ok(name) => app.enter_room(&name),
                 Err(why) => app
                     .room_controls

@@ -28,6 +28,7 @@ impl App {
             return;
         }
         self.leave_room(None);
+        self.leave_match(None);
         let Some(mut room) = RoomRun::connect(name) else {
             self.room_controls
                 .note("could not open a socket to the relay", true);
@@ -81,14 +82,30 @@ impl App {
     /// one; `true` if it was.
     pub(super) fn room_tick(&mut self) -> bool {
         if let Some(name) = self.room_controls.take_join() {
-            self.enter_room(&name);
+            // A listed room's model, else the model selector, chooses a
+            // rollback match (issue 22).
+            let rollback = self
+                .room_controls
+                .listed_rollback(&name)
+                .unwrap_or_else(|| self.rollback_controls.rollback_selected());
+            if rollback {
+                self.enter_match(&name);
+            } else {
+                self.enter_room(&name);
+            }
         }
         if self.room_controls.take_leave() {
             self.leave_room(None);
+            self.leave_match(None);
         }
         let t = now();
         let current = self.room.as_ref().map(|r| r.name.clone());
+        let current = current.or_else(|| self.match_run.as_ref().map(|r| r.name.clone()));
         self.room_controls.poll_list(t, current.as_deref());
+        if self.match_run.is_some() {
+            self.match_frame(t);
+            return true;
+        }
         if self.room.is_none() {
             return false;
         }
@@ -241,7 +258,7 @@ impl App {
     }
 
     /// The page's document.
-    fn doc(&self) -> web_sys::Document {
+    pub(super) fn doc(&self) -> web_sys::Document {
         web_sys::window()
             .and_then(|w| w.document())
             .expect("a page has a document")

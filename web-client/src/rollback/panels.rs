@@ -246,9 +246,15 @@ fn zoomed(area: RectF, e: &Entry) -> View {
 
 /// Projectiles in flight, coloured by who fired them.
 fn projectiles(v: &View, shots: &[Projectile], alpha: f32) {
+    projectiles_by(v, shots, alpha, player_colour);
+}
+
+/// Projectiles in flight, each in `colour` of its owner (a rollback
+/// room's panels colour by seat, `crate::room::match_panels`).
+pub fn projectiles_by(v: &View, shots: &[Projectile], alpha: f32, colour: impl Fn(usize) -> Color) {
     let r = v.len(PROJECTILE_RADIUS_MM as f32 / 10.0).max(2.5);
     for q in shots {
-        let c = player_colour(usize::from(q.owner));
+        let c = colour(usize::from(q.owner));
         let at = q.position.to_cm();
         let tail = at - q.velocity.to_cm().safe_normal() * (r * 3.0 / v.scale);
         v.line(tail, at, 2.0, with_alpha(c, 0.5 * alpha));
@@ -259,7 +265,7 @@ fn projectiles(v: &View, shots: &[Projectile], alpha: f32) {
 
 /// A player drawn at `drawn`: its disc, an HP bar above it, a yellow ring
 /// while hit-stunned.
-fn player(v: &View, st: &PlayerState, drawn: SimVec2, colour: Color, alpha: f32) {
+pub fn player(v: &View, st: &PlayerState, drawn: SimVec2, colour: Color, alpha: f32) {
     character(v, drawn, with_alpha(colour, alpha));
     let radius = v.len(CHARACTER_RADIUS_CM).max(4.0);
     if st.stun > 0 {

@@ -23,8 +23,9 @@ use web_sys::{Document, Element, Event, HtmlInputElement, KeyboardEvent};
 /// How often the room list is fetched while the page is visible, ms.
 const LIST_EVERY_MS: u64 = 2000;
 
-/// A room as `/api/rooms` lists it: name, players, bots.
-type Listed = (String, u32, u32);
+/// A room as `/api/rooms` lists it: name, players, bots, whether it
+/// runs the rollback model.
+type Listed = (String, u32, u32, bool);
 
 /// Handles on the Room section.
 pub struct RoomControls {
@@ -51,6 +52,9 @@ pub struct RoomControls {
     /// What the list and the log show now (rebuilt only on a change).
     list_shown: String,
     log_shown: String,
+    /// The listed rooms and whether each runs the rollback model (issue
+    /// 22).
+    listed_models: Vec<(String, bool)>,
 }
 
 /// Calls `f` with the `data-<attr>` of the button clicked inside `#id`.
@@ -120,6 +124,7 @@ impl RoomControls {
             next_list: SimTime::ZERO,
             list_shown: String::new(),
             log_shown: String::new(),
+            listed_models: Vec::new(),
             doc: doc.clone(),
         }
     }
@@ -142,6 +147,17 @@ impl RoomControls {
                 None
             }
         }
+    }
+
+    /// Whether the relay's list shows room `name` running the rollback
+    /// model (`Some(true)`: joining it joins its match), the CMC model
+    /// (`Some(false)`), or does not list it (`None`: the model selector
+    /// chooses).
+    pub fn listed_rollback(&self, name: &str) -> Option<bool> {
+        self.listed_models
+            .iter()
+            .find(|(r, _)| r == name)
+            .map(|&(_, rollback)| rollback)
     }
 
     /// Leave pressed.
@@ -329,6 +345,7 @@ impl RoomControls {
         let Some(rooms) = self.listed.borrow_mut().take() else {
             return;
         };
+        self.listed_models = rooms.iter().map(|r| (r.0.clone(), r.3)).collect();
         let signature = format!("{current:?}{rooms:?}");
         let Some(list) = emptied(&self.doc, "room-list", &mut self.list_shown, signature) else {
             return;
@@ -340,12 +357,15 @@ impl RoomControls {
                 let _ = list.append_child(&li);
             }
         }
-        for (name, players, bots) in rooms {
+        for (name, players, bots, rollback) in rooms {
             let count =
                 |n: u32, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
             let mut text = count(players, "player", "players");
             if bots > 0 {
                 text.push_str(&format!(" · {}", count(bots, "bot", "bots")));
+            }
+            if rollback {
+                text.push_str(" · rollback");
             }
             let appended = append_button(
                 &self.doc,
@@ -380,7 +400,8 @@ async fn fetch_rooms(url: &str) -> Option<Vec<Listed>> {
                 let name = field(&r, "room")?.as_string()?;
                 let players = field(&r, "players")?.as_f64()? as u32;
                 let bots = field(&r, "bots")?.as_f64()? as u32;
-                Some((name, players, bots))
+                let model = field(&r, "model").and_then(|m| m.as_string());
+                Some((name, players, bots, model.as_deref() == Some("rollback")))
             })
             .collect(),
     )

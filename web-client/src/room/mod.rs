@@ -17,11 +17,21 @@
 //! | `controls` | the Room section: name, Join / Leave, the relay's rooms, the room's switches, the shot log |
 //! | `lanes` | the packet lanes' room events: shots and verdicts, rewinds, proxy jumps, late net updates, ammo jumps, and their stories (pure) |
 //! | `rules` | names that join, whom F aims at, the shot shown, shot lines and tallies, ammo jumps (pure) |
+//! | `match_run` | a rollback room (issue 22): [`match_run::MatchRun`], the socket to `/ws?room=NAME&model=rollback` and the page's rollback predictor in the match, the last rebase and who caused it |
+//! | `match_panels` | the three panels of a rollback room: everyone predicted, the confirmed State, the last rebase |
+//! | `match_card` | the Room section's match card: seat, positions, HP, the per-player table |
+//! | `match_texts` | the panel texts and controls a match borrows (the model selector off: the room chose it), the address bar |
+//! | `match_rules` | a match's names, read-outs and who caused a rebase (pure) |
 
 pub mod controls;
 pub mod frame;
 pub mod lanes;
 pub mod link;
+pub mod match_card;
+pub mod match_panels;
+pub mod match_rules;
+pub mod match_run;
+pub mod match_texts;
 pub mod page;
 pub mod panels;
 pub mod rules;

@@ -1,0 +1,132 @@
+//! Entering and leaving a rollback room (issue 22), and the loop's frame
+//! while the page plays in one: `?room=NAME&model=rollback`, or Join with
+//! the model selector on Rollback (or a listed rollback room clicked). The
+//! match replaces the page's private session while it lasts, like a CMC
+//! room; Leave, a refusal or a lost relay returns to a private one. What
+//! the match does with the input, draws and writes is
+//! `crate::room::match_*`'s.
+
+use super::{App, Driver, Input};
+use crate::room::match_panels;
+use crate::room::match_run::{MatchLink, MatchRun};
+use crate::runbar::playback::RunState;
+use macroquad::prelude::*;
+use sim::rollback::InputCmd;
+use sim::SimTime;
+
+impl App {
+    /// Joins the rollback match of room `name`: the private session (or
+    /// a CMC room) ends, the match begins.
+    pub(super) fn enter_match(&mut self, name: &str) {
+        if self.match_run.as_ref().is_some_and(|r| r.name == name) {
+            return;
+        }
+        self.leave_room(None);
+        self.leave_match(None);
+        let Some(mut run) = MatchRun::connect(name, self.rollback) else {
+            self.room_controls
+                .note("could not open a socket to the relay", true);
+            return;
+        };
+        self.driver.close();
+        self.driver = Driver::local(self.setup());
+        self.room_controls.set_joined(Some(name));
+        run.borrow_page(&self.doc());
+        self.match_run = Some(Box::new(run));
+        self.match_card.show(true);
+        let share = format!("?room={name}&model=rollback");
+        self.room_controls.note(
+            &format!("joining the rollback match {name}… (share: {share})"),
+            false,
+        );
+        self.header.set_mode(&format!("rollback room {name}"));
+        self.header
+            .set_status("connecting", &format!("joining {name}…"));
+    }
+
+    /// Leaves the match, if in one, back to a private session; `why` says
+    /// what ended it, `None` for Leave.
+    pub(super) fn leave_match(&mut self, why: Option<&str>) {
+        let Some(run) = self.match_run.take() else {
+            return;
+        };
+        run.close();
+        run.give_back_page(&self.doc(), &self.chrome);
+        self.match_card.show(false);
+        self.room_controls.set_joined(None);
+        let note = match why {
+            Some(why) => format!("left {}: {why}", run.name),
+            None => format!("left {}", run.name),
+        };
+        self.room_controls.note(&note, why.is_some());
+        match Driver::connect(&self.setup()) {
+            Some(remote) => self.start(remote, RunState::Relay),
+            None => self.start_local_live(),
+        }
+        self.show_state();
+        if let Some(why) = why {
+            self.header
+                .set_status("error", &format!("left the room: {why}"));
+        }
+    }
+
+    /// The match's frame: the connection's frames in, this player's
+    /// input (keys, the bot, F or the Fire button) through the rollback
+    /// client, then the panels, the match card and the Metrics card.
+    pub(super) fn match_frame(&mut self, t: SimTime) {
+        let page_dt = f64::from(get_frame_time());
+        self.read_controls();
+        let Input {
+            dir, dash, fire, ..
+        } = self.input(page_dt);
+        let clicked = self.room_controls.take_fire() > 0;
+        let buttons = if fire || clicked { InputCmd::FIRE } else { 0 }
+            | if dash { InputCmd::DASH } else { 0 };
+        let mut events = Vec::new();
+        let layout = self.chrome.layout((screen_width(), screen_height()));
+        let Some(run) = self.match_run.as_mut() else {
+            return;
+        };
+        run.set_net_settings(self.settings);
+        for _ in 0..self.room_controls.take_add_bot() {
+            run.add_bot();
+        }
+        run.receive(&mut events);
+        run.frame(t, page_dt, dir, buttons);
+        crate::canvas::clear();
+        match_panels::draw(run, dir, &layout);
+        run.write_texts(&self.chrome);
+        self.match_card.write(t, run);
+        let m = run.predictor.metrics();
+        self.rollback_readouts.write(Some(&m), None);
+        self.model_view.show("rollback");
+        self.net_controls.write(&self.settings);
+        self.match_events(events);
+    }
+
+    /// Shows what the match's connection did; a lost or refused match is
+    /// left.
+    fn match_events(&mut self, events: Vec<MatchLink>) {
+        let Some(name) = self.match_run.as_ref().map(|r| r.name.clone()) else {
+            return;
+        };
+        for e in events {
+            match e {
+                MatchLink::Seated => {
+                    self.header
+                        .set_status("connected", &format!("rollback room {name}"));
+                    let share = format!("?room={name}&model=rollback");
+                    self.room_controls
+                        .note(&format!("in {name} · share: {share}"), false);
+                }
+                MatchLink::ServerError(reason) => self
+                    .room_controls
+                    .note(&format!("the room refused: {reason}"), true),
+                MatchLink::Lost(why) => {
+                    self.leave_match(Some(&why));
+                    return;
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,123 @@
+//! The Room section's rollback match card (issue 22): your seat, everyone's
+//! predicted position, the confirmed HP and tick, the last rebase, and a
+//! per-player table — for each remote player the ticks their input was
+//! mispredicted and the rebases that caused (`RemoteCounters`), for you
+//! the RTT, input buffer and time dilation as the Metrics card shows them.
+//! Written a few times a second (DOM writes cost).
+
+use super::match_rules::{hp, name, positions, remote_line, remote_row, replayed_line};
+use super::match_run::MatchRun;
+use crate::dom::{emptied, query, set_flag, write_text};
+use sim::SimTime;
+use web_sys::Document;
+
+/// How often the card is written, µs.
+const WRITE_EVERY_US: u64 = 200_000;
+
+/// Handles on the match card.
+pub struct MatchCard {
+    doc: Document,
+    next_write: SimTime,
+    table_shown: String,
+}
+
+impl MatchCard {
+    /// Looks the card up.
+    pub fn new(doc: &Document) -> MatchCard {
+        MatchCard {
+            doc: doc.clone(),
+            next_write: SimTime::ZERO,
+            table_shown: String::new(),
+        }
+    }
+
+    /// Shows the card (in a rollback room) or hides it.
+    pub fn show(&mut self, on: bool) {
+        if let Some(e) = self.doc.get_element_by_id("match-card") {
+            set_flag(&e, "hidden", !on);
+        }
+        if !on {
+            for m in [
+                "match-players",
+                "match-hp",
+                "match-tick",
+                "match-remote",
+                "match-replayed",
+            ] {
+                self.metric(m, "–");
+            }
+            self.table_shown.clear();
+        }
+        self.next_write = SimTime::ZERO;
+    }
+
+    fn metric(&self, name: &str, text: &str) {
+        if let Some(el) = query(&self.doc, &format!("[data-metric=\"{name}\"]")) {
+            write_text(&el, text);
+        }
+    }
+
+    /// Writes the card from `run` at page time `t`, if due.
+    pub fn write(&mut self, t: SimTime, run: &MatchRun) {
+        if t < self.next_write {
+            return;
+        }
+        self.next_write = SimTime(t.0 + WRITE_EVERY_US);
+        let Some(local) = run.seat else {
+            self.metric("match-state", &format!("{}: joining…", run.name));
+            return;
+        };
+        let p = &run.predictor;
+        let players = p.confirmed().map_or(0, |s| s.players.len());
+        self.metric("room-state", &format!("{} (rollback)", run.name));
+        self.metric(
+            "match-state",
+            &format!("{}: seat P{} of {players} (rollback)", run.name, local + 1),
+        );
+        if let Some(s) = p.predicted() {
+            self.metric("match-players", &positions(s));
+        }
+        if let Some(s) = p.confirmed() {
+            self.metric("match-hp", &hp(s));
+            self.metric("match-tick", &s.tick.0.to_string());
+        }
+        let counters = run.remote_counters();
+        self.metric("match-remote", &remote_line(counters, local));
+        if let Some(r) = &run.replay {
+            let rec = &r.record;
+            let line = replayed_line(rec.from.0, rec.resimulated.len(), &r.caused_by, local);
+            self.metric("match-replayed", &line);
+        }
+        let m = p.metrics();
+        let mut rows = vec![[
+            name(local, local),
+            "–".to_owned(),
+            "–".to_owned(),
+            run.rtt_ms
+                .map_or("–".to_owned(), |ms| format!("{ms:.0} ms")),
+            m.input_buffer
+                .map_or("–".to_owned(), |b| format!("{b:.1} ticks")),
+            format!("{:.3}", m.time_dilation),
+        ]];
+        for (i, c) in counters.iter().enumerate().filter(|(i, _)| *i != local) {
+            let [who, mis, caused] = remote_row(i, local, c);
+            rows.push([who, mis, caused, "–".into(), "–".into(), "–".into()]);
+        }
+        let signature = format!("{rows:?}");
+        let Some(body) = emptied(&self.doc, "match-table", &mut self.table_shown, signature) else {
+            return;
+        };
+        for row in rows {
+            let Ok(tr) = self.doc.create_element("tr") else {
+                return;
+            };
+            for cell in row {
+                if let Ok(td) = self.doc.create_element("td") {
+                    td.set_text_content(Some(&cell));
+                    let _ = tr.append_child(&td);
+                }
+            }
+            let _ = body.append_child(&tr);
+        }
+    }
+}

@@ -1,0 +1,132 @@
+//! The words and numbers a rollback room shows (issue 22), pure: the
+//! players' names, their positions and HP as read-outs, which remote
+//! players caused a rebase, the Replayed line, and one row of the
+//! per-player table.
+
+use sim::rollback::{RemoteCounters, Snapshot};
+
+/// A player's name in a match: `P1`… by seat, `you` for the local one.
+pub fn name(player: usize, local: usize) -> String {
+    if player == local {
+        "you".to_owned()
+    } else {
+        format!("P{}", player + 1)
+    }
+}
+
+/// Every player's position as `P1 x,y · P2 x,y` (cm, rounded), by seat
+/// (`P<seat + 1>` for everyone, so two pages' lines compare).
+pub fn positions(s: &Snapshot) -> String {
+    s.players
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let at = p.position.to_cm();
+            format!("P{} {:.0},{:.0}", i + 1, at.x, at.y)
+        })
+        .collect::<Vec<_>>()
+        .join(" · ")
+}
+
+/// Every player's HP as `P1 100 · P2 90`, by seat.
+pub fn hp(s: &Snapshot) -> String {
+    s.players
+        .iter()
+        .enumerate()
+        .map(|(i, p)| format!("P{} {}", i + 1, p.hp))
+        .collect::<Vec<_>>()
+        .join(" · ")
+}
+
+/// The remote players whose rebases-caused count grew from `before` to
+/// `after`: whose mispredicted input the rebase just applied corrected.
+pub fn caused_by(before: &[RemoteCounters], after: &[RemoteCounters]) -> Vec<usize> {
+    after
+        .iter()
+        .enumerate()
+        .filter(|(i, a)| a.rebases_caused > before.get(*i).map_or(0, |b| b.rebases_caused))
+        .map(|(i, _)| i)
+        .collect()
+}
+
+/// The Replayed panel's line for a rebase restoring tick `from` and
+/// re-simulating `ticks` ticks, caused by `players` (seats).
+pub fn replayed_line(from: u32, ticks: usize, players: &[usize], local: usize) -> String {
+    let who = if players.is_empty() {
+        "no remote input mispredicted".to_owned()
+    } else {
+        let names: Vec<_> = players.iter().map(|&p| name(p, local)).collect();
+        format!("{}'s input mispredicted", names.join(", "))
+    };
+    format!("rebase to tick {from}: {who} · {ticks} ticks re-simulated")
+}
+
+/// One remote player's row of the table: name, mispredicted ticks,
+/// rebases caused.
+pub fn remote_row(player: usize, local: usize, c: &RemoteCounters) -> [String; 3] {
+    [
+        name(player, local),
+        c.mispredicted_ticks.to_string(),
+        c.rebases_caused.to_string(),
+    ]
+}
+
+/// The `match-remote` read-out: `P2 12/3 · P3 0/0` (mispredicted ticks /
+/// rebases caused) for every remote player.
+pub fn remote_line(counters: &[RemoteCounters], local: usize) -> String {
+    counters
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i != local)
+        .map(|(i, c)| format!("P{} {}/{}", i + 1, c.mispredicted_ticks, c.rebases_caused))
+        .collect::<Vec<_>>()
+        .join(" · ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn counters(v: &[(u64, u64)]) -> Vec<RemoteCounters> {
+        v.iter()
+            .map(|&(m, r)| RemoteCounters {
+                mispredicted_ticks: m,
+                rebases_caused: r,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_players_whose_rebases_grew_caused_it() {
+        let before = counters(&[(0, 0), (4, 2), (1, 1)]);
+        let after = counters(&[(0, 0), (6, 3), (1, 1)]);
+        assert_eq!(caused_by(&before, &after), vec![1]);
+        assert_eq!(caused_by(&[], &after), vec![1, 2]);
+        assert!(caused_by(&after, &after).is_empty());
+    }
+
+    #[test]
+    fn lines_name_seats_and_the_local_player() {
+        assert_eq!(name(0, 0), "you");
+        assert_eq!(name(2, 0), "P3");
+        assert_eq!(
+            replayed_line(120, 7, &[1], 0),
+            "rebase to tick 120: P2's input mispredicted · 7 ticks re-simulated"
+        );
+        assert_eq!(
+            replayed_line(5, 0, &[], 1),
+            "rebase to tick 5: no remote input mispredicted · 0 ticks re-simulated"
+        );
+        let c = counters(&[(3, 1), (0, 0), (9, 4)]);
+        assert_eq!(remote_line(&c, 1), "P1 3/1 · P3 9/4");
+        assert_eq!(remote_row(2, 1, &c[2]), ["P3", "9", "4"].map(String::from));
+    }
+
+    #[test]
+    fn positions_and_hp_read_by_seat() {
+        let arena = sim::rollback::arena::Arena::with_players(Default::default(), 2).unwrap();
+        let s = arena.initial(sim::rollback::Tick::default());
+        assert_eq!(positions(&s), "P1 400,750 · P2 1450,1300");
+        assert_eq!(hp(&s), "P1 100 · P2 100");
+    }
+}

@@ -1,0 +1,218 @@
+//! A rollback room's connection ([`MatchRun`], issue 22): the socket to
+//! `/ws?room=NAME&model=rollback`, the page's `sim` rollback predictor
+//! playing this player's seat of the relay's match (`Room(Join)`, then
+//! the match's Start, then `Inputs` up and Acks and States down, as
+//! against the bot), Pings for the round trip, and the last rebase with
+//! the remote players whose mispredicted input caused it.
+//!
+//! ```text
+//! receive: Start ─► seat · Ack, State ─► predictor · Pong ─► RTT ·
+//!          Refused ─► Lost
+//! frame(dt, stick, buttons): predictor.frame ─► Inputs ─► socket;
+//!          a new rebase ─► Replay (who caused it: RemoteCounters grew)
+//! ```
+//!
+//! The match keeps no seat for a dropped socket's page: a drop leaves the
+//! room (rejoining is a new seat).
+
+use super::match_rules::caused_by;
+use crate::net::{LinkState, Transport};
+use sim::net::codec;
+use sim::protocol::{ClientMsg, ServerMsg};
+use sim::rollback::wire::RollbackServerMsg;
+use sim::rollback::{RemoteCounters, RollbackConfig, RollbackPredictor, RollbackRecord, Snapshot};
+use sim::room::{RoomClientMsg, RoomServerMsg};
+use sim::{NetSettings, SimTime, Vec2 as SimVec2};
+use std::collections::VecDeque;
+
+/// How often a Ping goes up, µs.
+const PING_EVERY_US: u64 = 250_000;
+
+/// The last rebase the page applied, and who caused it.
+#[derive(Debug, Clone)]
+pub struct Replay {
+    /// The discarded, restored and re-simulated ticks.
+    pub record: RollbackRecord<Snapshot>,
+    /// The remote players (seats) whose mispredicted input it corrected.
+    pub caused_by: Vec<usize>,
+}
+
+/// What happened to the match's connection this frame.
+pub enum MatchLink {
+    /// The match's Start arrived: the page has its seat.
+    Seated,
+    /// Leave the room, with what to tell the user.
+    Lost(String),
+    /// The relay refused a message; the match goes on.
+    ServerError(String),
+}
+
+/// The page in a rollback room: the socket and the rollback client.
+pub struct MatchRun {
+    /// The room's name.
+    pub name: String,
+    transport: Transport,
+    /// The client's half of the match.
+    pub predictor: RollbackPredictor,
+    /// This page's seat, once the Start came.
+    pub seat: Option<usize>,
+    /// The newest round trip of a Ping, ms.
+    pub rtt_ms: Option<f64>,
+    pings: VecDeque<(u32, SimTime)>,
+    next_ping: (u32, SimTime),
+    /// The link settings last sent.
+    sent_net: Option<NetSettings>,
+    /// The last rebase applied.
+    pub replay: Option<Replay>,
+    /// Rebases applied so far (a new one replaces [`MatchRun::replay`]).
+    rebases_seen: u64,
+    /// The panel texts before the match, restored on leaving.
+    pub(super) saved_texts: Vec<(&'static str, String)>,
+    /// The controls turned off in the match (id, title, disabled), restored
+    /// on leaving.
+    pub(super) saved_controls: Vec<(&'static str, Option<String>, bool)>,
+    /// The model selector's value before the match.
+    pub(super) saved_model: Option<String>,
+}
+
+impl MatchRun {
+    /// A connection to rollback room `name` (checked) with the page's
+    /// rollback settings, if a socket can be opened; its first frame is
+    /// `Room(Join)`.
+    pub fn connect(name: &str, config: RollbackConfig) -> Option<MatchRun> {
+        let mut transport = Transport::connect_rollback(name)?;
+        transport.send(vec![codec::encode(&ClientMsg::Room(RoomClientMsg::Join))]);
+        Some(MatchRun {
+            name: name.to_owned(),
+            transport,
+            predictor: RollbackPredictor::new(config).ok()?,
+            seat: None,
+            rtt_ms: None,
+            pings: VecDeque::new(),
+            next_ping: (1, SimTime::ZERO),
+            sent_net: None,
+            replay: None,
+            rebases_seen: 0,
+            saved_texts: Vec::new(),
+            saved_controls: Vec::new(),
+            saved_model: None,
+        })
+    }
+
+    /// Closes the socket (Leave, or the room ended).
+    pub fn close(&self) {
+        self.transport.close();
+    }
+
+    /// Sends this player's link settings when they changed (their own
+    /// conditioners at the relay).
+    pub fn set_net_settings(&mut self, s: NetSettings) {
+        if self.sent_net != Some(s) {
+            self.sent_net = Some(s);
+            self.transport
+                .send(vec![codec::encode(&ClientMsg::SetNetSettings(s))]);
+        }
+    }
+
+    /// Asks the room for a server-driven bot in a free seat (a full
+    /// match refuses it with its reason).
+    pub fn add_bot(&mut self) {
+        self.transport
+            .send(vec![codec::encode(&ClientMsg::Room(RoomClientMsg::AddBot))]);
+    }
+
+    /// Frames in (network input first), then what happened.
+    pub fn receive(&mut self, out: &mut Vec<MatchLink>) {
+        if self.transport.state() == LinkState::Closed {
+            let why = match self.transport.close_reason() {
+                Some((_, reason)) if !reason.is_empty() => reason,
+                _ => "relay lost".to_owned(),
+            };
+            out.push(MatchLink::Lost(why));
+            return;
+        }
+        for (arrived, frame) in self.transport.receive() {
+            match codec::decode::<ServerMsg>(&frame) {
+                Ok(ServerMsg::Rollback(m)) => {
+                    if let RollbackServerMsg::Start(s) = &m {
+                        self.seat = Some(usize::from(s.ids.player));
+                        self.replay = None;
+                        self.rebases_seen = 0;
+                        out.push(MatchLink::Seated);
+                    }
+                    // A refused message is counted by the predictor.
+                    let _ = self.predictor.receive(m);
+                }
+                Ok(ServerMsg::Pong { id, .. }) => {
+                    while let Some(&(sent_id, sent)) = self.pings.front() {
+                        if sent_id > id {
+                            break;
+                        }
+                        self.pings.pop_front();
+                        if sent_id == id {
+                            let us = arrived.0.saturating_sub(sent.0);
+                            self.rtt_ms = Some(us as f64 / 1000.0);
+                        }
+                    }
+                }
+                Ok(ServerMsg::Room(RoomServerMsg::Refused { reason })) => {
+                    out.push(MatchLink::Lost(reason));
+                }
+                Ok(ServerMsg::Error { reason }) => out.push(MatchLink::ServerError(reason)),
+                Ok(_) => {}
+                Err(e) => out.push(MatchLink::ServerError(format!("bad frame: {e}"))),
+            }
+        }
+    }
+
+    /// Runs this player's frame: the predictor's ticks with the stick and
+    /// buttons, their input packets sent, a Ping when due, and the
+    /// rebase it applied kept with who caused it.
+    pub fn frame(&mut self, t: SimTime, dt: f64, dir: SimVec2, buttons: u16) {
+        let before: Vec<RemoteCounters> = self.remote_counters().to_vec();
+        let packets = self.predictor.frame(dt, dir, buttons);
+        let mut frames: Vec<Vec<u8>> = packets
+            .into_iter()
+            .map(|p| codec::encode(&ClientMsg::Inputs(p)))
+            .collect();
+        if t >= self.next_ping.1 {
+            let id = self.next_ping.0;
+            frames.push(codec::encode(&ClientMsg::Ping { id }));
+            self.pings.push_back((id, t));
+            if self.pings.len() > 64 {
+                self.pings.pop_front();
+            }
+            self.next_ping = (id + 1, SimTime(t.0 + PING_EVERY_US));
+        }
+        self.transport.send(frames);
+        let rebases = self.predictor.metrics().rebases;
+        if rebases > self.rebases_seen {
+            self.rebases_seen = rebases;
+            let caused = caused_by(&before, self.remote_counters());
+            if let Some(record) = self.predictor.last_rollback() {
+                // Keep the last rebase that some remote input caused, or
+                // the first one.
+                if !caused.is_empty() || self.replay.is_none() {
+                    self.replay = Some(Replay {
+                        record: record.clone(),
+                        caused_by: caused,
+                    });
+                }
+            }
+        }
+    }
+
+    /// Every player's counts (the local player's stay 0).
+    pub fn remote_counters(&self) -> &[RemoteCounters] {
+        self.predictor
+            .client()
+            .map_or(&[][..], |c| c.remote_counters())
+    }
+
+    /// The local player's predicted position, cm (for the bot).
+    pub fn position(&self) -> SimVec2 {
+        self.predictor
+            .local_player()
+            .map_or(SimVec2::ZERO, |p| p.position.to_cm())
+    }
+}
