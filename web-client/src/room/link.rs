@@ -38,11 +38,8 @@ pub struct RoomRun {
     pub(super) next_readouts: SimTime,
     /// The link settings measured since, and since when.
     pub(super) measured: Option<(sim::NetSettings, SimTime)>,
-    /// The panel texts before the room, restored on leaving.
-    pub(super) saved_texts: Vec<(&'static str, String)>,
-    /// The run bar's buttons before the room (title, disabled), restored
-    /// on leaving.
-    pub(super) saved_run_bar: Vec<(&'static str, Option<String>, bool)>,
+    /// What the room borrowed of the page, restored on leaving.
+    pub(super) borrowed: super::page::BorrowedPage,
     /// The span the packet lanes hold to be clicked in, page clock µs
     /// (`None`: they follow the last 10 s).
     pub hold: Option<(u64, u64)>,
@@ -87,8 +84,7 @@ impl RoomRun {
             last_jump: None,
             next_readouts: SimTime::ZERO,
             measured: None,
-            saved_texts: Vec::new(),
-            saved_run_bar: Vec::new(),
+            borrowed: Default::default(),
             hold: None,
         })
     }

@@ -66,11 +66,8 @@ pub struct MatchRun {
     pub replay: Option<Replay>,
     /// Rebases applied so far (a new one replaces [`MatchRun::replay`]).
     rebases_seen: u64,
-    /// The panel texts before the match, restored on leaving.
-    pub(super) saved_texts: Vec<(&'static str, String)>,
-    /// The controls turned off in the match (id, title, disabled), restored
-    /// on leaving.
-    pub(super) saved_controls: Vec<(&'static str, Option<String>, bool)>,
+    /// What the match borrowed of the page, restored on leaving.
+    pub(super) borrowed: super::page::BorrowedPage,
     /// The model selector's value before the match.
     pub(super) saved_model: Option<String>,
 }
@@ -93,8 +90,7 @@ impl MatchRun {
             sent_net: None,
             replay: None,
             rebases_seen: 0,
-            saved_texts: Vec::new(),
-            saved_controls: Vec::new(),
+            borrowed: Default::default(),
             saved_model: None,
         })
     }

@@ -8,7 +8,8 @@
 
 use super::match_rules::replayed_line;
 use super::match_run::MatchRun;
-use crate::dom::{query, set_flag, write_attr};
+use super::page::{BorrowedPage, SINGLE_PLAYER};
+use crate::dom::set_flag;
 use crate::panels::chrome::PanelChrome;
 use web_sys::Document;
 
@@ -33,31 +34,14 @@ const OFF: [(&str, &str); 7] = [
     ("ab", ROOMS_MODEL),
 ];
 const NO_RELOAD: &str = "The rollback arena has no ammo: F fires every 250 ms";
-const SINGLE_PLAYER: &str = "Scenarios are single-player: leave the room to record or replay";
 const ROOMS_MODEL: &str = "This room runs the rollback model for everyone: leave the room to switch models or compare A/B";
 
 impl MatchRun {
     /// Keeps the panel texts the match rewrites, turns off the controls
-    /// that do nothing in it (saying why) and puts the room in the
-    /// address bar.
+    /// that do nothing in it (saying why), shows Rollback in the model
+    /// selector and puts the room in the address bar.
     pub fn borrow_page(&mut self, doc: &Document) {
-        self.saved_texts = SLOTS
-            .iter()
-            .filter_map(|&slot| {
-                let el = query(doc, &format!("[data-panel-text=\"{slot}\"]"))?;
-                Some((slot, el.text_content().unwrap_or_default()))
-            })
-            .collect();
-        self.saved_controls = OFF
-            .iter()
-            .filter_map(|&(id, why)| {
-                let e = doc.get_element_by_id(id)?;
-                let kept = (id, e.get_attribute("title"), e.has_attribute("disabled"));
-                set_flag(&e, "disabled", true);
-                write_attr(&e, "title", why);
-                Some(kept)
-            })
-            .collect();
+        self.borrowed = BorrowedPage::take(doc, &SLOTS, &OFF, &self.name, Some("rollback"));
         if let Some(select) = crate::dom::select(doc, "model") {
             self.saved_model = Some(select.value());
             select.set_value("rollback");
@@ -67,30 +51,15 @@ impl MatchRun {
         if let Some(e) = doc.get_element_by_id("room-legend") {
             set_flag(&e, "hidden", true);
         }
-        set_url(Some(&self.name));
     }
 
     /// Restores what [`MatchRun::borrow_page`] took.
     pub fn give_back_page(&self, doc: &Document, chrome: &PanelChrome) {
-        for (slot, text) in &self.saved_texts {
-            chrome.text(slot, text);
-        }
+        self.borrowed.give_back(doc, chrome);
         chrome.show("replayed-empty", true);
         if let (Some(select), Some(model)) = (crate::dom::select(doc, "model"), &self.saved_model) {
             select.set_value(model);
         }
-        for (id, title, disabled) in &self.saved_controls {
-            if let Some(e) = doc.get_element_by_id(id) {
-                set_flag(&e, "disabled", *disabled);
-                match title {
-                    Some(t) => write_attr(&e, "title", t),
-                    None => {
-                        let _ = e.remove_attribute("title");
-                    }
-                }
-            }
-        }
-        set_url(None);
     }
 
     /// Writes the panels' lines for this frame.
@@ -137,32 +106,5 @@ impl MatchRun {
             "No rebase yet: each State the server sends is restored and the predicted ticks re-simulated; the last one shows here, with the remote player whose input was mispredicted.",
         );
         chrome.show("replayed-empty", self.replay.is_none());
-    }
-}
-
-/// Puts `?room=NAME&model=rollback` in the page's URL (or takes both
-/// out), so the address bar is a link to the match.
-fn set_url(room: Option<&str>) {
-    let Some(window) = web_sys::window() else {
-        return;
-    };
-    let Ok(href) = window.location().href() else {
-        return;
-    };
-    let Ok(url) = web_sys::Url::new(&href) else {
-        return;
-    };
-    match room {
-        Some(r) => {
-            url.search_params().set("room", r);
-            url.search_params().set("model", "rollback");
-        }
-        None => {
-            url.search_params().delete("room");
-            url.search_params().delete("model");
-        }
-    }
-    if let Ok(history) = window.history() {
-        let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url.href()));
     }
 }

@@ -2,8 +2,8 @@
 //! rewrites, the controls that do nothing in a room (the run bar's, since
 //! scenarios are single-player, and the model's, since a room runs CMC),
 //! turned off with the reason, and the address bar (`?room=NAME`, so it
-//! is a link to the room). [`RoomRun::borrow_page`] takes them,
-//! [`RoomRun::give_back_page`] restores them.
+//! is a link to the room). [`BorrowedPage`] takes and restores them, for
+//! a CMC room ([`RoomRun::borrow_page`]) and a rollback match alike.
 
 use super::link::RoomRun;
 use crate::dom::{query, set_flag, write_attr};
@@ -20,7 +20,8 @@ const OFF_IN_A_ROOM: [(&str, &str); 6] = [
     ("model", CMC_ONLY),
     ("ab", CMC_ONLY),
 ];
-const SINGLE_PLAYER: &str = "Scenarios are single-player: leave the room to record or replay";
+/// Why the run bar is off in any room.
+pub const SINGLE_PLAYER: &str = "Scenarios are single-player: leave the room to record or replay";
 const CMC_ONLY: &str =
     "A room runs the CMC model for everyone: leave the room to switch models or compare A/B";
 
@@ -32,15 +33,43 @@ impl RoomRun {
     /// that do nothing in a room (saying why) and puts the room in the
     /// address bar.
     pub fn borrow_page(&mut self, doc: &Document) {
-        self.saved_texts = ROOM_SLOTS
+        self.borrowed = BorrowedPage::take(doc, &ROOM_SLOTS, &OFF_IN_A_ROOM, &self.name, None);
+    }
+
+    /// Restores what [`RoomRun::borrow_page`] took.
+    pub fn give_back_page(&self, doc: &Document, chrome: &PanelChrome) {
+        self.borrowed.give_back(doc, chrome);
+    }
+}
+
+/// What a room — CMC or a rollback match — borrows of the page while it
+/// lasts: the panel texts it rewrites, the controls it turns off (with
+/// their title and disabled state before) and the address bar.
+#[derive(Debug, Default)]
+pub struct BorrowedPage {
+    texts: Vec<(&'static str, String)>,
+    controls: Vec<(&'static str, Option<String>, bool)>,
+}
+
+impl BorrowedPage {
+    /// Keeps the texts of `slots`, turns off each control of `off` with its
+    /// reason as its title, and puts `?room=room` (and `&model=model`) in
+    /// the address bar.
+    pub fn take(
+        doc: &Document,
+        slots: &[&'static str],
+        off: &[(&'static str, &'static str)],
+        room: &str,
+        model: Option<&str>,
+    ) -> BorrowedPage {
+        let texts = slots
             .iter()
             .filter_map(|&slot| {
                 let el = query(doc, &format!("[data-panel-text=\"{slot}\"]"))?;
                 Some((slot, el.text_content().unwrap_or_default()))
             })
             .collect();
-        set_room_url(Some(&self.name));
-        self.saved_run_bar = OFF_IN_A_ROOM
+        let controls = off
             .iter()
             .filter_map(|&(id, why)| {
                 let e = doc.get_element_by_id(id)?;
@@ -50,14 +79,17 @@ impl RoomRun {
                 Some(kept)
             })
             .collect();
+        set_room_url(Some((room, model)));
+        BorrowedPage { texts, controls }
     }
 
-    /// Restores what [`RoomRun::borrow_page`] took.
-    pub fn give_back_page(&self, doc: &Document, chrome: &PanelChrome) {
-        for (slot, text) in &self.saved_texts {
+    /// Restores what [`BorrowedPage::take`] took and clears the address
+    /// bar's room.
+    pub fn give_back(&self, doc: &Document, chrome: &PanelChrome) {
+        for (slot, text) in &self.texts {
             chrome.text(slot, text);
         }
-        for (id, title, disabled) in &self.saved_run_bar {
+        for (id, title, disabled) in &self.controls {
             if let Some(e) = doc.get_element_by_id(id) {
                 set_flag(&e, "disabled", *disabled);
                 match title {
@@ -72,9 +104,9 @@ impl RoomRun {
     }
 }
 
-/// Puts `?room=NAME` in the page's URL (or takes it out), so the address
-/// bar is a link to the room.
-fn set_room_url(room: Option<&str>) {
+/// Puts `?room=NAME` (and `&model=MODEL`) in the page's URL, or takes both
+/// out, so the address bar is a link to the room.
+fn set_room_url(room: Option<(&str, Option<&str>)>) {
     let Some(window) = web_sys::window() else {
         return;
     };
@@ -84,9 +116,19 @@ fn set_room_url(room: Option<&str>) {
     let Ok(url) = web_sys::Url::new(&href) else {
         return;
     };
+    let params = url.search_params();
     match room {
-        Some(r) => url.search_params().set("room", r),
-        None => url.search_params().delete("room"),
+        Some((r, model)) => {
+            params.set("room", r);
+            match model {
+                Some(m) => params.set("model", m),
+                None => params.delete("model"),
+            }
+        }
+        None => {
+            params.delete("room");
+            params.delete("model");
+        }
     }
     if let Ok(history) = window.history() {
         let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url.href()));
