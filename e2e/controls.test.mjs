@@ -110,7 +110,7 @@ test('counters are labelled by what they count, and count what left the client',
 
 test('the Link card restarts its measurement on a change and shows the samples behind each figure', async (t) => {
   const page = await env.browser.context.newPage();
-  await page.goto(env.relay.url);
+  await page.goto(`${env.relay.url}?link=clean`);
   await waitForConn(page, 'connected');
   await setControl(page, 'rtt', 300);
   await setControl(page, 'loss', 15);

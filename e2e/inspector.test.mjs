@@ -205,7 +205,7 @@ test('the console moves the sliders, refuses bad lines, and is recorded like a s
 
 test('on the relay one click runs the page locally', async () => {
   const page = await env.browser.context.newPage();
-  await page.goto(env.relay.url);
+  await page.goto(`${env.relay.url}?link=clean`);
   await waitForConn(page, 'connected');
   await waitFor(async () => (await metricText(page, 'lanes-mode')).startsWith('relay'), 3_000, 'relay mode');
   assert.equal(await page.locator('#go-local').isVisible(), true);

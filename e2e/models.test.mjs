@@ -31,7 +31,7 @@ async function waitForRollback(page, ms = 10_000) {
 
 test('the model switches live on the relay and its metrics move', async (t) => {
   const page = await env.browser.context.newPage();
-  await page.goto(env.relay.url);
+  await page.goto(`${env.relay.url}?link=clean`);
   await waitForConn(page, 'connected');
   await waitFor(async () => (await metric(page, 'acks')) > 0, 5_000, 'CMC acks');
 
@@ -244,7 +244,7 @@ test('the A/B view runs redundancy 1 against 4 on the same input and link seed',
 
 test('a saved rollback scenario replays identically in a fresh profile and in the CLI', async (t) => {
   const page = await env.browser.context.newPage();
-  await page.goto(env.relay.url);
+  await page.goto(`${env.relay.url}?link=clean`);
   await waitForConn(page, 'connected');
   await setControl(page, 'rtt', 150);
   await setControl(page, 'loss', 8);

@@ -41,7 +41,7 @@ test('presets drive the measured RTT and loss, live, through the relay', async (
   const logs = [];
   page.on('console', (m) => logs.push(`${m.type()}: ${m.text()}`));
   page.on('pageerror', (e) => logs.push(`pageerror: ${e.message}`));
-  await page.goto(env.relay.url);
+  await page.goto(`${env.relay.url}?link=clean`);
   await waitForConn(page, 'connected');
   // Open the "Advanced network" section so its controls can be clicked.
   await page.evaluate(() => { document.getElementById('net-advanced').open = true; });

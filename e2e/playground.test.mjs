@@ -35,7 +35,7 @@ test('the playground predicts, corrects and follows its controls in a real brows
   const console = [];
   page.on('console', (m) => console.push(`${m.type()}: ${m.text()}`));
   page.on('pageerror', (e) => console.push(`pageerror: ${e.message}`));
-  await page.goto(env.relay.url);
+  await page.goto(`${env.relay.url}?link=clean`);
 
   await t.test('connects to the relay', async () => {
     await waitForConn(page, 'connected');
@@ -155,5 +155,27 @@ test('local mode runs the host inside the page: loss brings adjustments the clie
   await waitFor(async () => (await metric(page, 'server-adjustments')) >= received, 3_000, 'the server\'s count to catch up');
   t.diagnostic(`server sent ${await metric(page, 'server-adjustments')} adjustments, client received ${received} (then)`);
   assert.match(await page.locator('[data-panel-text="replayed-sub"]').textContent(), /^correction \d+ of \d+ \(#\d+ received\)/);
+  await page.close();
+});
+
+test('a bare link opens on a bad link that corrects within 5 s, and one click gives the clean link back', async (t) => {
+  const page = await env.browser.context.newPage();
+  await page.goto(env.relay.url);
+  await waitForConn(page, 'connected');
+  assert.equal(await page.locator('#opening').isVisible(), true, 'the strip says what the page opened on');
+  assert.match(await page.locator('#opening').innerText(), /RTT 200 ms, 10 % loss, and a 400 ms lag spike for 0\.5 s pressed for you 1\.5 s in/);
+  assert.deepEqual(
+    await Promise.all(['rtt', 'loss', 'spike-extra', 'spike-duration'].map((id) => page.inputValue(`#${id}`))),
+    ['200', '10', '400', '0.5'],
+  );
+  const ms = await waitFor(async () => (await metric(page, 'adjustments')) > 0, 5_000, 'a correction within 5 s of connecting');
+  t.diagnostic(`first correction shown ${ms} ms after connecting`);
+  await page.click('#opening-clean');
+  await waitFor(async () => (await page.inputValue('#rtt')) === '100' && (await page.inputValue('#loss')) === '0', 2_000, 'the clean link');
+  assert.equal(await page.locator('#opening').isVisible(), false);
+  await page.goto(`${env.relay.url}?link=clean`);
+  await waitForConn(page, 'connected');
+  assert.equal(await page.locator('#opening').isVisible(), false);
+  assert.equal(await page.inputValue('#rtt'), '100');
   await page.close();
 });

@@ -23,7 +23,7 @@ test('the relay fills the lanes, names a lost ServerMove in a story, and measure
   await page.setViewportSize({ width: 1600, height: 1000 });
   const errors = [];
   page.on('pageerror', (e) => errors.push(e.message));
-  await page.goto(env.relay.url);
+  await page.goto(`${env.relay.url}?link=clean`);
   await waitForConn(page, 'connected');
   // Moves and Acks in the lanes within 2 s of the connection.
   const took = await waitFor(async () => (await drawn(page, 'moves')) > 10 && (await drawn(page, 'acks')) > 2, 2_000, 'moves and acks in the lanes');

@@ -168,7 +168,7 @@ test('two pages in one rollback room', async (t) => {
   await t.test('the Room card joins a rollback room with the model selector on Rollback, adds a bot, and Leave leaves', async () => {
     const c = await env.browser.context.newPage();
     c.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
-    await c.goto(env.relay.url);
+    await c.goto(`${env.relay.url}?link=clean`);
     await waitFor(async () => (await metricText(c, 'room-state')) === 'private session', 20_000, 'a private session');
     await c.evaluate(([room]) => {
       const model = document.getElementById('model');

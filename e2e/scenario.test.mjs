@@ -57,7 +57,7 @@ async function staticServer() {
 
 test('record, save, and the link replays identically for someone else', async (t) => {
   const page = await env.browser.context.newPage();
-  await page.goto(env.relay.url);
+  await page.goto(`${env.relay.url}?link=clean`);
   await waitForConn(page, 'connected');
   await setControl(page, 'rtt', 150);
   await setControl(page, 'loss', 15);

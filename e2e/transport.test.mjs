@@ -58,7 +58,7 @@ test('a live local run pauses, steps one frame at a time and slows to a quarter'
 
 test('on the relay, pause holds the view on the playhead while the relay runs on', async () => {
   const page = await env.browser.context.newPage();
-  await page.goto(env.relay.url);
+  await page.goto(`${env.relay.url}?link=clean`);
   await waitForConn(page, 'connected');
   await waitFor(async () => (await metric(page, 'acks')) > 0, 5_000, 'acks');
   await page.click('#play-pause');

@@ -76,7 +76,7 @@ pub use foundation::math::Vec2;
 pub use foundation::movement::{perform_movement, CharacterState, MoveInput, MovementParams};
 pub use foundation::time::{SimTime, TimeStamp};
 pub use foundation::world::World;
-pub use net::preset::Preset;
+pub use net::preset::{Opening, Preset, OPENING};
 pub use net::settings::{LagSpike, LinkSettings, NetSettings};
 pub use protocol::Model;
 pub use scenario::{Scenario, ScenarioRun};

@@ -8,6 +8,10 @@
 //! | `seed` | an unsigned integer: the in-page run's seed |
 //! | `room` | a room name (checked where rooms are: `crate::room::rules`) |
 //! | `model` | `cmc` or `rollback`: the model a new room runs |
+//! | `link` | `clean`: open on the default link, not the opening |
+//!
+//! A link without any of them (nor a scenario) opens on the opening
+//! (`crate::controls::opening`).
 
 /// What was ignored among `pairs` (name, value), one phrase each, in the
 /// order they came: "mode=banana (only mode=local)".
@@ -21,12 +25,20 @@ pub fn ignored(pairs: &[(String, String)]) -> Vec<String> {
                 "model" if !matches!(value.as_str(), "cmc" | "rollback") => {
                     "only model=cmc or model=rollback"
                 }
-                "mode" | "seed" | "room" | "model" => return None,
+                "link" if value != "clean" => "only link=clean",
+                "mode" | "seed" | "room" | "model" | "link" => return None,
                 _ => "not a parameter of this page",
             };
             Some(format!("{name}={value} ({why})"))
         })
         .collect()
+}
+
+/// Whether the page opens on the opening: no parameter at all (`pairs`
+/// empty) and no scenario (`scenario`: a `#s=` fragment or an `/s/ID`
+/// path).
+pub fn opens_on_opening(pairs: &[(String, String)], scenario: bool) -> bool {
+    pairs.is_empty() && !scenario
 }
 
 /// The line the page shows for `ignored`, if anything was.
@@ -60,5 +72,17 @@ mod tests {
             )
         );
         assert_eq!(note(&[]), None);
+        assert_eq!(
+            ignored(&pairs(&[("link", "clean"), ("link", "dirty")])),
+            ["link=dirty (only link=clean)"]
+        );
+    }
+
+    #[test]
+    fn only_a_bare_link_opens_on_the_opening() {
+        assert!(opens_on_opening(&[], false));
+        assert!(!opens_on_opening(&[], true));
+        assert!(!opens_on_opening(&pairs(&[("link", "clean")]), false));
+        assert!(!opens_on_opening(&pairs(&[("mode", "local")]), false));
     }
 }

@@ -43,7 +43,16 @@ impl App {
             self.bot_driving = false;
             self.header.set_bot_driving(false);
         }
-        if self.bot_driving {
+        if self.bot_driving && self.waiting_for_relay() {
+            // The bot starts its tour when the relay answers, so the
+            // opening's spike meets it where `sim::OPENING` was measured.
+            Input {
+                dir: SimVec2::ZERO,
+                dash: false,
+                fire: false,
+                user,
+            }
+        } else if self.bot_driving {
             let position = match (&self.room, &self.match_run) {
                 (Some(room), _) => room.endpoint.client().state().position,
                 (None, Some(run)) => run.position(),

@@ -43,6 +43,7 @@ use crate::cmc::readouts::Readouts;
 use crate::controls::link::NetControls;
 use crate::controls::link_card::LinkCard;
 use crate::controls::model_view::ModelView;
+use crate::controls::opening::{Ask, Opening};
 use crate::dom::Clicks;
 use crate::inspector::Inspector;
 use crate::panels::chrome::PanelChrome;
@@ -85,6 +86,8 @@ struct App {
     header: Header,
     readouts: Readouts,
     net_controls: NetControls,
+    /// What a bare link opens on: the bad link's strip and its one spike.
+    opening: Opening,
     model_controls: ModelControls,
     rollback_controls: RollbackControls,
     rollback_readouts: RollbackReadouts,
@@ -145,6 +148,14 @@ impl App {
             || fragment.is_some()
             || shared_id.is_some();
         let net_controls = NetControls::new(doc);
+        let opening = crate::link_params::opens_on_opening(
+            &query_pairs(),
+            fragment.is_some() || shared_id.is_some(),
+        );
+        if opening {
+            net_controls.show(&sim::OPENING.settings);
+            net_controls.show_spike(&sim::OPENING.spike);
+        }
         let model_controls = ModelControls::new(doc);
         let rollback_controls = RollbackControls::new(doc);
         let rollback = rollback_controls.config(RollbackConfig::default());
@@ -166,6 +177,7 @@ impl App {
             plots: Plots::new(doc),
             panel: ScenarioPanel::new(doc),
             net_controls,
+            opening: Opening::new(doc, opening),
             model_controls,
             driver: Driver::local(Setup::default()),
             room: None,
@@ -263,6 +275,7 @@ impl App {
         }
         self.take_replies();
         self.handle_clicks();
+        self.opening_frame(page_dt);
         let changed = self.read_controls();
         self.handle_ab();
         // The time the in-page run advances by (the relay runs on).
@@ -404,6 +417,28 @@ impl App {
             .show_transport(self.state, &self.time, self.recorder.can_replay());
         self.header.set_bot_driving(self.bot_driving);
         self.show_recorder();
+    }
+
+    /// The opening's frame: its spike pressed on the Lag spike button, or
+    /// the default link put back on the sliders, before they are read.
+    fn opening_frame(&mut self, page_dt: f64) {
+        let running = match &self.driver {
+            Driver::Remote(_) => !self.waiting_for_relay(),
+            Driver::Local(_) => self.state == RunState::Local,
+        };
+        match self.opening.frame(if running { page_dt } else { 0.0 }) {
+            Some(Ask::Spike) => self.net_controls.press_lag_spike(),
+            Some(Ask::CleanLink) => self.net_controls.show(&NetSettings::default()),
+            None => {}
+        }
+    }
+
+    /// The page's own run is on the relay and its socket is not open yet
+    /// (a room or a match has its own).
+    fn waiting_for_relay(&self) -> bool {
+        self.room.is_none()
+            && self.match_run.is_none()
+            && matches!(&self.driver, Driver::Remote(r) if r.link_state() != crate::net::LinkState::Open)
     }
 
     /// Applies control changes; `true` if the user touched any (a change

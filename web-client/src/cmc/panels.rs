@@ -106,10 +106,12 @@ fn mesh_offset_inset(offsets: Option<&[(f32, f32)]>, area: RectF) {
     draw_rectangle(r.x, r.y, r.w, r.h, Color::new(0.04, 0.05, 0.07, 0.82));
     draw_rectangle_lines(r.x, r.y, r.w, r.h, 1.0, with_alpha(LABEL, 0.35));
     let Some(offsets) = offsets else {
+        text("drawn offset: none yet", r.x + 5.0, r.y + 13.0, 12.0, LABEL);
+        let teleport = sim::cmc::smoothing::NO_SMOOTH_UPDATE_DISTANCE;
         text(
-            "drawn offset: no snap yet",
+            &format!("(a snap over {teleport:.0} cm teleports)"),
             r.x + 5.0,
-            r.y + 13.0,
+            r.y + 28.0,
             12.0,
             LABEL,
         );

@@ -252,6 +252,18 @@ impl NetControls {
         }
     }
 
+    /// Puts `spike` in the Lag spike fields (the opening's).
+    pub fn show_spike(&self, spike: &LagSpike) {
+        self.spike_extra.show(f64::from(spike.extra_ms));
+        self.spike_duration
+            .show(f64::from(spike.duration_ms) / 1000.0);
+    }
+
+    /// Presses the Lag spike button for the user (the opening's spike).
+    pub fn press_lag_spike(&self) {
+        self.spike_clicks.bump();
+    }
+
     /// The lag spike asked for by button clicks since the last call.
     pub fn take_lag_spike(&self) -> Option<LagSpike> {
         if self.spike_clicks.take() == 0 {

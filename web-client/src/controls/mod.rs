@@ -12,10 +12,12 @@
 //! | `link` | the Link section and "Advanced network": [`link::NetControls`] |
 //! | `link_card` | the Link card: configured vs measured, with the samples behind each figure |
 //! | `frame_health` | the page's frame interval, its worst of 10 s, and the warning when it crossed UE's limits |
+//! | `opening` | what a bare link opens on: the bad link, its one spike, the strip that gives the clean link back |
 //! | `model_view` | which elements, sections and words the page shows for the model running |
 
 pub mod frame_health;
 pub mod link;
 pub mod link_card;
 pub mod model_view;
+pub mod opening;
 pub mod sliders;
