@@ -9,10 +9,12 @@
 //! |---|---|
 //! | `view` | world (cm) → canvas (CSS px) mapping, clipped primitives, colours, text |
 //! | `arena` | floor, walls, push zone, trails, characters, the local one's offset and input arrow, scale bar |
+//! | `labels` | name tags placed so that none covers another (pure) |
 //! | `camera` | the Predicted panel's follow camera (pure) |
 
 pub mod arena;
 pub mod camera;
+pub mod labels;
 pub mod view;
 
 use macroquad::prelude::*;

@@ -13,6 +13,7 @@
 
 use super::rules::{self, Outcome};
 use crate::canvas::arena::{self, character, outline, CHARACTER_RADIUS_CM};
+use crate::canvas::labels::Tags;
 use crate::canvas::view::{
     text, with_alpha, RectF, View, CYAN, GREEN, LABEL, ORANGE, PURPLE, RED, YELLOW,
 };
@@ -71,11 +72,15 @@ pub fn name(e: &RoomEndpoint, id: PlayerId) -> String {
     }
 }
 
-fn tag(v: &View, at: SimVec2, label: &str, color: Color) {
+/// A character's name beside it, where no other tag of the panel is.
+fn tag(v: &View, tags: &mut Tags, at: SimVec2, label: &str, color: Color) {
     let (x, y) = v.pt(at);
     let r = v.len(CHARACTER_RADIUS_CM).max(4.0);
+    let size = (measure_text(label, None, 12, 1.0).width, 10.0);
     if v.clip.contains((x, y)) {
-        text(label, x + r * 0.75, y - r * 0.75, 12.0, color);
+        if let Some((tx, ty)) = tags.place((x, y), r, size, v.clip) {
+            text(label, tx, ty, 12.0, color);
+        }
     }
 }
 
@@ -99,10 +104,11 @@ fn predicted(f: &RoomFrame, area: RectF) {
     for m in client.saved_moves().iter() {
         v.dot(m.end.position, 1.8, with_alpha(WHITE, 0.9));
     }
+    let mut tags = Tags::default();
     for p in e.proxies().iter() {
         outline(&v, p.position(), with_alpha(PURPLE, 0.55), 1.0);
         character(&v, p.drawn_position(), PURPLE);
-        tag(&v, p.drawn_position(), &name(e, p.id()), LABEL);
+        tag(&v, &mut tags, p.drawn_position(), &name(e, p.id()), LABEL);
     }
     if let Some((shot, age)) = f.newest_shot.filter(|(_, age)| *age < RAY_FADE_S) {
         let alpha = 1.0 - age / RAY_FADE_S;
@@ -136,9 +142,10 @@ fn authoritative(f: &RoomFrame, area: RectF) {
     let v = View::fit(area, SimVec2::ZERO, world.size);
     arena::floor(&v, world);
     arena::push_zones(&v, world, f.push_zones);
+    let mut tags = Tags::default();
     for p in e.proxies().iter() {
         character(&v, p.replicated(), ORANGE);
-        tag(&v, p.replicated(), &name(e, p.id()), LABEL);
+        tag(&v, &mut tags, p.replicated(), &name(e, p.id()), LABEL);
     }
     outline(&v, e.client().state().position, with_alpha(CYAN, 0.6), 1.5);
 }
@@ -265,9 +272,10 @@ fn replayed(f: &RoomFrame, area: RectF) {
             label(w.target_saw, "4 target saw", (1.0, 1.0), CYAN);
         }
         None => {
+            let mut tags = Tags::default();
             for &(id, at) in &shot.saw {
                 character(&v, at, with_alpha(PURPLE, 0.55));
-                tag(&v, at, &name(e, id), LABEL);
+                tag(&v, &mut tags, at, &name(e, id), LABEL);
             }
         }
     }
