@@ -341,7 +341,9 @@ impl MatchServer {
             if rec.ticks.len() < *max_ticks {
                 rec.ticks.push(RecordedTick {
                     hash: Arena::state_hash(self.server.state()),
-                    inputs: (self.server.last_inputs())
+                    inputs: self
+                        .server
+                        .last_inputs()
                         .map(|(cmd, fill)| UsedInput::new(&cmd, fill))
                         .collect(),
                 });
