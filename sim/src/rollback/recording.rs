@@ -524,4 +524,32 @@ mod tests {
         );
         assert_eq!(replay(&short), Err(e));
     }
+
+    #[test]
+    fn no_single_changed_byte_makes_reading_or_replaying_panic() {
+        let bytes = recorded(8).to_bytes();
+        let (mut read, mut replayed) = (0, 0);
+        for i in 0..bytes.len() {
+            for flip in [0x01u8, 0x80, 0xff] {
+                let mut b = bytes.clone();
+                b[i] ^= flip;
+                if let Ok(rec) = MatchRecording::from_bytes(&b) {
+                    read += 1;
+                    if replay(&rec).is_ok_and(|r| rec.first_mismatch(&r).is_some()) {
+                        replayed += 1;
+                    }
+                }
+            }
+        }
+        // Many still parse (a changed stick, hash or position), and most
+        // of those replay to other hashes than the recorded ones.
+        println!(
+            "{} bytes: {read} still read, {replayed} replay differently",
+            bytes.len()
+        );
+        assert!(
+            read > bytes.len() && replayed > bytes.len() / 2,
+            "{read} {replayed}"
+        );
+    }
 }
