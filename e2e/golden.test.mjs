@@ -10,6 +10,10 @@
 // JSON files go through the relay first (POST, which also replays them
 // natively and refuses a wrong outcome with 422; then GET the compact
 // bytes), so a file saved from the page joins both checks as it is.
+// Each golden rollback match (scenarios/matches/: every player's inputs as
+// the server used them, tick by tick) replays in wasm (`match_replay`, its
+// compact .bin twin) to the per-tick hash digest and final hash of its JSON
+// file, which sim/tests/golden_matches.rs checks natively.
 // The frozen corpus of old links (scenarios/frozen/, one per released
 // format version) opens, upgrades and replays in wasm to what
 // scenarios/frozen/manifest.json declares, as sim/tests/frozen.rs checks
@@ -108,6 +112,29 @@ test('every golden room run replays in wasm to its pinned native fingerprint', a
     const m = line.match(/^pinned=([0-9a-f]{16}) fingerprint=([0-9a-f]{16}) /);
     assert.ok(m, line);
     assert.equal(m[2], m[1], name);
+  }
+  await page.close();
+});
+
+test('every golden rollback match replays in wasm to its native per-tick hashes', async (t) => {
+  const dir = join(ROOT, 'scenarios', 'matches');
+  const stems = readdirSync(dir).filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -5)).sort();
+  assert.deepEqual(stems, ['2p-rtt100-200-5pct', '4p-rtt100-200-5pct']);
+  const page = await env.browser.context.newPage();
+  await page.goto(`${env.relay.url}?mode=local`);
+  await page.waitForFunction(() => window.wasmBindings && window.wasmBindings.match_replay, null, { timeout: 20_000 });
+  for (const stem of stems) {
+    // The header's fields come before the recording (hashes as hex text).
+    const head = readFileSync(join(dir, `${stem}.json`), 'utf8').slice(0, 4096);
+    const field = (name) => head.match(new RegExp(`"${name}":"?([0-9a-f]+)"?`))[1];
+    const bytes = readFileSync(join(dir, `${stem}.bin`));
+    const [got, ms] = await page.evaluate((b) => {
+      const started = performance.now();
+      const line = window.wasmBindings.match_replay(new Uint8Array(b));
+      return [line, performance.now() - started];
+    }, Array.from(bytes));
+    t.diagnostic(`${stem}: ${got} (${bytes.length} B decoded and replayed in ${ms.toFixed(1)} ms)`);
+    assert.equal(got, `ticks=${field('ticks')} digest=${field('digest')} final=${field('final_hash')} mismatch=none`, stem);
   }
   await page.close();
 });

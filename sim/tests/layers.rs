@@ -102,6 +102,7 @@ const ORDER: &[(&str, &[&str])] = &[
             "log",
             "predictor",
             "bot",
+            "recording",
             "match_server",
         ],
     ),

@@ -4,189 +4,28 @@
 //! are the issue's: no confirmed hash mismatch, every confirmed world equal
 //! to the server's bit for bit, a lagging player moving nobody else's
 //! buffer, stale and foreign packets refused and counted, a 9th player
-//! refused.
+//! refused; the server's recording replays to its hashes, and is the golden
+//! match of `scenarios/matches/` (`BLESS_MATCHES=1` rewrites those).
 
+mod common;
+
+use common::matches::{compass, GoldenMatch, Match, Player};
 use rand_core::{RngCore, SeedableRng};
 use rand_pcg::Pcg32;
-use sim::net::conditioner::{LinkConditioner, LinkConditions};
+use sim::rollback::recording::replay;
 use sim::rollback::wire::{InputPacket, RollbackServerMsg};
 use sim::rollback::{
-    InputCmd, JoinRefused, MatchServer, RollbackConfig, RollbackPredictor, Snapshot, TickRate,
+    InputCmd, InputFill, JoinRefused, MatchServer, RollbackConfig, RollbackPredictor, TickRate,
 };
 use sim::{SimTime, Vec2};
-use std::collections::BTreeMap;
-
-/// Bytes a typical input packet and server message take (for the
-/// conditioner's bandwidth model, which is off here).
-const PACKET_BYTES: usize = 30;
-
-/// One player: its page's predictor, its two links, its scripted stick.
-struct Player {
-    predictor: RollbackPredictor,
-    up: LinkConditioner<InputPacket>,
-    down: LinkConditioner<RollbackServerMsg>,
-    /// Render frame, s (the page's `requestAnimationFrame`).
-    frame_s: f64,
-    next_frame: SimTime,
-    script: Pcg32,
-    dir: Vec2,
-    buttons: u16,
-    /// Scripted input stops after this.
-    input_until: SimTime,
-}
-
-/// A match and its players on one clock, stepped by 1 ms.
-struct Match {
-    server: MatchServer,
-    players: Vec<Player>,
-    now: SimTime,
-    /// The server's world at every tick run (tick → state).
-    history: BTreeMap<u32, Snapshot>,
-    out: Vec<(usize, RollbackServerMsg)>,
-    /// Confirmed worlds compared with the server's.
-    compared: u64,
-}
-
-fn link(latency_ms: u32, jitter_ms: u32, loss: f64) -> LinkConditions {
-    LinkConditions {
-        latency_ms,
-        jitter_ms,
-        loss,
-        ..LinkConditions::PERFECT
-    }
-}
-
-impl Match {
-    /// `one_way[i]` ms each way for player `i`, with `jitter_ms` and
-    /// `loss` both ways; input scripted for `input_s` seconds.
-    fn new(seed: u64, one_way: &[u32], jitter_ms: u32, loss: f64, input_s: f64) -> Match {
-        let config = RollbackConfig::at_rate(TickRate::Hz60);
-        let mut server = MatchServer::new(config, one_way.len(), 7).unwrap();
-        let mut history = BTreeMap::new();
-        history.insert(server.state().tick.0, server.state().clone());
-        let players = one_way
-            .iter()
-            .enumerate()
-            .map(|(i, &ms)| {
-                let s = seed.wrapping_mul(31).wrapping_add(i as u64);
-                let mut predictor = RollbackPredictor::new(config).unwrap();
-                let start = server.join(1000 + i as u32).unwrap();
-                predictor.receive(RollbackServerMsg::Start(start)).unwrap();
-                Player {
-                    predictor,
-                    up: LinkConditioner::new(link(ms, jitter_ms, loss), s * 2),
-                    down: LinkConditioner::new(link(ms, jitter_ms, loss), s * 2 + 1),
-                    frame_s: 1.0 / 60.0,
-                    // Pages do not draw in step.
-                    next_frame: SimTime::from_millis(1 + 3 * i as u64),
-                    script: Pcg32::seed_from_u64(s),
-                    dir: Vec2::ZERO,
-                    buttons: 0,
-                    input_until: SimTime::from_secs_f64(input_s),
-                }
-            })
-            .collect();
-        Match {
-            server,
-            players,
-            now: SimTime::ZERO,
-            history,
-            out: Vec::new(),
-            compared: 0,
-        }
-    }
-
-    fn tick_due(&self) -> SimTime {
-        let rate = self.server.config().tick_rate;
-        SimTime::ZERO.plus_micros(rate.micros_at(self.server.ticks_run() + 1))
-    }
-
-    /// Runs 1 ms; `each_tick` sees the server after every tick it runs.
-    fn step(&mut self, each_tick: &mut impl FnMut(&MatchServer, &[Player])) {
-        self.now = self.now.plus_millis(1);
-        let now = self.now;
-        for p in &mut self.players {
-            while let Some(packet) = p.up.poll(now) {
-                let _ = self.server.deliver(&packet);
-            }
-        }
-        while self.tick_due() <= now {
-            self.out.clear();
-            self.server.run_tick(&mut self.out);
-            let s = self.server.state();
-            self.history.insert(s.tick.0, s.clone());
-            for (i, msg) in self.out.drain(..) {
-                self.players[i].down.send(now, PACKET_BYTES, msg);
-            }
-            each_tick(&self.server, &self.players);
-        }
-        for p in &mut self.players {
-            while let Some(msg) = p.down.poll(now) {
-                let _ = p.predictor.receive(msg);
-            }
-            if now < p.next_frame {
-                continue;
-            }
-            p.next_frame = p.next_frame.plus_micros((p.frame_s * 1e6) as u64);
-            if now < p.input_until {
-                // A new stick direction about every half second, fire about
-                // a third of the time: remote players are mispredicted.
-                if p.script.next_u32() % 30 == 0 {
-                    p.dir = compass(p.script.next_u32());
-                    p.buttons = if p.script.next_u32() % 3 == 0 {
-                        InputCmd::FIRE
-                    } else {
-                        0
-                    };
-                }
-            } else {
-                p.dir = Vec2::ZERO;
-                p.buttons = 0;
-            }
-            for packet in p.predictor.frame(p.frame_s, p.dir, p.buttons) {
-                p.up.send(now, PACKET_BYTES, packet);
-            }
-            let confirmed = p.predictor.confirmed().expect("started");
-            let server = &self.history[&confirmed.tick.0];
-            assert_eq!(
-                confirmed, server,
-                "a confirmed world differs from the server's"
-            );
-            self.compared += 1;
-        }
-    }
-
-    fn run_for(&mut self, seconds: f64, mut each_tick: impl FnMut(&MatchServer, &[Player])) {
-        let end = self.now.plus_micros((seconds * 1e6) as u64);
-        while self.now < end {
-            self.step(&mut each_tick);
-        }
-    }
-}
-
-/// The eight compass directions, unit length (a stick quantizes them).
-fn compass(k: u32) -> Vec2 {
-    let h = core::f32::consts::FRAC_1_SQRT_2;
-    let (x, y) = [
-        (1.0, 0.0),
-        (h, h),
-        (0.0, 1.0),
-        (-h, h),
-        (-1.0, 0.0),
-        (-h, -h),
-        (0.0, -1.0),
-        (h, -h),
-    ][(k % 8) as usize];
-    Vec2::new(x, y)
-}
 
 /// 60 s of scripted input then 3 s of none, over RTT 100–200 ms, 15 ms
 /// jitter and 5 % loss each way; asserts and prints the numbers.
 fn converges(players: usize, seed: u64) {
-    let one_way: Vec<u32> = (0..players)
-        .map(|i| 50 + (50 * i / (players - 1)) as u32)
+    let one_way: Vec<u16> = (0..players)
+        .map(|i| 50 + (50 * i / (players - 1)) as u16)
         .collect();
-    let mut m = Match::new(seed, &one_way, 15, 0.05, 60.0);
+    let mut m = Match::new(seed, &one_way, 15, 5, 60.0);
     m.run_for(63.0, |_, _| {});
     assert!(m.server.ticks_run() >= 63 * 60 - 1);
     for (i, p) in m.players.iter().enumerate() {
@@ -231,6 +70,41 @@ fn converges(players: usize, seed: u64) {
     }
     // Every player, every frame (60 Hz) for 63 s.
     assert!(m.compared >= (players as u64) * 63 * 60 - 10);
+
+    // The server's recording replays to the hashes of the worlds it ran,
+    // bit for bit, every tick.
+    let rec = m.recording();
+    let server = m.server_hashes();
+    assert_eq!(server.len() as u64, m.server.ticks_run());
+    assert_eq!(rec.hashes(), server);
+    let started = std::time::Instant::now();
+    let replayed = replay(&rec).unwrap();
+    let took = started.elapsed();
+    assert_eq!(replayed.hashes, server);
+    let fills = |f| {
+        rec.ticks
+            .iter()
+            .flat_map(|t| &t.inputs)
+            .filter(|u| u.fill == f)
+            .count()
+    };
+    println!(
+        "{players} players: recording of {} ticks, {} B postcard, {} B JSON, replayed in {took:?}; \
+         inputs received {}, held {}, empty {}",
+        rec.ticks.len(),
+        rec.to_bytes().len(),
+        rec.to_json().len(),
+        fills(InputFill::Received),
+        fills(InputFill::Held),
+        fills(InputFill::Empty),
+    );
+    // 5 % loss of 4-fold redundant packets: a few held fills, all recorded.
+    assert!(fills(InputFill::Held) > 0);
+    let description = format!(
+        "{players} players, one-way latency {one_way:?} ms, ±15 ms jitter and 5 % loss each way, \
+         60 s of scripted input then 3 s of none: sim/tests/rollback_match.rs converges({players}, {seed})"
+    );
+    GoldenMatch::bless_or_check(&format!("{players}p-rtt100-200-5pct"), &description, &rec);
 }
 
 #[test]
@@ -258,7 +132,7 @@ fn mean(samples: &[(f64, f64)], from_s: f64, to_s: f64) -> f64 {
 fn one_players_lag_spike_moves_nobody_elses_buffer_or_input_delay() {
     // Four players at RTT 100–200 ms, 10 ms jitter, no loss: player 0 gets
     // +400 ms each way for 2 s at t = 20 s.
-    let mut m = Match::new(3, &[50, 66, 83, 100], 10, 0.0, 40.0);
+    let mut m = Match::new(3, &[50, 66, 83, 100], 10, 0, 40.0);
     let n = m.players.len();
     // Per player, per tick: (s, server buffer depth) and (s, the client's
     // lead over the server in ticks: its input delay).
@@ -345,7 +219,7 @@ fn packet(ids: sim::rollback::wire::Ids, tick: sim::rollback::Tick) -> InputPack
 fn packets_of_an_older_match_or_another_players_session_are_refused_and_counted() {
     use sim::rollback::wire::IdentityError;
     use sim::rollback::PacketRefused;
-    let mut m = Match::new(4, &[40, 40], 0, 0.0, 10.0);
+    let mut m = Match::new(4, &[40, 40], 0, 0, 10.0);
     m.run_for(1.0, |_, _| {});
     let ids = |m: &Match, i| m.server.ids(i).unwrap();
     let t = m.server.state().tick.plus(3);
@@ -424,7 +298,7 @@ fn packets_of_an_older_match_or_another_players_session_are_refused_and_counted(
 
 #[test]
 fn the_ninth_player_is_refused_with_a_reason_and_the_eight_play_on() {
-    let mut m = Match::new(5, &[30; 8], 5, 0.0, 5.0);
+    let mut m = Match::new(5, &[30; 8], 5, 0, 5.0);
     let refused = m.server.join(9999).unwrap_err();
     assert_eq!(refused, JoinRefused::Full { capacity: 8 });
     assert_eq!(

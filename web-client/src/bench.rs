@@ -1,7 +1,7 @@
 //! What the browser tests and `scripts/bench.sh` call inside the wasm
 //! besides the page: the rollback model's determinism pin and its
 //! re-simulation benchmark (beside `bench_replay` in the crate root, the
-//! CMC model's), and the golden room runs.
+//! CMC model's), the golden room runs and the golden rollback matches.
 
 use crate::clock::clock_ms;
 use rand_core::SeedableRng;
@@ -46,6 +46,30 @@ pub fn room_report(name: &str) -> String {
     match sim::endpoints::room::reports::find(name) {
         Some(run) => format!("pinned={:016x} {}", run.pinned, (run.run)().line()),
         None => format!("error: no run {name}"),
+    }
+}
+
+/// Replays a recorded rollback match (the compact bytes of
+/// `scenarios/matches/<name>.bin`, `sim::rollback::MatchRecording`)
+/// inside wasm and returns `"ticks=<n> digest=<16 hex> final=<16 hex>
+/// mismatch=<first tick whose hash differs from the recorded one, or
+/// none>"`, or `"error: <reason>"`. `e2e/golden.test.mjs` compares the
+/// digest and final hash with the ones `sim/tests/golden_matches.rs`
+/// checks natively.
+#[wasm_bindgen]
+pub fn match_replay(bytes: &[u8]) -> String {
+    let replayed = sim::rollback::MatchRecording::from_bytes(bytes)
+        .and_then(|rec| Ok((sim::rollback::recording::replay(&rec)?, rec)));
+    match replayed {
+        Ok((r, rec)) => format!(
+            "ticks={} digest={:016x} final={:016x} mismatch={}",
+            r.hashes.len(),
+            r.digest(),
+            r.final_hash().unwrap_or_default(),
+            rec.first_mismatch(&r)
+                .map_or("none".to_owned(), |t| t.0.to_string()),
+        ),
+        Err(e) => format!("error: {e}"),
     }
 }
 
@@ -136,6 +160,23 @@ mod tests {
             "{line}"
         );
         assert_eq!(room_report("nope"), "error: no run nope");
+    }
+
+    #[test]
+    fn the_match_replay_export_gives_the_golden_files_digest() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../scenarios/matches/");
+        let bytes = std::fs::read(format!("{dir}2p-rtt100-200-5pct.bin")).unwrap();
+        let json = std::fs::read_to_string(format!("{dir}2p-rtt100-200-5pct.json")).unwrap();
+        let golden: serde_json::Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(
+            match_replay(&bytes),
+            format!(
+                "ticks=3780 digest={} final={} mismatch=none",
+                golden["digest"].as_str().unwrap(),
+                golden["final_hash"].as_str().unwrap()
+            )
+        );
+        assert!(match_replay(&bytes[..100]).starts_with("error: malformed match recording"));
     }
 
     #[test]

@@ -46,6 +46,7 @@
 //! | `wire` | [`InputPacket`], [`RollbackServerMsg`], [`RollbackObserver`] |
 //! | `log` | [`log::RollbackEvent`]: the visible rollbacks, for the inspector |
 //! | `predictor`, `bot` | the endpoint's half, the bot player |
+//! | `recording` | [`MatchRecording`]: a match's used inputs and hashes, tick by tick; [`recording::replay`] |
 //! | `match_server` | [`MatchServer`]: a match of 2–8 seats (players, bots), ids checked per seat |
 
 pub mod arena;
@@ -58,6 +59,7 @@ pub mod input;
 pub mod log;
 pub mod match_server;
 pub mod predictor;
+pub mod recording;
 pub mod server;
 pub mod snapshot;
 pub mod sync_test;
@@ -73,7 +75,8 @@ pub use game::{Divergence, Game};
 pub use input::{InputCmd, TickRing};
 pub use match_server::{JoinRefused, MatchServer, PacketRefused, RefusedCounters};
 pub use predictor::{RollbackMetrics, RollbackPredictor};
-pub use server::{RollbackServer, StateUpdate};
+pub use recording::{MatchRecording, RecordingError};
+pub use server::{InputFill, RollbackServer, StateUpdate};
 pub use snapshot::Snapshot;
 pub use sync_test::SyncTest;
 pub use tick::{Tick, TickRate};

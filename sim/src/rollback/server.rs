@@ -14,7 +14,26 @@ use super::config::HISTORY_CAPACITY;
 use super::game::Game;
 use super::input::{InputCmd, TickRing};
 use super::tick::Tick;
+use serde::{Deserialize, Serialize};
 use thiserror::Error;
+
+/// Where the input the server used for one player at one tick came from
+/// (`001_…` §5.1 `AuthoritativeServer::AdvanceOneTick`: "the input if it
+/// arrived, else hold the last, then empty").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum InputFill {
+    /// The player's own input for that tick, as received.
+    #[serde(rename = "R")]
+    Received,
+    /// Missing: the previous tick's input repeated (hold-last, at most
+    /// the hold-last limit in a row).
+    #[serde(rename = "H")]
+    Held,
+    /// Missing and not held: the empty input (before the player's first
+    /// input, or once hold-last ran out).
+    #[serde(rename = "E")]
+    Empty,
+}
 
 /// What the server did with one player's inputs so far.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -110,7 +129,10 @@ pub struct RollbackServer<G: Game> {
     hold_last_limit: u8,
     /// Inputs used per tick, for State messages.
     used: TickRing<Vec<InputCmd>>,
+    /// The inputs used at the last tick processed, in player order.
     scratch: Vec<InputCmd>,
+    /// Where each of `scratch` came from.
+    fills: Vec<InputFill>,
 }
 
 /// Ticks of used inputs kept for State messages (≥ the longest interval).
@@ -128,6 +150,7 @@ impl<G: Game> RollbackServer<G> {
             hold_last_limit,
             used: TickRing::new(USED_KEPT),
             scratch: Vec::new(),
+            fills: Vec::new(),
         }
     }
 
@@ -207,27 +230,36 @@ impl<G: Game> RollbackServer<G> {
         let t = self.tick();
         let limit = self.hold_last_limit;
         self.scratch.clear();
+        self.fills.clear();
         for p in &mut self.players {
-            let cmd = if let Some(c) = p.ring.get(t) {
+            let (cmd, fill) = if let Some(c) = p.ring.get(t) {
                 p.held = 0;
-                *c
+                (*c, InputFill::Received)
             } else if p.newest.is_none() {
                 // Not joined yet: standing still is not a miss.
-                InputCmd::empty(t)
+                (InputCmd::empty(t), InputFill::Empty)
             } else if let Some(last) = p.last.filter(|_| p.held < limit) {
                 p.held += 1;
                 p.counters.held += 1;
-                last.at(t)
+                (last.at(t), InputFill::Held)
             } else {
                 p.counters.defaulted += 1;
-                InputCmd::empty(t)
+                (InputCmd::empty(t), InputFill::Empty)
             };
             p.last = Some(cmd);
             self.scratch.push(cmd);
+            self.fills.push(fill);
         }
         self.game.step_in_place(&mut self.state, &self.scratch);
         self.used.insert_from(t, &self.scratch);
         t
+    }
+
+    /// The inputs used at the last tick processed, one per player in
+    /// player order, each with where it came from; empty before the first
+    /// tick.
+    pub fn last_inputs(&self) -> impl Iterator<Item = (InputCmd, InputFill)> + '_ {
+        self.scratch.iter().copied().zip(self.fills.iter().copied())
     }
 
     /// The Ack for `player` after the tick just processed.

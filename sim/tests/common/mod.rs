@@ -1,7 +1,9 @@
 //! Helpers shared by the `sim` integration tests: the golden suite's
 //! scenario files (`scenarios/`) and playing a scenario with a look at
-//! every frame. (Each test binary uses a subset.)
+//! every frame; a rollback match on a virtual clock (`matches`). (Each test binary uses a subset.)
 #![allow(dead_code)]
+
+pub mod matches;
 
 use sim::scenario::codec;
 use sim::{AdjustmentReason, Bot, Client, LocalSession, Scenario, ScenarioRun};

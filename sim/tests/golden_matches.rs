@@ -1,0 +1,80 @@
+//! The golden rollback matches (issue 22): every recorded match in
+//! `scenarios/matches/` — each player's inputs as the server used them,
+//! tick by tick, with the links' settings and seeds — replays to the
+//! per-tick hashes the server computed, to the file's digest and final
+//! hash, and its compact `.bin` twin holds the same recording (that is what
+//! `e2e/golden.test.mjs` replays in wasm). The files are written by
+//! `BLESS_MATCHES=1 cargo test -p sim --test rollback_match`.
+
+mod common;
+
+use common::matches::{golden_matches_dir, GoldenMatch};
+use sim::rollback::recording::replay;
+
+/// The stems of the golden matches, sorted.
+fn stems() -> Vec<String> {
+    let dir = golden_matches_dir();
+    let mut stems: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
+        .collect();
+    stems.sort();
+    stems
+}
+
+#[test]
+fn every_golden_match_replays_to_its_recorded_hashes() {
+    let stems = stems();
+    assert_eq!(stems, ["2p-rtt100-200-5pct", "4p-rtt100-200-5pct"]);
+    for stem in stems {
+        let g = GoldenMatch::read(&stem);
+        let rec = &g.recording;
+        assert_eq!(GoldenMatch::read_bin(&stem), *rec, "{stem}.bin");
+        assert_eq!(rec.to_bytes().len(), g.bytes, "{stem}");
+        let started = std::time::Instant::now();
+        let r = replay(rec).unwrap();
+        let took = started.elapsed();
+        println!(
+            "{stem}: {} players, {} ticks, {} B, replayed in {took:?}, digest {:016x}",
+            rec.seats(),
+            r.hashes.len(),
+            g.bytes,
+            r.digest()
+        );
+        assert_eq!(rec.first_mismatch(&r), None, "{stem}");
+        assert_eq!(r.hashes.len(), g.ticks, "{stem}");
+        assert_eq!(format!("{:016x}", r.digest()), g.digest, "{stem}");
+        assert_eq!(
+            format!("{:016x}", r.final_hash().unwrap()),
+            g.final_hash,
+            "{stem}"
+        );
+        // 63 s at 60 Hz, every seat's link on the record.
+        assert_eq!(g.ticks, 3780);
+        assert!(rec.joins.iter().all(|j| j.link.is_some()), "{stem}");
+    }
+}
+
+#[test]
+fn one_altered_input_of_a_golden_match_diverges_at_its_tick() {
+    let g = GoldenMatch::read("2p-rtt100-200-5pct");
+    let mut rec = g.recording;
+    // Player 1's stick at the 1234th tick (20.6 s in) turned around.
+    let i = 1234;
+    let used = &mut rec.ticks[i].inputs[1];
+    assert_ne!((used.move_x, used.move_y), (0, 0), "it moves there");
+    (used.move_x, used.move_y) = (-used.move_x, -used.move_y);
+    let r = replay(&rec).unwrap();
+    assert_eq!(rec.first_mismatch(&r), Some(rec.tick_at(i)));
+    assert_eq!(rec.tick_at(i).0, 1234);
+    assert_eq!(r.hashes[..i], rec.hashes()[..i]);
+    // The world went another way from there (a step's worth of movement
+    // that walls, stops and respawns may later erase).
+    let differ = (i..rec.ticks.len())
+        .filter(|&k| r.hashes[k] != rec.ticks[k].hash)
+        .count();
+    println!("{differ} ticks differ");
+    assert!(differ > 60, "{differ} ticks differ");
+}
