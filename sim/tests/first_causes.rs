@@ -93,14 +93,14 @@ fn every_correction_of_the_golden_suite_names_its_first_cause() {
             }
         }
     }
-    // 491 corrections: 224 go back to a packet (34 of them to one a lag
+    // 492 corrections: 225 go back to a packet (34 of them to one a lag
     // spike held: "deliver on time"), the speed hack's 258 to the
     // client's clock, the rollback goldens' 9 to the bot's input. (No
     // golden run hitches; sim/tests/inspect.rs makes one.)
     assert_eq!(
         counts,
         [
-            (First::Packet, 224),
+            (First::Packet, 225),
             (First::Clock, 258),
             (First::RemoteInput, 9)
         ]

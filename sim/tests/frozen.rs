@@ -157,5 +157,16 @@ fn a_scenario_of_this_builds_version_keeps_its_checkpoints_through_both_forms() 
         o.checkpoints.len(),
         sim::scenario::checkpoint_count(s.duration_us())
     );
-    assert_eq!(o.checkpoints, ScenarioRun::run_to_end(s).checkpoints);
+    // The checkpoints are the replay's own up to where the model changed
+    // since (the manifest's verdict for it says from when): the first 12,
+    // 0.5 s apart, before the time sync's integral part (issue 22) moved
+    // the rollback run's ticks at 6 s.
+    let replayed = ScenarioRun::run_to_end(s).checkpoints;
+    let same = o
+        .checkpoints
+        .iter()
+        .zip(&replayed)
+        .take_while(|(a, b)| a == b)
+        .count();
+    assert_eq!(same, 12, "{:?}\n{:?}", o.checkpoints, replayed);
 }

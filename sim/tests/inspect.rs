@@ -530,14 +530,14 @@ fn a_rollback_fork_mid_run_starts_within_the_episode() {
         .into_iter()
         .find(|o| o.label == "input redundancy 1")
         .expect("offered");
-    // The golden run with input redundancy 1 from frame 13: one more
-    // rollback, in frame 852 (14.2 s).
+    // The golden run with input redundancy 1 from frame 13: two more
+    // rollbacks, in frames 852 (14.2 s) and 1752 (29.2 s).
     let scenario = fork(&golden_run, &redundancy_1);
     let a = Inspection::of(scenario.clone());
     let frames: Vec<usize> = a.corrections().iter().map(|c| c.frame).collect();
-    assert_eq!(frames, [6, 8, 10, 12, 14, 16, 18, 20, 852]);
+    assert_eq!(frames, [6, 8, 10, 12, 14, 16, 18, 20, 852, 1752]);
     let inspected = 8;
-    let story = a.explain(inspected).expect("nine corrections");
+    let story = a.explain(inspected).expect("ten corrections");
     for option in &story.forks {
         let at = option.frame as usize;
         if !matches!(option.setting, Setting::Deliver { .. }) {

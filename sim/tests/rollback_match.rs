@@ -382,3 +382,48 @@ fn a_rollback_room_seats_three_pages_on_their_own_links_and_they_converge() {
         assert!(host.game().inputs(seat).received > 700, "{id:?}");
     }
 }
+
+#[test]
+fn clocks_4_percent_slow_and_fast_settle_and_one_15_percent_slow_is_warned_of() {
+    // Three players at RTT 100–160 ms, 10 ms jitter, no loss: clocks 4 %
+    // slow, 4 % fast, and 15 % slow — beyond the ±10 % dilation.
+    let mut m = Match::new(5, &[50, 65, 80], 10, 0, 60.0);
+    for (p, clock) in m.players.iter_mut().zip([0.96, 1.04, 0.85]) {
+        p.clock = clock;
+    }
+    let n = m.players.len();
+    let mut buffer = vec![Vec::new(); n];
+    let mut drift_warned = vec![false; n];
+    let mut record = |s: &MatchServer, players: &[Player]| {
+        let t = s.ticks_run() as f64 / 60.0;
+        for i in 0..n {
+            if let Some(b) = s.buffer_depth(i) {
+                buffer[i].push((t, f64::from(b)));
+            }
+            drift_warned[i] |= t > 2.0 && players[i].predictor.metrics().clock_drifting;
+        }
+    };
+    m.run_for(10.0, &mut record);
+    let late_at_10s: Vec<u64> = (0..n).map(|i| m.server.inputs(i).late).collect();
+    let missed_at_10s: Vec<u64> = (0..n).map(|i| m.server.inputs(i).missed()).collect();
+    m.run_for(30.0, &mut record);
+    let target = f64::from(m.server.config().input_buffer);
+    for i in 0..2 {
+        // Settled by 10 s: every 1 s mean from then on within ± 1 tick.
+        for w in 10..40 {
+            let b = mean(&buffer[i], f64::from(w), f64::from(w + 1));
+            assert!((b - target).abs() <= 1.0, "player {i} at {w} s: buffer {b:.2}");
+        }
+        assert_eq!(m.server.inputs(i).late, late_at_10s[i], "player {i}: late inputs after 10 s");
+        assert_eq!(m.server.inputs(i).missed(), missed_at_10s[i], "player {i}: fills after 10 s");
+        assert!(!drift_warned[i], "player {i} warned of a drift within the range");
+    }
+    // The 15 % slow clock: warned of, and its missed ticks are counted.
+    let fills = m.server.inputs(2).missed() - missed_at_10s[2];
+    println!(
+        "15 % slow: {} clock jumps, {fills} ticks filled by hold-last in 30 s",
+        m.players[2].predictor.metrics().time_jumps
+    );
+    assert!(drift_warned[2], "no drift warning for a clock 15 % slow");
+    assert!(fills > 0, "no fills counted for a clock 15 % slow");
+}

@@ -105,6 +105,9 @@ pub struct RollbackMetrics {
     pub input_buffer: Option<f64>,
     /// Clock factor, `0.9..=1.1` (`time-dilation`).
     pub time_dilation: f64,
+    /// The clock drifts beyond what dilation takes back
+    /// ([`super::time_sync::TimeSync::drifting`]): the page warns.
+    pub clock_drifting: bool,
     /// Ticks predicted beyond the last confirmed State (`ticks-ahead`).
     pub ticks_ahead: u32,
     /// Ticks the prediction window held the client back.
@@ -342,6 +345,7 @@ impl RollbackPredictor {
                 + e.malformed,
             input_buffer: self.time_sync.buffer(),
             time_dilation: self.time_sync.dilation(),
+            clock_drifting: self.time_sync.drifting(),
             ticks_ahead: self.client.as_ref().map_or(0, |c| c.ticks_ahead()),
             stalls: c.stalls,
             frozen_ticks: c.frozen_ticks,

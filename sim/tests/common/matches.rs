@@ -28,6 +28,9 @@ pub struct Player {
     pub down: LinkConditioner<RollbackServerMsg>,
     /// Render frame, s (the page's `requestAnimationFrame`).
     pub frame_s: f64,
+    /// The page's clock against real time: each frame's `frame_s` reads
+    /// as `frame_s × clock` (1 = honest, 0.96 = 4 % slow).
+    pub clock: f64,
     pub next_frame: SimTime,
     pub script: Pcg32,
     pub dir: Vec2,
@@ -85,6 +88,7 @@ impl Match {
                     down: LinkConditioner::new(link.down.conditions(), link.down_seed),
                     link,
                     frame_s: 1.0 / 60.0,
+                    clock: 1.0,
                     // Pages do not draw in step.
                     next_frame: SimTime::from_millis(1 + 3 * i as u64),
                     script: Pcg32::seed_from_u64(s),
@@ -151,7 +155,7 @@ impl Match {
                 p.dir = Vec2::ZERO;
                 p.buttons = 0;
             }
-            for packet in p.predictor.frame(p.frame_s, p.dir, p.buttons) {
+            for packet in p.predictor.frame(p.frame_s * p.clock, p.dir, p.buttons) {
                 p.up.send(now, PACKET_BYTES, packet);
             }
             let confirmed = p.predictor.confirmed().expect("started");

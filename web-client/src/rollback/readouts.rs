@@ -43,6 +43,21 @@ impl RollbackReadouts {
     }
 }
 
+/// The time dilation, `1.000`, and the warning when the clock drifts
+/// beyond what dilation takes back (issue 22: never a silent
+/// degradation).
+pub fn dilation_text(m: &RollbackMetrics) -> String {
+    if m.clock_drifting {
+        format!(
+            "{:.3} · clock drifts past ±{:.0} %",
+            m.time_dilation,
+            sim::rollback::time_sync::MAX_DILATION * 100.0
+        )
+    } else {
+        format!("{:.3}", m.time_dilation)
+    }
+}
+
 /// One read-out's text.
 fn value(name: &str, m: &RollbackMetrics, resim_us: Option<f64>) -> String {
     match name {
@@ -55,7 +70,7 @@ fn value(name: &str, m: &RollbackMetrics, resim_us: Option<f64>) -> String {
         "hash-mismatches" => m.hash_mismatches.to_string(),
         "states-rejected" => m.states_rejected.to_string(),
         "input-buffer" => m.input_buffer.map_or("–".to_owned(), |b| format!("{b:.1}")),
-        "time-dilation" => format!("{:.3}", m.time_dilation),
+        "time-dilation" => dilation_text(m),
         "ticks-ahead" => m.ticks_ahead.to_string(),
         "stalls" => m.stalls.to_string(),
         "frozen-ticks" => m.frozen_ticks.to_string(),

@@ -97,7 +97,7 @@ impl MatchCard {
                 .map_or("–".to_owned(), |ms| format!("{ms:.0} ms")),
             m.input_buffer
                 .map_or("–".to_owned(), |b| format!("{b:.1} ticks")),
-            format!("{:.3}", m.time_dilation),
+            crate::rollback::readouts::dilation_text(&m),
         ]];
         for (i, c) in counters.iter().enumerate().filter(|(i, _)| *i != local) {
             let [who, mis, caused] = remote_row(i, local, c);
