@@ -215,7 +215,7 @@ fn rewind_off_at_rtt_200_turns_hits_into_misses_and_names_each_shot() {
     assert_eq!(capped.changes.len(), 26);
     assert_eq!(
         capped.changes[0].to_string(),
-        "shot #1 (player 1, action 1): hit head 2 → refused (TooOld)"
+        "shot #1 (player 1, action 1): hit head 2 → rejected: too old"
     );
     // A cap above it changes nothing.
     let wide = fork(&recording, RuleChange::RewindCap { ms: 1000 }).unwrap();

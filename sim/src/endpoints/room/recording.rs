@@ -297,17 +297,12 @@ pub struct JudgedShot {
 }
 
 impl JudgedShot {
-    /// "hit head 2", "miss", "too old": the verdict and, on a hit, whom.
+    /// "hit head 2", "miss", "rejected: too old": the verdict in words
+    /// ([`Verdict::text`]) and, on a hit, whom.
     pub fn describe(&self) -> String {
-        let verdict = match self.verdict {
-            Verdict::HitHead => "hit head",
-            Verdict::HitBody => "hit body",
-            Verdict::Miss => "miss",
-            Verdict::Rejected(r) => return format!("refused ({r:?})"),
-        };
-        match (self.verdict, self.target) {
-            (Verdict::HitHead | Verdict::HitBody, Some(t)) => format!("{verdict} {}", t.0),
-            _ => verdict.to_owned(),
+        match (self.verdict.is_hit(), self.target) {
+            (true, Some(t)) => format!("{} {}", self.verdict.text(), t.0),
+            _ => self.verdict.text().to_owned(),
         }
     }
 }

@@ -20,9 +20,9 @@
 use super::host::RoomHost;
 use super::recording::{JudgedShot, RecordedEvent, RecordingError, RoomRecording};
 use crate::foundation::hash::Fnv64;
+use crate::protocol::verdict_code;
 use crate::room::config::{PlayerSettings, MAX_REWIND_CAP_MS};
-use crate::room::weapon::RejectReason;
-use crate::room::wire::Verdict;
+use std::collections::BTreeMap;
 use std::fmt;
 
 /// What a replay gave.
@@ -57,10 +57,7 @@ impl ReplayOutcome {
 
     /// Shots that hit (head or body).
     pub fn hits(&self) -> usize {
-        self.shots
-            .iter()
-            .filter(|s| matches!(s.verdict, Verdict::HitHead | Verdict::HitBody))
-            .count()
+        self.shots.iter().filter(|s| s.verdict.is_hit()).count()
     }
 
     /// `ticks=<n> last=<16 hex> shots=<n> hits=<n> digest=<16 hex>`: what a
@@ -74,24 +71,6 @@ impl ReplayOutcome {
             self.hits(),
             self.digest()
         )
-    }
-}
-
-/// A number for each verdict, stable across builds.
-fn verdict_code(v: Verdict) -> u32 {
-    match v {
-        Verdict::HitHead => 1,
-        Verdict::HitBody => 2,
-        Verdict::Miss => 3,
-        Verdict::Rejected(r) => {
-            10 + match r {
-                RejectReason::TooOld => 0,
-                RejectReason::FireRate => 1,
-                RejectReason::Reloading => 2,
-                RejectReason::NoAmmo => 3,
-                RejectReason::ClockAhead => 4,
-            }
-        }
     }
 }
 
@@ -188,15 +167,17 @@ pub struct Fork {
 pub fn fork(recording: &RoomRecording, change: RuleChange) -> Result<Fork, RecordingError> {
     let base = run(recording, None)?;
     let forked = run(recording, Some(change))?;
+    let after: BTreeMap<_, &JudgedShot> = forked
+        .shots
+        .iter()
+        .map(|s| ((s.shooter, s.seq.0), s))
+        .collect();
     let changes = base
         .shots
         .iter()
         .enumerate()
         .filter_map(|(k, before)| {
-            let after = forked
-                .shots
-                .iter()
-                .find(|s| s.shooter == before.shooter && s.seq == before.seq)?;
+            let after = *after.get(&(before.shooter, before.seq.0))?;
             let same = (after.verdict, after.target) == (before.verdict, before.target);
             (!same).then_some(VerdictChange {
                 number: k + 1,
