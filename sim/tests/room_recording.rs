@@ -329,3 +329,41 @@ fn a_recording_reaching_an_hour_past_its_room_or_naming_a_stranger_is_invalid() 
     }
     assert!(matches!(replay(&moved), Err(RecordingError::Invalid(e)) if e.contains("no player")));
 }
+
+#[test]
+fn a_player_sending_garbage_and_refused_settings_leaves_the_recording_replayable() {
+    let config = RoomConfig::default();
+    let mut s = RoomSession::new(config, 11).unwrap();
+    s.host.record(1_000_000).unwrap();
+    let honest = s.join(NetSettings::symmetric(150, 10, 3)).unwrap();
+    let hostile = s.join(NetSettings::symmetric(100, 0, 0)).unwrap();
+    let bad_settings = sim::net::codec::encode(&ClientMsg::Room(
+        sim::room::RoomClientMsg::SetPlayerSettings(sim::room::PlayerSettings {
+            net_update_hz: 0,
+            ..Default::default()
+        }),
+    ));
+    for frame in 0..300 {
+        if frame % 10 == 0 {
+            let now = s.now();
+            assert!(s.host.receive_frame(now, hostile, &[0xff; 12]).is_err());
+            assert!(s.host.receive_frame(now, hostile, &bad_settings).is_err());
+        }
+        s.step(FRAME, |id, _| match id == honest {
+            true => (Vec2::new(1.0, 0.5), false),
+            false => (Vec2::new(-1.0, 0.0), false),
+        });
+    }
+    let recording = s.host.recording().unwrap();
+    // Neither the garbage nor the refused settings are in it: the two
+    // players' link settings are its only controls.
+    let controls = recording
+        .events
+        .iter()
+        .filter(|e| matches!(e, RecordedEvent::Control { .. }))
+        .count();
+    assert_eq!(controls, 2);
+    let out = replay(recording).unwrap();
+    assert_eq!(out.first_divergence, None);
+    assert_eq!(out.tick_hashes.len(), 301);
+}
