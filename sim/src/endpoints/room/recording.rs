@@ -314,17 +314,21 @@ pub(crate) struct Recorder {
     pub(crate) recording: RoomRecording,
     /// At most this many events; then recording stops (`truncated`).
     max_events: usize,
+    /// Events are kept; a replay, which has them already, keeps only the
+    /// tick hashes and verdicts.
+    keep_events: bool,
     pub(crate) shots: Vec<JudgedShot>,
 }
 
 impl Recorder {
     /// An empty recording of a room made with `config` and `seed` at
-    /// `created`, of at most `max_events` events.
+    /// `created`, of at most `max_events` events, or (`None`) a replay's:
+    /// its tick hashes and verdicts only.
     pub(crate) fn new(
         config: RoomConfig,
         seed: u64,
         created: SimTime,
-        max_events: usize,
+        max_events: Option<usize>,
     ) -> Recorder {
         Recorder {
             recording: RoomRecording {
@@ -335,7 +339,8 @@ impl Recorder {
                 tick_hashes: Vec::new(),
                 truncated: false,
             },
-            max_events,
+            max_events: max_events.unwrap_or(usize::MAX),
+            keep_events: max_events.is_some(),
             shots: Vec::new(),
         }
     }
@@ -345,12 +350,17 @@ impl Recorder {
         !self.recording.truncated
     }
 
+    /// Whether it still takes events.
+    pub(crate) fn takes_events(&self) -> bool {
+        self.on() && self.keep_events
+    }
+
     /// Adds `event`, or stops at the limit.
     pub(crate) fn event(&mut self, event: RecordedEvent) {
         if self.recording.events.len() >= self.max_events {
             self.recording.truncated = true;
         }
-        if self.on() {
+        if self.takes_events() {
             self.recording.events.push(event);
         }
     }

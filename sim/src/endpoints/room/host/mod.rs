@@ -210,8 +210,9 @@ impl RoomHost {
             .is_some_and(|l| l.conn.streams_trace());
         let traced = (msg.is_control() && (streams || matches!(msg, ClientMsg::Trace(_))))
             .then(|| msg.clone());
-        let recorded =
-            (self.recorder.is_some() && record::recorded_control(&msg)).then(|| msg.clone());
+        let recorded = (self.recorder.as_ref().is_some_and(|r| r.takes_events())
+            && record::recorded_control(&msg))
+        .then(|| msg.clone());
         let result = self.receive(now, i, frame_len, msg);
         if let (Ok(()), Some(msg)) = (&result, recorded) {
             self.note(|| RecordedEvent::Control { at: now, id, msg });

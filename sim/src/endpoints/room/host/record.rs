@@ -31,9 +31,20 @@ impl RoomHost {
             self.config,
             self.seed,
             self.created,
-            max_events,
+            Some(max_events),
         )));
         Ok(())
+    }
+
+    /// Keeps each tick's state hash and each verdict, not the inputs: how
+    /// a replay, fed a recording's inputs, runs.
+    pub(crate) fn record_outcome(&mut self) {
+        self.recorder = Some(Box::new(Recorder::new(
+            self.config,
+            self.seed,
+            self.created,
+            None,
+        )));
     }
 
     /// The recording so far, if [`RoomHost::record`] was called.
@@ -43,7 +54,7 @@ impl RoomHost {
 
     /// Notes an input, if recording.
     pub(super) fn note(&mut self, event: impl FnOnce() -> RecordedEvent) {
-        if let Some(r) = self.recorder.as_mut().filter(|r| r.on()) {
+        if let Some(r) = self.recorder.as_mut().filter(|r| r.takes_events()) {
             r.event(event());
         }
     }
@@ -52,7 +63,7 @@ impl RoomHost {
     /// changes anything: something delivered (pings aside), a tick due, or
     /// a forced position update due.
     pub(super) fn note_poll(&mut self, now: SimTime, inbox: &[(usize, ClientMsg)]) {
-        if !self.recorder.as_ref().is_some_and(|r| r.on()) {
+        if !self.recorder.as_ref().is_some_and(|r| r.takes_events()) {
             return;
         }
         let received: Vec<(PlayerId, ClientMsg)> = inbox
