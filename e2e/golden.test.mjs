@@ -6,7 +6,9 @@
 // random inputs, fire included, stepped and hashed — is the native one, and
 // so is each golden room run's (one per public bug report of issue #26,
 // pinned in `sim::endpoints::room::reports`, checked natively by
-// `sim/tests/room_reports.rs`).
+// `sim/tests/room_reports.rs`), and each golden room recording
+// (scenarios/rooms/, replayed natively by `sim/tests/room_golden.rs`)
+// replays to the native line.
 // JSON files go through the relay first (POST, which also replays them
 // natively and refuses a wrong outcome with 422; then GET the compact
 // bytes), so a file saved from the page joins both checks as it is.
@@ -136,5 +138,33 @@ test('every golden rollback match replays in wasm to its native per-tick hashes'
     t.diagnostic(`${stem}: ${got} (${bytes.length} B decoded and replayed in ${ms.toFixed(1)} ms)`);
     assert.equal(got, `ticks=${field('ticks')} digest=${field('digest')} final=${field('final_hash')} mismatch=none`, stem);
   }
+  await page.close();
+});
+
+test('every golden room recording replays in wasm to its native line', async (t) => {
+  // scenarios/rooms/*.json: a CMC room's authoritative inputs recorded by
+  // its host (compact bytes in base64) and the line the native replay
+  // gives (sim/tests/room_golden.rs): tick count, last tick hash, shots,
+  // hits, and a digest over every tick hash and verdict.
+  const dir = join(ROOT, 'scenarios', 'rooms');
+  const files = readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
+  assert.deepEqual(files, ['bot-respawn-leave.json', 'duel-150-200ms-3pct.json']);
+  const page = await env.browser.context.newPage();
+  await page.goto(`${env.relay.url}?mode=local`);
+  await page.waitForFunction(() => window.wasmBindings && window.wasmBindings.room_replay, null, { timeout: 20_000 });
+  for (const file of files) {
+    const { compact, replay } = JSON.parse(readFileSync(join(dir, file), 'utf8'));
+    const bytes = Array.from(Buffer.from(compact, 'base64'));
+    const got = await page.evaluate((b) => window.wasmBindings.room_replay(new Uint8Array(b)), bytes);
+    t.diagnostic(`${file}: ${got}`);
+    assert.match(got, /^ticks=\d+ last=[0-9a-f]{16} shots=\d+ hits=\d+ digest=[0-9a-f]{16}$/, file);
+    assert.equal(got, replay, file);
+  }
+  // Another version is refused with its reason.
+  const { compact } = JSON.parse(readFileSync(join(dir, files[0]), 'utf8'));
+  const broken = Array.from(Buffer.from(compact, 'base64'));
+  broken[0] = 9;
+  const refused = await page.evaluate((b) => window.wasmBindings.room_replay(new Uint8Array(b)), broken);
+  assert.equal(refused, 'error: room recording version 9 is unknown (this build reads version 1)');
   await page.close();
 });

@@ -412,11 +412,25 @@ fn clocks_4_percent_slow_and_fast_settle_and_one_15_percent_slow_is_warned_of() 
         // Settled by 10 s: every 1 s mean from then on within ± 1 tick.
         for w in 10..40 {
             let b = mean(&buffer[i], f64::from(w), f64::from(w + 1));
-            assert!((b - target).abs() <= 1.0, "player {i} at {w} s: buffer {b:.2}");
+            assert!(
+                (b - target).abs() <= 1.0,
+                "player {i} at {w} s: buffer {b:.2}"
+            );
         }
-        assert_eq!(m.server.inputs(i).late, late_at_10s[i], "player {i}: late inputs after 10 s");
-        assert_eq!(m.server.inputs(i).missed(), missed_at_10s[i], "player {i}: fills after 10 s");
-        assert!(!drift_warned[i], "player {i} warned of a drift within the range");
+        assert_eq!(
+            m.server.inputs(i).late,
+            late_at_10s[i],
+            "player {i}: late inputs after 10 s"
+        );
+        assert_eq!(
+            m.server.inputs(i).missed(),
+            missed_at_10s[i],
+            "player {i}: fills after 10 s"
+        );
+        assert!(
+            !drift_warned[i],
+            "player {i} warned of a drift within the range"
+        );
     }
     // The 15 % slow clock: warned of, and its missed ticks are counted.
     let fills = m.server.inputs(2).missed() - missed_at_10s[2];

@@ -1,7 +1,8 @@
 //! What the browser tests and `scripts/bench.sh` call inside the wasm
 //! besides the page: the rollback model's determinism pin and its
 //! re-simulation benchmark (beside `bench_replay` in the crate root, the
-//! CMC model's), the golden room runs and the golden rollback matches.
+//! CMC model's), the golden room runs, the golden rollback matches and
+//! the golden room recordings.
 
 use crate::clock::clock_ms;
 use rand_core::SeedableRng;
@@ -69,6 +70,25 @@ pub fn match_replay(bytes: &[u8]) -> String {
             rec.first_mismatch(&r)
                 .map_or("none".to_owned(), |t| t.0.to_string()),
         ),
+        Err(e) => format!("error: {e}"),
+    }
+}
+
+/// Replays a room recording's compact bytes
+/// (`sim::endpoints::room::recording::RoomRecording::to_bytes`; a golden
+/// file's `compact`, base64-decoded) inside wasm and returns its replay's
+/// line, `"ticks=<n> last=<16 hex> shots=<n> hits=<n> digest=<16 hex>"`,
+/// with ` diverges=<tick>` appended if a tick's hash differs from the one
+/// recorded, or `"error: <reason>"`. `e2e/golden.test.mjs` compares it with
+/// the file's `replay`, which `sim/tests/room_golden.rs` checks natively.
+#[wasm_bindgen]
+pub fn room_replay(bytes: &[u8]) -> String {
+    use sim::endpoints::room::recording::RoomRecording;
+    match RoomRecording::from_bytes(bytes).and_then(|r| sim::endpoints::room::replay::replay(&r)) {
+        Ok(out) => match out.first_divergence {
+            None => out.line(),
+            Some(tick) => format!("{} diverges={tick}", out.line()),
+        },
         Err(e) => format!("error: {e}"),
     }
 }
@@ -148,6 +168,18 @@ mod tests {
     #[test]
     fn the_fingerprint_export_is_the_native_pin() {
         assert_eq!(arena_fingerprint(7, 3600), "7d67cea529874cdf");
+    }
+
+    #[test]
+    fn the_room_replay_export_answers_a_golden_file_and_refuses_bad_bytes() {
+        let text = include_str!("../../scenarios/rooms/bot-respawn-leave.json");
+        let file = sim::endpoints::room::recording::RoomRecordingFile::from_json(text).unwrap();
+        let bytes = file.recording().unwrap().to_bytes().unwrap();
+        assert_eq!(room_replay(&bytes), file.replay);
+        assert_eq!(
+            room_replay(&[7, 0]),
+            "error: room recording version 7 is unknown (this build reads version 1)"
+        );
     }
 
     #[test]

@@ -9,9 +9,10 @@ use crate::foundation::math::Vec2;
 use crate::foundation::movement::{perform_movement, CharacterState, MoveInput, MovementParams};
 use crate::foundation::time::SimTime;
 use crate::foundation::world::World;
+use serde::{Deserialize, Serialize};
 
 /// A waypoint: where to go, what to do on the way and on arrival.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Waypoint {
     /// Target, cm.
     pub target: Vec2,
@@ -53,8 +54,9 @@ const ARRIVE_RADIUS: f32 = 60.0;
 /// A leg that takes longer than this (stuck on a wall) is skipped, s.
 const LEG_TIMEOUT: f32 = 6.0;
 
-/// The bot's progress along its tour.
-#[derive(Debug, Clone, PartialEq)]
+/// The bot's progress along its tour (serde: a room recording keeps each
+/// bot as it was put in).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Bot {
     tour: Vec<Waypoint>,
     index: usize,

@@ -34,8 +34,9 @@ pub const DEFAULT_REWIND_CAP_MS: u16 = 250;
 /// Largest rewind cap, ms: Source's `sv_maxunlag` default of 1.0 s.
 pub const MAX_REWIND_CAP_MS: u16 = 1000;
 
-/// How a room is set up when it is made.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// How a room is set up when it is made (serde: a room recording starts
+/// from it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RoomConfig {
     /// Most players, bots included, `1..=`[`MAX_ROOM_PLAYERS`]; one more
     /// is refused.

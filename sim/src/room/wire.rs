@@ -189,6 +189,23 @@ impl Verdict {
     pub fn is_hit(self) -> bool {
         matches!(self, Verdict::HitHead | Verdict::HitBody)
     }
+
+    /// The verdict in words: `hit head`, `miss`, `rejected: too old`, …
+    /// (the page's shot log and a fork's changed verdicts).
+    pub fn text(self) -> &'static str {
+        match self {
+            Verdict::HitHead => "hit head",
+            Verdict::HitBody => "hit body",
+            Verdict::Miss => "miss",
+            Verdict::Rejected(r) => match r {
+                RejectReason::TooOld => "rejected: too old",
+                RejectReason::FireRate => "rejected: fire rate",
+                RejectReason::Reloading => "rejected: reloading",
+                RejectReason::NoAmmo => "rejected: no ammo",
+                RejectReason::ClockAhead => "rejected: clock ahead",
+            },
+        }
+    }
 }
 
 /// The character a verdict is about, as the server saw it: three of the

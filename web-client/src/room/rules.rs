@@ -53,20 +53,10 @@ pub fn outcome(shot: &ShotRecord) -> Outcome {
     Outcome::of(shot.result.map(|r| r.verdict))
 }
 
-/// A verdict in words: `hit head`, `miss`, `rejected: too old`, ….
+/// A verdict in words: `hit head`, `miss`, `rejected: too old`, …
+/// ([`Verdict::text`]).
 pub fn verdict_text(verdict: Verdict) -> &'static str {
-    match verdict {
-        Verdict::HitHead => "hit head",
-        Verdict::HitBody => "hit body",
-        Verdict::Miss => "miss",
-        Verdict::Rejected(r) => match r {
-            RejectReason::TooOld => "rejected: too old",
-            RejectReason::FireRate => "rejected: fire rate",
-            RejectReason::Reloading => "rejected: reloading",
-            RejectReason::NoAmmo => "rejected: no ammo",
-            RejectReason::ClockAhead => "rejected: clock ahead",
-        },
-    }
+    verdict.text()
 }
 
 /// One line of the shot log: `#7 hit head · 183 ms` (the server's rewind),

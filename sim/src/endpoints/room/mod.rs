@@ -20,12 +20,16 @@
 //! | `link`, `player`, `host` | [`RoomHost`] and what it keeps per player |
 //! | `endpoint` | [`RoomEndpoint`] |
 //! | `session` | [`RoomSession`]: a room and its clients on one clock |
+//! | `recording` | [`recording::RoomRecording`]: the room's authoritative inputs and tick hashes, recorded by the host (`host/record.rs`); its compact form and golden file |
+//! | `replay` | [`replay::replay`]: the authority run again from a recording; [`replay::fork`]: what-if with a rule of lag compensation changed |
 //! | `reports` | the golden room runs, one per public bug report ([`reports::REPORT_RUNS`]) |
 
 pub mod endpoint;
 pub mod host;
 mod link;
 mod player;
+pub mod recording;
+pub mod replay;
 pub mod reports;
 pub mod session;
 

@@ -16,6 +16,9 @@
 //!   4 per player: control frames, then their downlink's due frames
 //! take_traces(now): each tracing player's batches due (their packets and
 //!   the shots they fired or were the target of), for the driver to send
+//! record(limit), from the room's creation: every input the rules take
+//!   (joins, leaves, bots, controls, each poll's deliveries) and each
+//!   tick's state hash go into a RoomRecording (`record.rs`)
 //! ```
 //!
 //! Network input is handled before the tick, as in UE's frame. Players are
@@ -30,6 +33,7 @@
 
 use crate::endpoints::room::link::Traffic;
 use crate::endpoints::room::player::{AmmoAction, Driver, Player, ShotCounters};
+use crate::endpoints::room::recording::{RecordedEvent, Recorder};
 use crate::foundation::control::SettingsError;
 use crate::foundation::movement::MovementParams;
 use crate::net::codec::{self, DecodeError};
@@ -47,6 +51,7 @@ use crate::foundation::time::SimTime;
 use crate::foundation::world::World;
 use thiserror::Error;
 
+mod record;
 mod replicate;
 mod roster;
 mod shots;
@@ -130,6 +135,8 @@ pub struct RoomHost {
     created: SimTime,
     /// Index of the next server tick: also the replication counter.
     tick: u64,
+    /// The recording, once [`RoomHost::record`] turned it on.
+    recorder: Option<Box<Recorder>>,
 }
 
 impl RoomHost {
@@ -149,6 +156,7 @@ impl RoomHost {
             next_id: 1,
             created: now,
             tick: 0,
+            recorder: None,
         })
     }
 
@@ -202,7 +210,13 @@ impl RoomHost {
             .is_some_and(|l| l.conn.streams_trace());
         let traced = (msg.is_control() && (streams || matches!(msg, ClientMsg::Trace(_))))
             .then(|| msg.clone());
+        let recorded = (self.recorder.as_ref().is_some_and(|r| r.takes_events())
+            && record::recorded_control(&msg))
+        .then(|| msg.clone());
         let result = self.receive(now, i, frame_len, msg);
+        if let (Ok(()), Some(msg)) = (&result, recorded) {
+            self.note(|| RecordedEvent::Control { at: now, id, msg });
+        }
         if let (Ok(()), Some(msg), Some(link)) = (&result, traced, self.players[i].link_mut()) {
             link.conn.trace_control(now, msg);
         }
@@ -304,6 +318,21 @@ impl RoomHost {
                 }
             }
         }
+        self.step(now, inbox);
+        let mut out = Vec::new();
+        for p in &mut self.players {
+            let id = p.id;
+            if let Some(link) = p.link_mut() {
+                out.extend(link.conn.drain(now).into_iter().map(|f| (id, f)));
+            }
+        }
+        out
+    }
+
+    /// Steps 1–3 of [`RoomHost::poll`] at `now`, with the messages the
+    /// uplinks delivered (by player index, in order).
+    fn step(&mut self, now: SimTime, inbox: Vec<(usize, ClientMsg)>) {
+        self.note_poll(now, &inbox);
         for (i, msg) in inbox {
             self.deliver(now, i, msg);
         }
@@ -318,15 +347,8 @@ impl RoomHost {
         while self.tick_time(self.tick) <= now {
             self.run_tick(self.tick_time(self.tick));
             self.tick += 1;
+            self.note_tick();
         }
-        let mut out = Vec::new();
-        for p in &mut self.players {
-            let id = p.id;
-            if let Some(link) = p.link_mut() {
-                out.extend(link.conn.drain(now).into_iter().map(|f| (id, f)));
-            }
-        }
-        out
     }
 
     /// Runs [`RoomHost::poll`] at every wake-up before `now` and then at

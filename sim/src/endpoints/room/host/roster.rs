@@ -5,6 +5,7 @@ use super::{wrap, RoomError, RoomHost};
 use crate::cmc::server::{ServerCharacter, ServerConfig};
 use crate::endpoints::room::link::PlayerLink;
 use crate::endpoints::room::player::{Driver, Player, ShotCounters};
+use crate::endpoints::room::recording::RecordedEvent;
 use crate::foundation::bot::{Bot, BotCharacter};
 use crate::foundation::math::Vec2;
 use crate::foundation::time::SimTime;
@@ -38,6 +39,11 @@ impl RoomHost {
                 link: Box::new(PlayerLink::new(seed, now)),
             },
         );
+        self.note(|| RecordedEvent::Join {
+            at: now,
+            id,
+            link_seed: seed,
+        });
         Ok(id)
     }
 
@@ -68,6 +74,12 @@ impl RoomHost {
         position: Vec2,
     ) -> Result<PlayerId, RoomError> {
         let (id, _) = self.next_slot()?;
+        self.note(|| RecordedEvent::AddBot {
+            at: now,
+            id,
+            bot: bot.clone(),
+            position,
+        });
         self.push(id, Driver::Bot(BotCharacter::new(bot, position, now)));
         Ok(id)
     }
@@ -84,6 +96,13 @@ impl RoomHost {
         if !matches!(p.driver, Driver::Bot(_)) {
             return false;
         }
+        self.note(|| RecordedEvent::RespawnBot {
+            at: now,
+            id,
+            bot: bot.clone(),
+            position,
+        });
+        let p = &mut self.players[i];
         p.driver = Driver::Bot(BotCharacter::new(bot, position, now));
         p.teleported = true;
         true
@@ -126,6 +145,7 @@ impl RoomHost {
             return false;
         };
         self.players.remove(i);
+        self.note(|| RecordedEvent::Leave { id });
         self.send_roster();
         true
     }

@@ -58,6 +58,7 @@ impl RoomHost {
             link.conn
                 .send(now, &wrap(RoomServerMsg::ShotResult(result)));
         }
+        self.note_shot(now, i, &result);
         self.trace_shot(now, i, result);
     }
 

@@ -1,0 +1,195 @@
+//! The host's side of a [`RoomRecording`]: turning recording on, noting
+//! each input as the host takes it and each tick's state hash, and the
+//! two entry points a replay drives the host by (a recorded poll, a
+//! what-if rule applied to every player).
+
+use super::RoomHost;
+use crate::endpoints::room::player::Driver;
+use crate::endpoints::room::recording::{
+    JudgedShot, RecordedEvent, Recorder, RecordingError, RoomRecording,
+};
+use crate::foundation::hash::Fnv64;
+use crate::foundation::time::SimTime;
+use crate::protocol::ClientMsg;
+use crate::room::config::PlayerSettings;
+use crate::room::replication::PlayerId;
+use crate::room::wire::{RoomClientMsg, ShotResult};
+
+impl RoomHost {
+    /// Records the room from now on, at most `max_events` inputs (then it
+    /// stops, and the recording is the shorter room up to there). Only a
+    /// new room can be recorded: a replay starts from an empty one.
+    ///
+    /// # Errors
+    /// [`RecordingError::AlreadyStarted`] once a tick has run or anyone
+    /// has joined.
+    pub fn record(&mut self, max_events: usize) -> Result<(), RecordingError> {
+        if self.tick > 0 || self.next_id != 1 {
+            return Err(RecordingError::AlreadyStarted);
+        }
+        self.recorder = Some(Box::new(Recorder::new(
+            self.config,
+            self.seed,
+            self.created,
+            Some(max_events),
+        )));
+        Ok(())
+    }
+
+    /// Keeps each tick's state hash and each verdict, not the inputs: how
+    /// a replay, fed a recording's inputs, runs.
+    pub(crate) fn record_outcome(&mut self) {
+        self.recorder = Some(Box::new(Recorder::new(
+            self.config,
+            self.seed,
+            self.created,
+            None,
+        )));
+    }
+
+    /// The recording so far, if [`RoomHost::record`] was called.
+    pub fn recording(&self) -> Option<&RoomRecording> {
+        self.recorder.as_ref().map(|r| &r.recording)
+    }
+
+    /// Notes an input, if recording.
+    pub(super) fn note(&mut self, event: impl FnOnce() -> RecordedEvent) {
+        if let Some(r) = self.recorder.as_mut().filter(|r| r.takes_events()) {
+            r.event(event());
+        }
+    }
+
+    /// Notes a poll at `now` that delivers `inbox` (by player index) if it
+    /// changes anything: something delivered (pings aside), a tick due, or
+    /// a forced position update due.
+    pub(super) fn note_poll(&mut self, now: SimTime, inbox: &[(usize, ClientMsg)]) {
+        if !self.recorder.as_ref().is_some_and(|r| r.takes_events()) {
+            return;
+        }
+        let received: Vec<(PlayerId, ClientMsg)> = inbox
+            .iter()
+            .filter(|(_, m)| !matches!(m, ClientMsg::Ping { .. }))
+            .map(|(i, m)| (self.players[*i].id, m.clone()))
+            .collect();
+        let forced = self.players.iter().any(|p| match &p.driver {
+            Driver::Remote { character, .. } => character.forced_update_due(now),
+            Driver::Bot(_) => false,
+        });
+        if received.is_empty() && !forced && self.tick_time(self.tick) > now {
+            return;
+        }
+        self.note(|| RecordedEvent::Poll { at: now, received });
+    }
+
+    /// Notes the state after the tick just run, if recording.
+    pub(super) fn note_tick(&mut self) {
+        if self.recorder.as_ref().is_some_and(|r| r.on()) {
+            let hash = self.state_hash();
+            if let Some(r) = &mut self.recorder {
+                r.tick(hash);
+            }
+        }
+    }
+
+    /// Notes player `i`'s shot answered at `now`, if recording.
+    pub(super) fn note_shot(&mut self, now: SimTime, i: usize, result: &ShotResult) {
+        let shooter = self.players[i].id;
+        if let Some(r) = &mut self.recorder {
+            r.shot(JudgedShot {
+                at: now,
+                shooter,
+                seq: result.seq,
+                verdict: result.verdict,
+                target: result.target.map(|t| t.id),
+                rewind_ms: result.rewind_ms,
+            });
+        }
+    }
+
+    /// The authority's state: the tick, and every player's id, position
+    /// and velocity (f32 bits), ammo, newest action handled and shot
+    /// counters.
+    fn state_hash(&self) -> u64 {
+        let mut h = Fnv64::new();
+        h.u64(self.tick);
+        for p in &self.players {
+            let s = p.state();
+            h.u32(p.id.0)
+                .f32(s.position.x)
+                .f32(s.position.y)
+                .f32(s.velocity.x)
+                .f32(s.velocity.y)
+                .u32(p.weapon.ammo().into())
+                .u32(p.actions.ack().0);
+            let c = &p.shots;
+            for v in [
+                c.judged,
+                c.hit_head,
+                c.hit_body,
+                c.missed,
+                c.too_old,
+                c.fire_rate,
+                c.reloading,
+                c.no_ammo,
+                c.clock_ahead,
+                c.reloads,
+                c.stale,
+            ] {
+                h.u64(v);
+            }
+        }
+        h.finish()
+    }
+
+    /// A recorded poll at `now`: `received` delivered as the uplinks once
+    /// did, then the rest of [`RoomHost::poll`]; what is sent is dropped.
+    ///
+    /// # Errors
+    /// [`RecordingError::Invalid`] if a message's sender is not a remote
+    /// player of the room.
+    pub(crate) fn replay_poll(
+        &mut self,
+        now: SimTime,
+        received: &[(PlayerId, ClientMsg)],
+    ) -> Result<(), RecordingError> {
+        let mut inbox = Vec::with_capacity(received.len());
+        for (id, msg) in received {
+            let i = self
+                .remote(*id)
+                .map_err(|e| RecordingError::Invalid(e.to_string()))?;
+            inbox.push((i, msg.clone()));
+        }
+        self.step(now, inbox);
+        for link in self.players.iter_mut().filter_map(|p| p.link_mut()) {
+            link.conn.drain(now);
+        }
+        Ok(())
+    }
+
+    /// Changes every player's room switches by `change` (a what-if fork's
+    /// rule).
+    pub(crate) fn change_player_settings(&mut self, change: impl Fn(&mut PlayerSettings)) {
+        for p in &mut self.players {
+            change(&mut p.settings);
+        }
+    }
+
+    /// Stops recording and hands the recorder over.
+    pub(crate) fn take_recorder(&mut self) -> Option<Recorder> {
+        self.recorder.take().map(|r| *r)
+    }
+}
+
+/// Whether a control message changes the authority or a link, so that a
+/// recording keeps it.
+pub(super) fn recorded_control(msg: &ClientMsg) -> bool {
+    matches!(
+        msg,
+        ClientMsg::SetNetSettings(_)
+            | ClientMsg::SetServerRules(_)
+            | ClientMsg::LagSpike(_)
+            | ClientMsg::Room(
+                RoomClientMsg::SetPlayerSettings(_) | RoomClientMsg::SetMaxRecordTime { .. }
+            )
+    )
+}

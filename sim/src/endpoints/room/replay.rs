@@ -1,0 +1,265 @@
+//! A room's authority run again from its [`RoomRecording`] ([`replay`]),
+//! and what-if forks of it ([`fork`]): the same inputs under one rule
+//! changed, and which verdicts that turns ("shot #5: hit head 2 → miss").
+//!
+//! A replay makes an empty [`RoomHost`] with the recorded configuration,
+//! seed and creation time and feeds it the recorded events in order: joins,
+//! leaves and bots by the host's own calls, controls through
+//! [`RoomHost::receive_msg`], and each recorded poll's messages straight
+//! into the rules, past the conditioners (their decisions are already in
+//! the receive times). The host records as it goes, so the replay's tick
+//! hashes and verdicts are computed exactly as the live host's were.
+//!
+//! The forks are the server's rules of lag compensation (reference
+//! `003_…` 回溯算法, `ServerSideRewind`): [`RuleChange::RewindOff`] judges
+//! every shot against the present (UE without lag compensation), and
+//! [`RuleChange::RewindCap`] sets how far back the server will go (Source's
+//! `sv_maxunlag`). Each is applied to every player after every recorded
+//! event, so a recorded settings change cannot undo it.
+
+use super::host::RoomHost;
+use super::recording::{JudgedShot, RecordedEvent, RecordingError, RoomRecording};
+use crate::foundation::hash::Fnv64;
+use crate::protocol::verdict_code;
+use crate::room::config::{PlayerSettings, MAX_REWIND_CAP_MS};
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// What a replay gave.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReplayOutcome {
+    /// The state hash after each server tick, from tick 0.
+    pub tick_hashes: Vec<u64>,
+    /// Every shot the host answered, in the order judged.
+    pub shots: Vec<JudgedShot>,
+    /// The first tick whose hash differs from the recording's (or which
+    /// one of them lacks); `None` when every one is equal.
+    pub first_divergence: Option<usize>,
+}
+
+impl ReplayOutcome {
+    /// One number over every tick hash and every verdict (shooter, action
+    /// number, verdict, target, rewind).
+    pub fn digest(&self) -> u64 {
+        let mut h = Fnv64::new();
+        for &t in &self.tick_hashes {
+            h.u64(t);
+        }
+        for s in &self.shots {
+            h.u32(s.shooter.0)
+                .u32(s.seq.0)
+                .u32(verdict_code(s.verdict))
+                .u32(s.target.map_or(0, |t| t.0))
+                .u32(s.rewind_ms.into());
+        }
+        h.finish()
+    }
+
+    /// Shots that hit (head or body).
+    pub fn hits(&self) -> usize {
+        self.shots.iter().filter(|s| s.verdict.is_hit()).count()
+    }
+
+    /// `ticks=<n> last=<16 hex> shots=<n> hits=<n> digest=<16 hex>`: what a
+    /// golden file pins and the page's wasm export answers.
+    pub fn line(&self) -> String {
+        format!(
+            "ticks={} last={:016x} shots={} hits={} digest={:016x}",
+            self.tick_hashes.len(),
+            self.tick_hashes.last().copied().unwrap_or(0),
+            self.shots.len(),
+            self.hits(),
+            self.digest()
+        )
+    }
+}
+
+/// Runs the room's authority again from `recording`.
+///
+/// # Errors
+/// [`RecordingError::Invalid`] if the recording does not fit a room (it
+/// fails [`RoomRecording::validate`], a join gets another id than
+/// recorded, an event names a player who is not there, a recorded control
+/// is refused).
+pub fn replay(recording: &RoomRecording) -> Result<ReplayOutcome, RecordingError> {
+    run(recording, None)
+}
+
+/// A rule of the server's lag compensation changed for a what-if fork.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RuleChange {
+    /// Lag compensation off: every shot is tested against the present.
+    RewindOff,
+    /// Lag compensation on with this cap, ms (`0..=1000`, Source's
+    /// `sv_maxunlag`): shots older are refused as too old.
+    RewindCap {
+        /// The cap, ms.
+        ms: u16,
+    },
+}
+
+impl RuleChange {
+    fn apply(self, s: &mut PlayerSettings) {
+        match self {
+            RuleChange::RewindOff => s.rewind = false,
+            RuleChange::RewindCap { ms } => {
+                s.rewind = true;
+                s.rewind_cap_ms = ms.min(MAX_REWIND_CAP_MS);
+            }
+        }
+    }
+}
+
+impl fmt::Display for RuleChange {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RuleChange::RewindOff => write!(f, "rewind off"),
+            RuleChange::RewindCap { ms } => write!(f, "rewind cap {ms} ms"),
+        }
+    }
+}
+
+/// One shot judged otherwise in a fork.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct VerdictChange {
+    /// Its place in the order judged, from 1.
+    pub number: usize,
+    /// As recorded.
+    pub before: JudgedShot,
+    /// In the fork.
+    pub after: JudgedShot,
+}
+
+impl fmt::Display for VerdictChange {
+    /// `shot #5 (player 1, action 7): hit head 2 → miss`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "shot #{} (player {}, action {}): {} → {}",
+            self.number,
+            self.before.shooter.0,
+            self.before.seq.0,
+            self.before.describe(),
+            self.after.describe()
+        )
+    }
+}
+
+/// A what-if fork: the replay as recorded, the replay with one rule
+/// changed, and the shots judged otherwise.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fork {
+    /// The rule changed.
+    pub change: RuleChange,
+    /// The replay as recorded.
+    pub base: ReplayOutcome,
+    /// The replay with the rule changed.
+    pub forked: ReplayOutcome,
+    /// Each shot whose verdict or target changed, in order.
+    pub changes: Vec<VerdictChange>,
+}
+
+/// Replays `recording` as recorded and with `change`, and compares their
+/// verdicts shot by shot (a shot is its shooter and action number).
+///
+/// # Errors
+/// As [`replay`].
+pub fn fork(recording: &RoomRecording, change: RuleChange) -> Result<Fork, RecordingError> {
+    let base = run(recording, None)?;
+    let forked = run(recording, Some(change))?;
+    let after: BTreeMap<_, &JudgedShot> = forked
+        .shots
+        .iter()
+        .map(|s| ((s.shooter, s.seq.0), s))
+        .collect();
+    let changes = base
+        .shots
+        .iter()
+        .enumerate()
+        .filter_map(|(k, before)| {
+            let after = *after.get(&(before.shooter, before.seq.0))?;
+            let same = (after.verdict, after.target) == (before.verdict, before.target);
+            (!same).then_some(VerdictChange {
+                number: k + 1,
+                before: *before,
+                after: *after,
+            })
+        })
+        .collect();
+    Ok(Fork {
+        change,
+        base,
+        forked,
+        changes,
+    })
+}
+
+fn run(
+    recording: &RoomRecording,
+    change: Option<RuleChange>,
+) -> Result<ReplayOutcome, RecordingError> {
+    recording.validate()?;
+    let invalid = |e: super::RoomError| RecordingError::Invalid(e.to_string());
+    let mut host =
+        RoomHost::new(recording.config, recording.seed, recording.created).map_err(invalid)?;
+    host.record_outcome();
+    for (k, event) in recording.events.iter().enumerate() {
+        let mismatch = |what: &str| RecordingError::Invalid(format!("event {k}: {what}"));
+        match event {
+            RecordedEvent::Join { at, id, .. } => {
+                if host.add_player(*at).map_err(invalid)? != *id {
+                    return Err(mismatch("the join got another id"));
+                }
+            }
+            RecordedEvent::Leave { id } => {
+                if !host.remove_player(*id) {
+                    return Err(mismatch("no such player to leave"));
+                }
+            }
+            RecordedEvent::AddBot {
+                at,
+                id,
+                bot,
+                position,
+            } => {
+                if host
+                    .add_bot_with(*at, bot.clone(), *position)
+                    .map_err(invalid)?
+                    != *id
+                {
+                    return Err(mismatch("the bot got another id"));
+                }
+            }
+            RecordedEvent::RespawnBot {
+                at,
+                id,
+                bot,
+                position,
+            } => {
+                if !host.respawn_bot(*at, *id, bot.clone(), *position) {
+                    return Err(mismatch("no such bot to respawn"));
+                }
+            }
+            RecordedEvent::Control { at, id, msg } => {
+                host.receive_msg(*at, *id, 0, msg.clone())
+                    .map_err(invalid)?;
+            }
+            RecordedEvent::Poll { at, received } => host.replay_poll(*at, received)?,
+        }
+        if let Some(change) = change {
+            host.change_player_settings(|s| change.apply(s));
+        }
+    }
+    let (tick_hashes, shots) = host
+        .take_recorder()
+        .map(|r| (r.recording.tick_hashes, r.shots))
+        .unwrap_or_default();
+    let recorded = &recording.tick_hashes;
+    let first_divergence =
+        (0..tick_hashes.len().max(recorded.len())).find(|&k| tick_hashes.get(k) != recorded.get(k));
+    Ok(ReplayOutcome {
+        tick_hashes,
+        shots,
+        first_divergence,
+    })
+}
