@@ -196,15 +196,15 @@ const fragmentOf = (bytes) => `#s=${Buffer.from(bytes).toString('base64url')}`;
 test('old links open upgraded, and their end says whether the model changed', async (t) => {
   const page = await env.browser.context.newPage();
   const frozen = (name) => readFileSync(join(ROOT, 'scenarios', 'frozen', name));
-  await t.test('a version-2 link replays identically to the original', async () => {
+  await t.test('a version-1 link the model has not changed for replays identically to the original', async () => {
     // A link is opened in a fresh load, as a colleague opens it (a
     // fragment change alone may be read after the old run's end).
     await page.goto('about:blank');
-    await page.goto(env.relay.url + fragmentOf(frozen('v2.bin')));
-    await waitFor(async () => /saved as scenario version 2, read as version 4/.test(await page.locator('#scenario-message').textContent()), 20_000, 'the version note');
-    const end = await playToEnd(page, 'version 2');
+    await page.goto(env.relay.url + fragmentOf(frozen('v1b.bin')));
+    await waitFor(async () => /saved as scenario version 1, read as version 4/.test(await page.locator('#scenario-message').textContent()), 20_000, 'the version note');
+    const end = await playToEnd(page, 'version 1');
     assert.equal(end.verdict, 'identical to the original');
-    assert.equal(end.trajectory, '339b533a1463afeb');
+    assert.equal(end.trajectory, '4e2fc6b2ace32e43');
     assert.equal(await page.locator('#scenario-message').getAttribute('data-kind'), 'ok');
   });
   await t.test('a version-1 link recorded before the fault fixes says it differs', async () => {
