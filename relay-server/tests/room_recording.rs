@@ -2,8 +2,9 @@
 //! players (the sim's own room client, over tokio-tungstenite) move and
 //! one shoots the other; `GET /api/rooms/{name}/recording` answers the
 //! recording, which replays to the live host's tick hashes and to the
-//! verdicts the shooter received. An unknown room, a relay not recording
-//! and a recording at its limit are answered with their reasons; the
+//! verdicts the shooter received. An unknown room, a private session, a
+//! rollback room, a relay not recording and a recording at its limit are
+//! answered with their reasons; the
 //! `scenario` CLI replays a golden room recording and refuses corrupted
 //! copies.
 
@@ -264,6 +265,17 @@ async fn an_unknown_room_or_a_relay_not_recording_is_a_404_with_its_reason() {
     assert!(got.text().contains("a private session is not recorded"));
     let got = get(&relay, "/api/rooms/bad%20name/recording", "").await;
     assert_eq!(got.status, 400, "{}", got.text());
+    // A rollback room keeps no CMC recording.
+    let url = relay.ws_url("room=match&model=rollback");
+    let (mut ws, _) = ws_connect(&url, &[], Some(next_address())).await.unwrap();
+    send(&mut ws, &ClientMsg::Room(RoomClientMsg::Join)).await;
+    drain(&mut ws, 300).await;
+    let got = get(&relay, "/api/rooms/match/recording", "").await;
+    assert_eq!(got.status, 404);
+    assert_eq!(
+        got.json()["error"],
+        "room match: it runs the rollback model: only CMC rooms are recorded"
+    );
 
     let off = Limits {
         room_record_events: 0,
