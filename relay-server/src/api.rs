@@ -120,7 +120,7 @@ impl ApiError {
     }
 }
 
-fn bad(status: StatusCode, reason: impl Into<String>) -> ApiError {
+pub(crate) fn bad(status: StatusCode, reason: impl Into<String>) -> ApiError {
     ApiError(status, reason.into(), None)
 }
 

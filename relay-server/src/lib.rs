@@ -360,6 +360,7 @@ pub fn app(state: AppState) -> Router {
         .route("/healthz", get(health::handler))
         .route("/metrics", get(metrics::handler))
         .route("/api/rooms", get(rooms::list))
+        .route("/api/rooms/{name}/recording", get(rooms::recording))
         .route("/api/scenarios", post(api::create))
         .route("/api/scenarios/{id}", get(api::fetch))
         .route("/s/{id}", get(api::share_page))

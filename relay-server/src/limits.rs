@@ -124,6 +124,12 @@ pub struct Limits {
     /// Join (or the Resume that took it back) before the socket is closed
     /// and the seat freed: a page sends its clock-sync request at once.
     pub silent_seat_grace: Duration,
+    /// Inputs a new CMC room records at most (`--room-record-events`,
+    /// [`sim::endpoints::room::RoomHost::record`]; `0`: rooms are not
+    /// recorded). At the limit the recording stops and is served as the
+    /// shorter room it holds, marked truncated (`GET
+    /// /api/rooms/{name}/recording`).
+    pub room_record_events: usize,
     /// Budget for scenario saves per client address.
     pub saves: Rate,
     /// Bytes all stored scenarios may take together (the compact
@@ -189,6 +195,7 @@ impl Default for Limits {
             empty_room_lifetime: Duration::from_secs(30),
             max_seats_per_address: 2,
             silent_seat_grace: Duration::from_secs(10),
+            room_record_events: 100_000,
             saves: Rate {
                 per_second: 1.0 / 6.0,
                 burst: 10.0,

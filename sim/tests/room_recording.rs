@@ -223,6 +223,31 @@ fn rewind_off_at_rtt_200_turns_hits_into_misses_and_names_each_shot() {
 }
 
 #[test]
+fn a_poll_at_a_ticks_floored_time_holds_that_ticks_hash() {
+    // Tick 38 runs at ⌊38 · 10⁶ / 60⌋ = 633 333 µs: a poll then (a relay
+    // polls at its room's wake-ups, the tick times) has run ticks 0..=38.
+    let mut recording = RoomRecording {
+        config: RoomConfig::default(),
+        seed: 1,
+        created: sim::SimTime::ZERO,
+        events: vec![RecordedEvent::Poll {
+            at: sim::SimTime(633_333),
+            received: Vec::new(),
+        }],
+        tick_hashes: vec![0; 39],
+        truncated: false,
+    };
+    assert_eq!(recording.validate(), Ok(()));
+    recording.tick_hashes.push(0);
+    assert_eq!(
+        recording.validate(),
+        Err(RecordingError::Invalid(
+            "40 tick hashes for 39 ticks".into()
+        ))
+    );
+}
+
+#[test]
 fn bad_bytes_are_refused_with_their_reason() {
     let (s, _, _) = duel(
         NetSettings::symmetric(100, 0, 0),

@@ -9,6 +9,10 @@
 //! scenario run 'http://localhost:8080/#s=AQ…' # a self-contained link
 //! scenario run rubber.bin --csv path.csv      # + the trajectory, one row per frame
 //! scenario bless scenarios/*.json             # record what this build gives
+//! scenario room-replay lobby.bin              # a room's recording (GET /api/rooms/lobby/recording)
+//! scenario room-replay scenarios/rooms/duel-150-200ms-3pct.json
+//! scenario room-fork lobby.json --rewind-off  # which verdicts lag compensation decided
+//! scenario room-fork lobby.json --rewind-cap 100
 //! ```
 //!
 //! Scenarios of every version are read, upgraded to this build's
@@ -22,10 +26,22 @@
 //! `bless` rewrites each file's recorded outcome with the one this build
 //! gives (keeping the file's form, JSON or compact) — for the golden suite
 //! in `scenarios/` when a change of the model's behaviour is meant.
+//!
+//! `room-replay` runs a shared room's authority again from its recording
+//! (`sim::endpoints::room::replay`): the compact bytes or a JSON
+//! `RoomRecordingFile` (the golden suite's `scenarios/rooms/*.json`, or
+//! the relay's `GET /api/rooms/{name}/recording` with `Accept:
+//! application/json`). Exit 0 when every tick's hash is the recorded one
+//! and the replay's line is the file's, 1 from the first tick that
+//! differs (printed), 2 for a file that is not a room recording.
+//! `room-fork` replays it again with one rule of lag compensation changed
+//! for every player and prints the verdicts that change.
 
 use anyhow::{bail, Context};
 use clap::{Parser, Subcommand};
 use relay_server::store::{is_id, Location, PgStore, ScenarioStore, SqliteStore, StoredScenario};
+use sim::endpoints::room::recording::{RoomRecording, RoomRecordingFile};
+use sim::endpoints::room::replay::{fork, replay, ReplayOutcome, RuleChange};
 use sim::scenario::codec::{self, Decoded};
 use sim::scenario::{Outcome, Verdict};
 use sim::{Model, Scenario, ScenarioRun};
@@ -64,6 +80,27 @@ enum Command {
         /// Print the outcome as one JSON object instead of lines.
         #[arg(long)]
         json: bool,
+    },
+    /// Replay a room's recording and check it gives the recorded tick
+    /// hashes (and, for a JSON file, its `replay` line).
+    RoomReplay {
+        /// A room recording: compact bytes or a JSON recording file.
+        file: PathBuf,
+    },
+    /// Replay a room's recording with one rule of lag compensation
+    /// changed for every player, and print the verdicts that change.
+    #[command(group = clap::ArgGroup::new("rule").required(true))]
+    RoomFork {
+        /// A room recording: compact bytes or a JSON recording file.
+        file: PathBuf,
+        /// Lag compensation off: every shot tested against the present.
+        #[arg(long, group = "rule")]
+        rewind_off: bool,
+        /// Lag compensation capped at MS (0–1000, Source's
+        /// `sv_maxunlag`): older shots are refused as too old.
+        #[arg(long, group = "rule", value_name = "MS",
+              value_parser = clap::value_parser!(u16).range(0..=i64::from(sim::room::config::MAX_REWIND_CAP_MS)))]
+        rewind_cap: Option<u16>,
     },
     /// Replay scenario files and write the outcome this build gives into
     /// each (a deliberate change of behaviour; prints old → new).
@@ -182,6 +219,18 @@ fn real_main() -> anyhow::Result<bool> {
             csv,
             json,
         } => run(&source, &db, csv.as_deref(), json),
+        Command::RoomReplay { file } => room_replay(&file),
+        Command::RoomFork {
+            file,
+            rewind_off,
+            rewind_cap,
+        } => {
+            let change = match (rewind_off, rewind_cap) {
+                (_, Some(ms)) => RuleChange::RewindCap { ms },
+                _ => RuleChange::RewindOff,
+            };
+            room_fork(&file, change)
+        }
         Command::Bless { files } => {
             for file in files {
                 bless(&file)?;
@@ -287,4 +336,79 @@ fn run(source: &str, db: &Location, csv: Option<&Path>, json: bool) -> anyhow::R
         }
     }
     Ok(verdict.is_ok())
+}
+
+/// A room recording file: the recording, and the replay line a JSON file
+/// expects.
+fn read_room(path: &Path) -> anyhow::Result<(RoomRecording, Option<String>)> {
+    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    let what = || format!("room recording {}", path.display());
+    if bytes.trim_ascii_start().first() == Some(&b'{') {
+        let text = std::str::from_utf8(&bytes).with_context(what)?;
+        let file = RoomRecordingFile::from_json(text).with_context(what)?;
+        Ok((file.recording().with_context(what)?, Some(file.replay)))
+    } else {
+        Ok((RoomRecording::from_bytes(&bytes).with_context(what)?, None))
+    }
+}
+
+/// Prints what the recording holds.
+fn describe_room(path: &Path, recording: &RoomRecording) {
+    println!("recording:  {}", path.display());
+    println!(
+        "room:       seed {} · {} inputs · {:.2} s{}",
+        recording.seed,
+        recording.events.len(),
+        recording.seconds(),
+        if recording.truncated {
+            " · stopped at its input limit"
+        } else {
+            ""
+        }
+    );
+}
+
+/// The replay's first differing tick, in words.
+fn divergence(out: &ReplayOutcome) -> String {
+    match out.first_divergence {
+        None => "none: every tick's hash is the recorded one".to_owned(),
+        Some(tick) => format!(
+            "from tick {tick} ({:.3} s)",
+            tick as f64 / sim::room::config::TICK_HZ as f64
+        ),
+    }
+}
+
+/// `scenario room-replay`: `Ok(matches)`.
+fn room_replay(path: &Path) -> anyhow::Result<bool> {
+    let (recording, expected) = read_room(path)?;
+    describe_room(path, &recording);
+    let out = replay(&recording).with_context(|| format!("replaying {}", path.display()))?;
+    let line = out.line();
+    println!("replay:     {line}");
+    println!("divergence: {}", divergence(&out));
+    let same_line = expected.as_ref().is_none_or(|e| *e == line);
+    if let Some(e) = expected.filter(|_| !same_line) {
+        println!("expected:   {e}");
+    }
+    Ok(out.first_divergence.is_none() && same_line)
+}
+
+/// `scenario room-fork`: `Ok(the recording replays as recorded)`.
+fn room_fork(path: &Path, change: RuleChange) -> anyhow::Result<bool> {
+    let (recording, _) = read_room(path)?;
+    describe_room(path, &recording);
+    let f = fork(&recording, change).with_context(|| format!("replaying {}", path.display()))?;
+    println!("replay:     {}", f.base.line());
+    println!("divergence: {}", divergence(&f.base));
+    println!("fork:       {change}: {}", f.forked.line());
+    println!(
+        "changed:    {} of {} shots",
+        f.changes.len(),
+        f.base.shots.len()
+    );
+    for c in &f.changes {
+        println!("  {c}");
+    }
+    Ok(f.base.first_divergence.is_none())
 }

@@ -18,6 +18,7 @@
 //! | `hosted` | [`hosted::Hosted`]: the room's authority by its model (CMC room or rollback match) |
 //!
 //! | `list` | `GET /api/rooms` |
+//! | `recording` | `GET /api/rooms/{name}/recording`: a CMC room's recording so far |
 //! | `checkpoint` | [`checkpoint::Checkpoint`]: what another relay needs to carry the room on |
 //!
 //! **Life of a room.** On one relay (SQLite), the first player's Join
@@ -51,11 +52,13 @@
 pub(crate) mod checkpoint;
 mod hosted;
 mod list;
+mod recording;
 mod seat;
 mod task;
 
 pub(crate) use list::list;
 pub use list::RoomSummary;
+pub(crate) use recording::recording;
 pub(crate) use seat::{Out, Seat};
 
 use crate::metrics::{Metrics, SeatRefusal};
@@ -164,6 +167,8 @@ pub(crate) struct Rooms {
     max_rollback_players: usize,
     /// Most seats one address holds in a room (`0` = no cap).
     max_seats_per_address: usize,
+    /// Inputs a new CMC room records at most (`0`: not recorded).
+    record_events: usize,
     /// How long a room with no player lives on: a player reloading the
     /// page, or the last one leaving and another coming, finds the room
     /// (its bots, its `MaxRecordTime`) as it was.
@@ -204,6 +209,7 @@ impl Rooms {
                 sim::rollback::arena::MAX_PLAYERS,
             ),
             max_seats_per_address: limits.max_seats_per_address,
+            record_events: limits.room_record_events,
             empty_lifetime: limits.empty_room_lifetime,
             seed_base,
             made: AtomicU64::new(0),
@@ -361,6 +367,7 @@ impl Rooms {
                 seed,
                 lease,
                 checkpoint,
+                record_events: self.record_events,
                 seat_keys: &self.seated,
             },
             Arc::clone(self),

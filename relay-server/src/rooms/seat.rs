@@ -56,6 +56,11 @@ pub(super) enum Command {
         /// The seat's number.
         seat: u64,
     },
+    /// The room's recording so far, for `GET /api/rooms/{name}/recording`.
+    Recording {
+        /// Where it goes.
+        reply: super::recording::Reply,
+    },
     /// The room ends here (handed to another relay, or found to be
     /// another's): every player is told to reconnect.
     Dismiss {

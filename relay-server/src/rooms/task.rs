@@ -16,6 +16,7 @@
 
 use super::checkpoint::{Checkpoint, SeatState};
 use super::hosted::Hosted;
+use super::recording::{Snapshot, Unrecorded};
 use super::seat::{Command, Out};
 use super::{RoomInfo, Rooms, CLOSE_ROOM_FULL};
 use crate::metrics::{Metrics, SeatRefusal, FLUSH_INTERVAL};
@@ -47,6 +48,8 @@ pub(super) struct Made<'a> {
     pub(super) lease: Option<i64>,
     /// Where it was when another relay had it.
     pub(super) checkpoint: Option<&'a Checkpoint>,
+    /// Inputs it records at most if it is a fresh CMC room (`0`: none).
+    pub(super) record_events: usize,
     /// Where its restored seats' numbers come from.
     pub(super) seat_keys: &'a AtomicU64,
 }
@@ -275,6 +278,14 @@ impl RoomTask {
                     info!(room = %self.id, player = id.0, players = self.seats.len(), "player left");
                 }
             }
+            Command::Recording { reply } => {
+                let answer = match self.host.cmc() {
+                    None => Err(Unrecorded::Rollback),
+                    Some(h) => Snapshot::of(h).ok_or(Unrecorded::Restored),
+                };
+                let _ = reply.send(answer);
+                return false;
+            }
             Command::Dismiss { reason } => {
                 for out in self.outs.values() {
                     let _ = out.try_send(Out::Moved {
@@ -363,6 +374,12 @@ fn cmc_host(made: &Made<'_>, now: sim::SimTime) -> (RoomHost, Vec<(u64, SeatStat
         )
         .expect("a valid room configuration")
     });
+    // A fresh room records from its creation; one carried on from a
+    // checkpoint does not (a replay starts from an empty room).
+    if made.checkpoint.is_none() && made.record_events > 0 {
+        host.record(made.record_events)
+            .expect("a new room records from its creation");
+    }
     let restored = made
         .checkpoint
         .map(|c| c.restore(&mut host, now))

@@ -262,7 +262,11 @@ impl RoomRecording {
         if span > MAX_RECORDING_SPAN_US {
             return invalid(format!("spans {span} µs, over {MAX_RECORDING_SPAN_US}"));
         }
-        let ticks = span * crate::room::config::TICK_HZ / 1_000_000 + 1;
+        // Tick k runs at `created + ⌊k · 10⁶ / TICK_HZ⌋` µs (the host's
+        // `tick_time`): the ticks due by `span` are those with
+        // k · 10⁶ < TICK_HZ · (span + 1) — a poll exactly at a tick's
+        // floored time, as a relay's wake-up is, runs that tick.
+        let ticks = (crate::room::config::TICK_HZ * (span + 1) - 1) / 1_000_000 + 1;
         if self.tick_hashes.len() as u64 > ticks {
             return invalid(format!(
                 "{} tick hashes for {ticks} ticks",

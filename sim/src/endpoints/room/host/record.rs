@@ -52,6 +52,14 @@ impl RoomHost {
         self.recorder.as_ref().map(|r| &r.recording)
     }
 
+    /// The verdicts given while recording, in the order judged (empty
+    /// when not recording): with [`RoomRecording::tick_hashes`], the live
+    /// host's [`crate::endpoints::room::replay::ReplayOutcome`], which a
+    /// replay of the recording must give.
+    pub fn recorded_shots(&self) -> &[JudgedShot] {
+        self.recorder.as_ref().map_or(&[], |r| &r.shots)
+    }
+
     /// Notes an input, if recording.
     pub(super) fn note(&mut self, event: impl FnOnce() -> RecordedEvent) {
         if let Some(r) = self.recorder.as_mut().filter(|r| r.takes_events()) {
