@@ -15,8 +15,8 @@ use futures_util::{SinkExt, StreamExt};
 use relay_server::{AppState, Limits};
 use sim::endpoints::room::recording::{RecordedEvent, RoomRecording, RoomRecordingFile};
 use sim::endpoints::room::replay::replay;
+use sim::endpoints::room::reports::shots::strafer;
 use sim::endpoints::room::RoomEndpoint;
-use sim::foundation::bot::{Bot, Waypoint};
 use sim::net::codec;
 use sim::protocol::{ClientMsg, ServerMsg};
 use sim::room::{PlayerId, RoomClientMsg, RoomServerMsg};
@@ -66,16 +66,6 @@ impl Page {
     }
 }
 
-/// Up and down x = 1000 between y = 400 and 1100.
-fn strafer() -> Bot {
-    let leg = |y| Waypoint {
-        target: Vec2::new(1000.0, y),
-        dash: false,
-        pause: 0.0,
-    };
-    Bot::with_tour(vec![leg(400.0), leg(1100.0)])
-}
-
 /// Plays `ms` of room `room`: `shooter` stands and, from 1.5 s until
 /// 1.5 s before the end, fires every 300 ms at `target` as drawn;
 /// `target` strafes. Returns the shots fired.
@@ -84,7 +74,7 @@ async fn duel(shooter: &mut Page, target: &mut Page, ms: u64) -> usize {
     let start = Instant::now();
     let now = || SimTime(start.elapsed().as_micros() as u64);
     let mut frames = tokio::time::interval(Duration::from_micros(16_667));
-    let mut steer = strafer();
+    let mut steer = strafer(false);
     let (mut fired, mut next_shot) = (0, 1_500_000);
     let end = ms * 1000;
     while now().0 < end {

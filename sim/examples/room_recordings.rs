@@ -13,24 +13,14 @@
 
 use sim::endpoints::room::recording::{RoomRecording, RoomRecordingFile};
 use sim::endpoints::room::replay::replay;
+use sim::endpoints::room::reports::shots::strafer;
 use sim::endpoints::room::{RoomEndpoint, RoomSession};
-use sim::foundation::bot::{Bot, Waypoint};
 use sim::room::weapon::WeaponConfig;
 use sim::room::{PlayerId, PlayerSettings, RoomConfig};
 use sim::{NetSettings, Vec2};
 use std::path::Path;
 
 const FRAME: f64 = 1.0 / 60.0;
-
-/// Up and down x = 1000 between y = 400 and 1100.
-fn strafer() -> Bot {
-    let leg = |y| Waypoint {
-        target: Vec2::new(1000.0, y),
-        dash: false,
-        pause: 0.0,
-    };
-    Bot::with_tour(vec![leg(400.0), leg(1100.0)])
-}
 
 fn config() -> RoomConfig {
     RoomConfig {
@@ -60,7 +50,7 @@ fn duel() -> RoomRecording {
     s.host.record(1_000_000).expect("a new room");
     let shooter = s.join(NetSettings::symmetric(150, 10, 3)).expect("room");
     let target = s.join(NetSettings::symmetric(200, 10, 3)).expect("room");
-    let mut steer = strafer();
+    let mut steer = strafer(false);
     let mut input = |id: PlayerId, e: &RoomEndpoint| match id == target {
         true => steer.input(e.client().state().position, FRAME as f32),
         false => (Vec2::ZERO, false),
@@ -82,7 +72,7 @@ fn bot_respawn_leave() -> RoomRecording {
     s.host.record(1_000_000).expect("a new room");
     let shooter = s.join(NetSettings::symmetric(100, 0, 5)).expect("room");
     let bot = s
-        .add_bot(strafer(), Vec2::new(1000.0, 750.0))
+        .add_bot(strafer(false), Vec2::new(1000.0, 750.0))
         .expect("room");
     s.act(shooter, |e, _| {
         e.set_player_settings(PlayerSettings {
@@ -98,7 +88,7 @@ fn bot_respawn_leave() -> RoomRecording {
             300 => {
                 let now = s.now();
                 s.host
-                    .respawn_bot(now, bot, strafer(), Vec2::new(1000.0, 400.0));
+                    .respawn_bot(now, bot, strafer(false), Vec2::new(1000.0, 400.0));
             }
             420 => {
                 if let Some(g) = guest.take() {

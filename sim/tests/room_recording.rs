@@ -8,8 +8,8 @@ use sim::endpoints::room::recording::{
     RecordedEvent, RecordingError, RoomRecording, MAX_RECORDING_BYTES, ROOM_RECORDING_VERSION,
 };
 use sim::endpoints::room::replay::{fork, replay, RuleChange};
+use sim::endpoints::room::reports::shots::strafer;
 use sim::endpoints::room::{RoomEndpoint, RoomSession};
-use sim::foundation::bot::{Bot, Waypoint};
 use sim::protocol::ClientMsg;
 use sim::room::weapon::WeaponConfig;
 use sim::room::{PlayerId, RoomConfig, Verdict};
@@ -17,16 +17,6 @@ use sim::{NetSettings, Vec2};
 use std::time::Instant;
 
 const FRAME: f64 = 1.0 / 60.0;
-
-/// Up and down x = 1000 between y = 400 and 1100 (as `room_rewind.rs`).
-fn strafer() -> Bot {
-    let leg = |y| Waypoint {
-        target: Vec2::new(1000.0, y),
-        dash: false,
-        pause: 0.0,
-    };
-    Bot::with_tour(vec![leg(400.0), leg(1100.0)])
-}
 
 /// A recorded room of `seconds` s: a shooter standing at the spawn on
 /// `shooter_link` fires at a player strafing on `target_link` every
@@ -48,7 +38,7 @@ fn duel(
     s.host.record(1_000_000).unwrap();
     let shooter = s.join(shooter_link).unwrap();
     let target = s.join(target_link).unwrap();
-    let mut steer = strafer();
+    let mut steer = strafer(false);
     let mut input = |id: PlayerId, e: &RoomEndpoint| match id == target {
         true => steer.input(e.client().state().position, FRAME as f32),
         false => (Vec2::ZERO, false),

@@ -3,9 +3,9 @@
 //! aiming at the centre of the target as drawn on their screen.
 
 use sim::cmc::wire::NetPosition;
+use sim::endpoints::room::reports::shots::strafer;
 use sim::endpoints::room::ShotCounters;
 use sim::endpoints::room::{RoomEndpoint, RoomHost, RoomSession};
-use sim::foundation::bot::{Bot, Waypoint};
 use sim::net::codec;
 use sim::protocol::{ClientMsg, ServerMsg};
 use sim::room::weapon::WeaponConfig;
@@ -14,18 +14,6 @@ use sim::room::{PlayerId, PlayerSettings, RoomConfig, Seq};
 use sim::{NetSettings, SimTime, SmoothingMode, Vec2};
 
 const FRAME: f64 = 1.0 / 60.0;
-
-/// Up and down x = 1000 between y = 400 and 1100: 700 cm legs at UE's
-/// 600 cm/s walk speed, reversing at each end, in clear view of the spawn
-/// column (the pillars at x 630–770 never cut the line of fire).
-fn strafer() -> Bot {
-    let leg = |y| Waypoint {
-        target: Vec2::new(1000.0, y),
-        dash: false,
-        pause: 0.0,
-    };
-    Bot::with_tour(vec![leg(400.0), leg(1100.0)])
-}
 
 /// Who is shot at.
 #[derive(Clone, Copy)]
@@ -56,14 +44,14 @@ fn shoot_(
     let mut s = RoomSession::new(config, 7).unwrap();
     let shooter = s.join(link).unwrap();
     let target = match target {
-        Target::Bot => s.add_bot(strafer(), Vec2::new(1000.0, 750.0)).unwrap(),
+        Target::Bot => s.add_bot(strafer(false), Vec2::new(1000.0, 750.0)).unwrap(),
         Target::Player(link) => s.join(link).unwrap(),
     };
     s.act(shooter, |e, _| {
         e.set_smoothing(smoothing);
         e.set_player_settings(settings);
     });
-    let mut steer = strafer();
+    let mut steer = strafer(false);
     let mut input = |id: PlayerId, e: &RoomEndpoint| match id == target {
         true => steer.input(e.client().state().position, FRAME as f32),
         false => (Vec2::ZERO, false),
@@ -246,7 +234,7 @@ fn room_until(ms: u64) -> (RoomHost, PlayerId, PlayerId) {
     host.receive_frame(SimTime::ZERO, shooter, &codec::encode(&perfect))
         .unwrap();
     let bot = host
-        .add_bot_with(SimTime::ZERO, strafer(), Vec2::new(1000.0, 750.0))
+        .add_bot_with(SimTime::ZERO, strafer(false), Vec2::new(1000.0, 750.0))
         .unwrap();
     while let Some(t) = host
         .next_wakeup()
@@ -310,7 +298,7 @@ fn a_rewind_never_moves_the_current_boxes() {
 fn the_four_views_of_one_shot_at_rtt_200() {
     let mut s = RoomSession::new(RoomConfig::default(), 7).unwrap();
     let shooter = s.join(NetSettings::symmetric(200, 0, 0)).unwrap();
-    let target = s.add_bot(strafer(), Vec2::new(1000.0, 750.0)).unwrap();
+    let target = s.add_bot(strafer(false), Vec2::new(1000.0, 750.0)).unwrap();
     let still = |_: PlayerId, _: &RoomEndpoint| (Vec2::ZERO, false);
     for _ in 0..120 {
         s.step(FRAME, still);
