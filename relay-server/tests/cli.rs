@@ -152,11 +152,18 @@ fn a_rollback_scenario_replays_to_its_hash_and_names_its_counters() {
     assert_eq!(line(&text, "verdict:"), "identical to the original");
 }
 
+/// A file of `scenarios/<folder>/`: the frozen corpus of old links, the
+/// golden room recordings.
+fn scenario_file(folder: &str, name: &str) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../scenarios")
+        .join(folder)
+        .join(name)
+}
+
 /// A file of the frozen corpus of old links.
 fn frozen(name: &str) -> std::path::PathBuf {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../scenarios/frozen")
-        .join(name)
+    scenario_file("frozen", name)
 }
 
 #[test]
@@ -212,4 +219,63 @@ fn old_links_are_upgraded_and_the_verdict_says_whether_the_model_changed() {
     assert_eq!(v["differs_from_s"], 5.0);
     assert_eq!(v["saved_version"], SCENARIO_VERSION);
     assert_eq!(v["matches_recording"], false);
+}
+
+#[test]
+fn the_cli_replays_a_golden_room_recording_and_refuses_corrupted_copies() {
+    let path = scenario_file("rooms", "duel-150-200ms-3pct.json");
+    let file = sim::endpoints::room::recording::RoomRecordingFile::from_json(
+        &std::fs::read_to_string(&path).unwrap(),
+    )
+    .unwrap();
+    let (code, text) = cli(&["room-replay", path.to_str().unwrap()]);
+    assert_eq!(code, 0, "{text}");
+    assert!(
+        text.contains(&format!("replay:     {}\n", file.replay)),
+        "{text}"
+    );
+    assert!(text.contains("divergence: none"), "{text}");
+
+    let dir = std::env::temp_dir().join(format!("np-room-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // The compact bytes alone replay the same.
+    let recording = file.recording().unwrap();
+    let bin = dir.join("duel.bin");
+    std::fs::write(&bin, recording.to_bytes().unwrap()).unwrap();
+    let (code, text) = cli(&["room-replay", bin.to_str().unwrap()]);
+    assert_eq!(code, 0, "{text}");
+    assert!(text.contains(&file.replay), "{text}");
+
+    // A recorded hash changed at tick 300 (5 s): exit 1 from that tick.
+    let mut tampered = recording.clone();
+    tampered.tick_hashes[300] ^= 1;
+    let json = dir.join("tampered.json");
+    let copy = sim::endpoints::room::recording::RoomRecordingFile::new(
+        "t",
+        "t",
+        &tampered,
+        file.replay.clone(),
+    )
+    .unwrap();
+    std::fs::write(&json, copy.to_json()).unwrap();
+    let (code, text) = cli(&["room-replay", json.to_str().unwrap()]);
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.contains("divergence: from tick 300 (5.000 s)"),
+        "{text}"
+    );
+
+    // Bytes cut short: not a recording, exit 2 with the reason.
+    let bytes = recording.to_bytes().unwrap();
+    std::fs::write(&bin, &bytes[..bytes.len() / 2]).unwrap();
+    let (code, text) = cli(&["room-replay", bin.to_str().unwrap()]);
+    assert_eq!(code, 2, "{text}");
+    assert!(text.contains("malformed room recording"), "{text}");
+
+    // What-if: lag compensation off turns every one of the 26 head shots.
+    let (code, text) = cli(&["room-fork", path.to_str().unwrap(), "--rewind-off"]);
+    assert_eq!(code, 0, "{text}");
+    assert!(text.contains("changed:    26 of 26 shots"), "{text}");
+    assert!(text.contains("shot #1 (player 1, action "), "{text}");
+    std::fs::remove_dir_all(&dir).unwrap();
 }

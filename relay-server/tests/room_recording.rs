@@ -21,7 +21,6 @@ use sim::net::codec;
 use sim::protocol::{ClientMsg, ServerMsg};
 use sim::room::{PlayerId, RoomClientMsg, RoomServerMsg};
 use sim::{NetSettings, SimTime, Vec2};
-use std::process::Command;
 use std::time::{Duration, Instant};
 use tokio_tungstenite::tungstenite::Message;
 
@@ -316,70 +315,4 @@ async fn a_recording_at_its_limit_stops_says_so_and_replays_as_the_shorter_room(
         "{}",
         file.description
     );
-}
-
-fn cli(args: &[&str]) -> (i32, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_scenario"))
-        .args(args)
-        .output()
-        .unwrap();
-    let text =
-        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
-    (out.status.code().unwrap(), text)
-}
-
-fn golden(name: &str) -> std::path::PathBuf {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../scenarios/rooms")
-        .join(name)
-}
-
-#[test]
-fn the_cli_replays_a_golden_room_recording_and_refuses_corrupted_copies() {
-    let path = golden("duel-150-200ms-3pct.json");
-    let file = RoomRecordingFile::from_json(&std::fs::read_to_string(&path).unwrap()).unwrap();
-    let (code, text) = cli(&["room-replay", path.to_str().unwrap()]);
-    assert_eq!(code, 0, "{text}");
-    assert!(
-        text.contains(&format!("replay:     {}\n", file.replay)),
-        "{text}"
-    );
-    assert!(text.contains("divergence: none"), "{text}");
-
-    let dir = std::env::temp_dir().join(format!("np-room-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    // The compact bytes alone replay the same.
-    let recording = file.recording().unwrap();
-    let bin = dir.join("duel.bin");
-    std::fs::write(&bin, recording.to_bytes().unwrap()).unwrap();
-    let (code, text) = cli(&["room-replay", bin.to_str().unwrap()]);
-    assert_eq!(code, 0, "{text}");
-    assert!(text.contains(&file.replay), "{text}");
-
-    // A recorded hash changed at tick 300 (5 s): exit 1 from that tick.
-    let mut tampered = recording.clone();
-    tampered.tick_hashes[300] ^= 1;
-    let json = dir.join("tampered.json");
-    let copy = RoomRecordingFile::new("t", "t", &tampered, file.replay.clone()).unwrap();
-    std::fs::write(&json, copy.to_json()).unwrap();
-    let (code, text) = cli(&["room-replay", json.to_str().unwrap()]);
-    assert_eq!(code, 1, "{text}");
-    assert!(
-        text.contains("divergence: from tick 300 (5.000 s)"),
-        "{text}"
-    );
-
-    // Bytes cut short: not a recording, exit 2 with the reason.
-    let bytes = recording.to_bytes().unwrap();
-    std::fs::write(&bin, &bytes[..bytes.len() / 2]).unwrap();
-    let (code, text) = cli(&["room-replay", bin.to_str().unwrap()]);
-    assert_eq!(code, 2, "{text}");
-    assert!(text.contains("malformed room recording"), "{text}");
-
-    // What-if: lag compensation off turns every one of the 26 head shots.
-    let (code, text) = cli(&["room-fork", path.to_str().unwrap(), "--rewind-off"]);
-    assert_eq!(code, 0, "{text}");
-    assert!(text.contains("changed:    26 of 26 shots"), "{text}");
-    assert!(text.contains("shot #1 (player 1, action "), "{text}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
