@@ -42,7 +42,7 @@
 //! | 4 protocol | `protocol/` | [`protocol::ClientMsg`] / [`protocol::ServerMsg`] nesting each model's messages, `PROTOCOL_VERSION`, [`Model`], the settings that span models ([`protocol::Setup`], [`protocol::Setting`]) |
 //! | 5 endpoints | `endpoints/` | the two ends of a connection: [`ServerHost`], [`ClientEndpoint`], [`LocalSession`], a room's [`RoomHost`], [`RoomEndpoint`], [`RoomSession`] and its golden runs (one per public bug report); one connection's link at each end, the resume ticket, [`Metrics`] |
 //! | 6 scenarios | `scenario/` | saved runs: record, encode, play back bit for bit ([`Scenario`], [`ScenarioRun`]), and what-if forks |
-//! | 7 tools | `inspect/`, `console.rs` | the correction inspector; UE's console lines (`Net PktLag=…`, `p.Net…`, `stat net`) as settings |
+//! | 7 tools | `inspect/`, `console.rs`, `tour.rs` | the correction inspector; UE's console lines (`Net PktLag=…`, `p.Net…`, `stat net`) as settings; the guided tour's runs, moments and numbers |
 //! | 8 controls | `controls.rs` | every page control, gathered from the layers that define them |
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
@@ -58,6 +58,7 @@ pub mod protocol;
 pub mod rollback;
 pub mod room;
 pub mod scenario;
+pub mod tour;
 
 pub use cmc::client::{Client, ClientConfig, CorrectionRecord};
 pub use cmc::proxy::SimulatedProxy;

@@ -32,7 +32,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("protocol", &["protocol"]),
     ("endpoints", &["endpoints"]),
     ("scenario", &["scenario"]),
-    ("tools", &["inspect", "console"]),
+    ("tools", &["inspect", "console", "tour"]),
     ("controls", &["controls"]),
 ];
 

@@ -41,6 +41,7 @@
 //! | `timeline/` | the Timeline card: per-frame samples, the plots, the CSV |
 //! | `controls/` | the control column's sliders, the Link section, the Link card, the per-model view |
 //! | `runbar/` | the run bar and sharing: pause / step / speed, Record / Save / links, playback pacing, the scenario API |
+//! | `tour/` | the guided tour's card: each stop's words around its measured number, its buttons and keys |
 //! | `canvas/` | the panels' canvas: world-to-canvas mapping, colours, the arena, characters, the follow camera |
 //!
 //! At the top: `dom` (web-sys helpers), `net` (the WebSocket and the
@@ -84,6 +85,7 @@ mod rollback;
 mod room;
 mod runbar;
 mod timeline;
+mod tour;
 
 use wasm_bindgen::prelude::wasm_bindgen;
 

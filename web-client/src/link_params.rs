@@ -9,6 +9,7 @@
 //! | `room` | a room name (checked where rooms are: `crate::room::rules`) |
 //! | `model` | `cmc` or `rollback`: the model a new room runs |
 //! | `link` | `clean`: open on the default link, not the opening |
+//! | `tour` | a stop of the guided tour, from 1, or its key (`sim::tour::parse`) |
 //!
 //! A link without any of them (nor a scenario) opens on the opening
 //! (`crate::controls::opening`).
@@ -26,7 +27,8 @@ pub fn ignored(pairs: &[(String, String)]) -> Vec<String> {
                     "only model=cmc or model=rollback"
                 }
                 "link" if value != "clean" => "only link=clean",
-                "mode" | "seed" | "room" | "model" | "link" => return None,
+                "tour" if sim::tour::parse(value).is_none() => "no such stop of the tour",
+                "mode" | "seed" | "room" | "model" | "link" | "tour" => return None,
                 _ => "not a parameter of this page",
             };
             Some(format!("{name}={value} ({why})"))

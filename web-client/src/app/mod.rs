@@ -34,6 +34,7 @@ mod match_room;
 mod playback;
 mod recorder;
 mod room;
+mod tour;
 mod view;
 
 use crate::ab::twin::AbView;
@@ -135,6 +136,9 @@ struct App {
     /// The rollback settings the controls show (in force while rollback
     /// runs).
     rollback: RollbackConfig,
+    /// The guided tour's card, and the stop it is at (`None`: not touring).
+    tour_card: crate::tour::card::Card,
+    tour: Option<tour::TourAt>,
 }
 
 /// The bot's tour starts at its first waypoint, like the CMC bot's.
@@ -144,7 +148,9 @@ impl App {
     fn new(doc: &web_sys::Document) -> App {
         let fragment = share::fragment();
         let shared_id = share::id_from_path();
+        let tour = query_param("tour").and_then(|v| sim::tour::parse(&v));
         let local = query_param("mode").as_deref() == Some("local")
+            || tour.is_some()
             || fragment.is_some()
             || shared_id.is_some();
         let net_controls = NetControls::new(doc);
@@ -198,12 +204,16 @@ impl App {
             bot_driving: true,
             bot_clicks: Clicks::on(doc, "bot-toggle", "click"),
             clear_clicks: Clicks::on(doc, "clear-trails", "click"),
+            tour_card: crate::tour::card::Card::new(doc),
+            tour: None,
         };
         match (local, Driver::connect(&app.setup())) {
             (false, Some(remote)) => app.start(remote, RunState::Relay),
             _ => app.start_local_live(),
         }
-        if let Some(text) = fragment {
+        if let Some(stop) = tour {
+            app.open_tour(stop, sim::tour::Variant::Shown, true);
+        } else if let Some(text) = fragment {
             app.open_fragment(&text);
         } else if let Some(id) = shared_id {
             app.panel
@@ -258,6 +268,7 @@ impl App {
     }
 
     fn frame(&mut self) {
+        self.tour_frame();
         if self.room_tick() {
             return;
         }

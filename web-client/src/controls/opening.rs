@@ -87,10 +87,10 @@ impl Opening {
     /// One frame: `run_dt` s of run time went by (0 while the run waits).
     pub fn frame(&mut self, run_dt: f64) -> Option<Ask> {
         if self.hide.take() > 0 {
-            self.close();
+            self.hide();
         }
         if self.clean.take() > 0 {
-            self.close();
+            self.hide();
             return Some(Ask::CleanLink);
         }
         let due = self.clock.as_mut().is_some_and(|c| c.advance(run_dt));
@@ -98,7 +98,7 @@ impl Opening {
     }
 
     /// Hides the strip; its spike, if not pressed yet, never is.
-    fn close(&mut self) {
+    pub fn hide(&mut self) {
         self.clock = None;
         if let Some(s) = &self.strip {
             set_flag(s, "hidden", true);
