@@ -23,6 +23,7 @@ const STOPS = [
   { key: 'misprediction', shown: 11, tried: 3, sub: /11 re-simulated/ },
   { key: 'redundancy', shown: 97, tried: 10, metric: ['missed-inputs', '97'] },
   { key: 'delay-based', shown: 216.67, tried: 16.67 },
+  { key: 'lag-compensation', shown: 20, tried: 2 },
   { key: 'proxy', shown: 81.0, tried: 35.6 },
 ];
 
@@ -52,7 +53,7 @@ test('the tour walks every stop and each claims the number the native run gives'
     await waitForConn(page, 'local', 5_000);
     assert.equal(await metricText(page, 'scenario-state'), 'paused');
     assert.equal(await page.isVisible('#opening'), false);
-    assert.match(await page.locator('#tour [data-tour="step"]').textContent(), /^Stop 1 of 11$/);
+    assert.match(await page.locator('#tour [data-tour="step"]').textContent(), /^Stop 1 of 12$/);
     assert.equal(await page.isDisabled('#tour-back'), true);
   });
 

@@ -22,12 +22,14 @@
 //! | `misprediction` | rollback, RTT 150 ms, 10 % loss, each input sent once | first visible rollback after 2 s | ticks it re-simulated |
 //! | `redundancy` | rollback, 10 % loss, each input sent once | 15 s | inputs the server never got |
 //! | `delay-based` | rollback off (the game waits), RTT 150 ms, a key after 2 s | first drawn movement | key to movement, ms |
+//! | `lag-compensation` | RTT 200 ms, the bot as the other character; beside it a room | 8 s | hits of 20 shots at a strafing player, the server rewinding or not |
 //! | `proxy` | RTT 200 ms, 10 % loss, the other character unsmoothed | 15 s | its largest drawn step in one frame, cm |
 //!
 //! Layer 7, a tool beside the inspector: it may import every layer below
 //! (it records and plays scenarios), not the inspector or the console.
 
 use crate::cmc::smoothing::SmoothingMode;
+use crate::endpoints::room::reports::shots::{shoot_strafer_rewinding, Aim};
 use crate::foundation::bot::Bot;
 use crate::foundation::math::Vec2;
 use crate::net::settings::NetSettings;
@@ -104,7 +106,16 @@ pub enum Reading {
     /// The other character's largest drawn step in one frame, cm (running
     /// at 600 cm/s it steps 10 cm a frame; more is a snap).
     ProxyStepCm,
+    /// Of [`ROOM_SHOTS`] shots at the centre of a strafing player as drawn
+    /// in a room at RTT 200 ms, the hits the server confirmed — rewinding
+    /// to what the shooter saw ([`Variant::Shown`]) or testing against
+    /// the present ([`Variant::Tried`], `003_…` 回溯算法). A room of its own,
+    /// not the stop's run.
+    RoomHits,
 }
+
+/// Shots fired in [`Reading::RoomHits`]'s room, one per 100 ms.
+pub const ROOM_SHOTS: u32 = 20;
 
 /// The run a stop shows: as the stop sets it, or with its one control
 /// turned.
@@ -331,6 +342,16 @@ pub fn stops() -> Vec<Stop> {
             reading: Reading::KeyDelayMs,
         },
         Stop {
+            key: "lag-compensation",
+            setup: cmc(200, 0),
+            tried: cmc(200, 0),
+            seed: 7,
+            script: Script::Bot,
+            seconds: 10.0,
+            moment: Moment::At(8.0),
+            reading: Reading::RoomHits,
+        },
+        Stop {
             key: "proxy",
             setup: smoothing(cmc(200, 10), SmoothingMode::Disabled),
             tried: smoothing(cmc(200, 10), SmoothingMode::Exponential),
@@ -394,9 +415,9 @@ impl Stop {
         run.scenario().clone()
     }
 
-    /// Plays `scenario` (a [`Stop::record`] of this stop) to the stop's
-    /// moment and reads the stop's number there.
-    pub fn find(&self, scenario: &Scenario) -> Found {
+    /// Plays `scenario` (the [`Stop::record`] of this stop's `variant`) to
+    /// the stop's moment and reads the stop's number there.
+    pub fn find(&self, scenario: &Scenario, variant: Variant) -> Found {
         let mut run = ScenarioRun::play(scenario.clone());
         let mut watch = Watch::default();
         let key_frame = match self.script {
@@ -417,7 +438,7 @@ impl Stop {
                 }
             };
             if here {
-                let value = self.read(&mut run, &watch, key_frame);
+                let value = self.read(&mut run, &watch, key_frame, variant);
                 return Found {
                     frame,
                     t_us: run.now().0,
@@ -432,7 +453,13 @@ impl Stop {
         }
     }
 
-    fn read(&self, run: &mut ScenarioRun, watch: &Watch, key_frame: Option<usize>) -> f64 {
+    fn read(
+        &self,
+        run: &mut ScenarioRun,
+        watch: &Watch,
+        key_frame: Option<usize>,
+        variant: Variant,
+    ) -> f64 {
         let m = run.metrics();
         let client = run.endpoint().cmc();
         let server = run.host().cmc().map(|s| s.counters());
@@ -454,6 +481,17 @@ impl Stop {
             Reading::ResimulatedTicks => f64::from(rollback.last_resimulated),
             Reading::MissedInputs => f64::from(rollback.missed_inputs),
             Reading::ProxyStepCm => f64::from(watch.proxy_step_cm),
+            Reading::RoomHits => {
+                let (tally, _) = shoot_strafer_rewinding(
+                    self.seed,
+                    NetSettings::symmetric(200, 0, 0),
+                    SmoothingMode::Exponential,
+                    Aim::Centre,
+                    ROOM_SHOTS,
+                    variant == Variant::Shown,
+                );
+                tally.confirmed as f64
+            }
         }
     }
 }

@@ -8,7 +8,7 @@ use sim::tour::{stops, Found, Variant};
 /// The numbers of stop `key`: (as shown, with the control turned).
 fn numbers(key: &str) -> (Found, Found) {
     let stop = stops().into_iter().find(|s| s.key == key).expect(key);
-    let found = |v| stop.find(&stop.record(v));
+    let found = |v| stop.find(&stop.record(v), v);
     let (shown, tried) = (found(Variant::Shown), found(Variant::Tried));
     println!("{key}: shown {shown:?}, tried {tried:?}");
     (shown, tried)
@@ -97,6 +97,14 @@ fn delay_based_waits_a_round_trip_where_rollback_predicts() {
 }
 
 #[test]
+fn the_server_rewinds_to_what_the_shooter_saw() {
+    let (rewind, present) = numbers("lag-compensation");
+    // 20 shots at the centre of a player strafing at 600 cm/s, RTT 200 ms.
+    assert_eq!((value(rewind), value(present)), (20.0, 2.0));
+    assert_eq!(rewind.t_us, 480 * 16_667, "paused at 8 s");
+}
+
+#[test]
 fn an_unsmoothed_proxy_snaps_further_in_one_frame() {
     let (disabled, exponential) = numbers("proxy");
     near(value(disabled), 81.0);
@@ -119,6 +127,7 @@ fn every_stop_is_pinned_above() {
             "misprediction",
             "redundancy",
             "delay-based",
+            "lag-compensation",
             "proxy"
         ]
     );

@@ -63,7 +63,7 @@ impl App {
         self.leave_match(None);
         self.opening.hide();
         let mut scenario = stop.record(variant);
-        let found = stop.find(&scenario);
+        let found = stop.find(&scenario, variant);
         let n = number(stop.reading, found.value);
         scenario.name = format!("Tour {}: {}", index + 1, w.title);
         scenario.description = format!("{} (reference {})", body(w, variant, &n), w.reference);

@@ -131,6 +131,16 @@ pub const WORDS: &[Words] = &[
         target: PREDICTED,
     },
     Words {
+        key: "lag-compensation",
+        title: "Lag compensation: shooting what you saw",
+        shown: "You see the other character where the server had it half a round trip ago, plus your smoothing: compare it in Predicted and Authoritative. In a room at RTT 200 ms, {n} of 20 shots at the centre of a player strafing at 600 cm/s hit, because the server rewinds that player to where the shooter saw it before testing the shot. Join a room and press Add bot to see each shot's four views, and the ammo your client predicted.",
+        tried: "With the rewind off the server tests each shot against the present: {n} of 20 hit, although every one was aimed at the body as drawn.",
+        try_label: "Rewind off",
+        untry_label: "Rewind on",
+        reference: "003 回溯算法, 弹药预测",
+        target: PREDICTED,
+    },
+    Words {
         key: "proxy",
         title: "The other character: a simulated proxy",
         shown: "The other character is a simulated proxy: the client sees only its replicated position at the net update rate, here with 10 % loss. With smoothing disabled it is drawn where each update puts it: it moved up to {n} in one frame (running: 10 cm).",

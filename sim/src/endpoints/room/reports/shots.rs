@@ -135,6 +135,19 @@ pub fn shoot_strafer(
     aim: Aim,
     shots: u32,
 ) -> (ShotTally, u64) {
+    shoot_strafer_rewinding(seed, link, smoothing, aim, shots, true)
+}
+
+/// [`shoot_strafer`] with the server's rewind for the shooter's shots on
+/// or off (`003_…`: off, each shot is tested against the present).
+pub fn shoot_strafer_rewinding(
+    seed: u64,
+    link: NetSettings,
+    smoothing: SmoothingMode,
+    aim: Aim,
+    shots: u32,
+    rewind: bool,
+) -> (ShotTally, u64) {
     let config = RoomConfig {
         weapon: WeaponConfig {
             magazine: 1000,
@@ -151,7 +164,16 @@ pub fn shoot_strafer(
     ) else {
         return (ShotTally::default(), 0);
     };
-    s.act(me, |e, _| e.set_smoothing(smoothing));
+    s.act(me, |e, _| {
+        e.set_smoothing(smoothing);
+        // Only a change is sent: the golden runs keep their packets.
+        if !rewind {
+            e.set_player_settings(PlayerSettings {
+                rewind,
+                ..PlayerSettings::default()
+            });
+        }
+    });
     let (mut rec, mut tally, mut counted) = (Recorder::default(), ShotTally::default(), Vec::new());
     let still = |_: PlayerId, _: &RoomEndpoint| (Vec2::ZERO, false);
     // Four seconds to join, sync clocks and reach the strafing line; the
