@@ -3,7 +3,8 @@
 // both, a shot from one is confirmed and shown in four views, and the ammo
 // counter jumps in naive mode at RTT 200 ms and never with sequence
 // numbers; a shot is in both players' packet lanes with its verdict
-// (issue 23). The two pages are two browsers (two windows): a second tab
+// (issue 23), and a fork of the room's recording with rewind off turns
+// shots (issues 23, 24). The two pages are two browsers (two windows): a second tab
 // of one browser runs its frames a few times a second, as a hidden tab does.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -207,6 +208,32 @@ test('the click that gives the arena the keyboard fires nothing; the next click 
   assert.match(await metricText(page, 'ammo'), /^30 \/ 30/, 'the focusing click fired no shot');
   await page.mouse.click(...at);
   await waitFor(async () => /^29 \/ 30/.test(await metricText(page, 'ammo')), 3_000, 'the next click fires one shot');
+  await page.close();
+  assert.deepEqual(errors, []);
+});
+
+test('What if rewind off: the room\'s recording forked in the page turns shots at RTT 200 ms', async () => {
+  const errors = [];
+  const page = await openRoom(env.browser, 'e2e-fork', errors);
+  await setControl(page, 'rtt', '200');
+  await page.click('#add-bot');
+  await waitFor(async () => Object.keys(await others(page)).length > 0, 10_000, 'the bot drawn');
+  await sleep(2000);
+  for (let i = 0; i < 8; i++) {
+    await fire(page);
+    await sleep(250);
+  }
+  await waitFor(async () => /^\d+ \/ [4-9]/.test(await metricText(page, 'shot-tally')), 10_000, 'shots judged');
+  await page.selectOption('#room-fork', 'off');
+  await page.click('#room-fork-run');
+  await waitFor(async () => /^rewind off: /.test(await metricText(page, 'room-fork')), 10_000, 'the fork');
+  const summary = await metricText(page, 'room-fork');
+  const m = summary.match(/^rewind off: (\d+) of (\d+) shots judged otherwise · hits (\d+) → (\d+)$/);
+  assert.ok(m, summary);
+  assert.ok(Number(m[2]) >= 4, `${summary}: every judged shot replayed`);
+  assert.ok(Number(m[1]) >= 1, `${summary}: at RTT 200 ms some verdict turns`);
+  assert.equal(await page.locator('#room-fork-changes li').count(), Number(m[1]));
+  assert.match(await page.locator('#room-fork-changes li').first().textContent(), /^shot #\d+ \(player \d+, action \d+\): .+ → .+$/);
   await page.close();
   assert.deepEqual(errors, []);
 });

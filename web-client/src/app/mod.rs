@@ -103,6 +103,8 @@ struct App {
     /// driver while it lasts.
     room: Option<Box<RoomRun>>,
     room_controls: RoomControls,
+    /// The Room section's What if row (a fork of the relay's recording).
+    room_fork: crate::room::fork::RoomFork,
     /// The rollback room's match the page plays in, if any (issue 22):
     /// it runs instead of the private session, like a CMC room.
     match_run: Option<Box<MatchRun>>,
@@ -188,6 +190,7 @@ impl App {
             driver: Driver::local(Setup::default()),
             room: None,
             room_controls: RoomControls::new(doc),
+            room_fork: crate::room::fork::RoomFork::new(doc),
             match_run: None,
             match_card: MatchCard::new(doc),
             state: RunState::Local,

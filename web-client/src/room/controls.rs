@@ -250,7 +250,13 @@ impl RoomControls {
     /// section's state, the field).
     pub fn set_joined(&mut self, name: Option<&str>) {
         let joined = name.is_some();
-        for id in ["add-bot", "fire-shot", "reload", "room-leave"] {
+        for id in [
+            "add-bot",
+            "fire-shot",
+            "reload",
+            "room-leave",
+            "room-fork-run",
+        ] {
             if let Some(e) = self.doc.get_element_by_id(id) {
                 set_flag(&e, "disabled", !joined);
             }

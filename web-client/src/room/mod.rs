@@ -15,6 +15,7 @@
 //! | `panels` | the three panels' drawing in a room |
 //! | `page` | what a room borrows of the page (panel texts, controls turned off, the address bar) and gives back |
 //! | `controls` | the Room section: name, Join / Leave, the relay's rooms, the room's switches, the shot log |
+//! | `fork` | the Room section's What if: the relay's recording of the room forked in the page with rewind off or another cap, the shots judged otherwise |
 //! | `lanes` | the packet lanes' room events: shots and verdicts, rewinds, proxy jumps, late net updates, ammo jumps, and their stories (pure) |
 //! | `rules` | names that join, whom F aims at, the shot shown, shot lines and tallies, ammo jumps (pure) |
 //! | `match_run` | a rollback room (issue 22): [`match_run::MatchRun`], the socket to `/ws?room=NAME&model=rollback` and the page's rollback predictor in the match, the last rebase and who caused it |
@@ -24,6 +25,7 @@
 //! | `match_rules` | a match's names, read-outs and who caused a rebase (pure) |
 
 pub mod controls;
+pub mod fork;
 pub mod frame;
 pub mod lanes;
 pub mod link;

@@ -16,7 +16,7 @@ pub type Mailbox<T> = Rc<RefCell<Option<T>>>;
 pub enum Reply {
     /// `POST /api/scenarios` stored it under this id.
     Saved(String),
-    /// `GET /api/scenarios/{id}` returned these compact bytes.
+    /// `GET /api/scenarios/{id}` (or another `GET`) returned these bytes.
     Loaded(Vec<u8>),
     /// The request failed; the reason is for the user.
     Failed(String),
@@ -105,17 +105,23 @@ pub fn save(bytes: Vec<u8>, mailbox: Mailbox<Reply>) {
 /// Starts `GET /api/scenarios/{id}` for the compact bytes; the reply
 /// lands in `mailbox`.
 pub fn load(id: String, mailbox: Mailbox<Reply>) {
+    let missing =
+        format!("no scenario with id {id} on this relay (mistyped link, or a different relay)");
+    get_bytes(format!("/api/scenarios/{id}"), missing, mailbox);
+}
+
+/// Starts `GET url` for its bytes (`Accept: application/octet-stream`);
+/// a 404 without a reason of its own says `missing`. The reply lands in
+/// `mailbox`.
+pub fn get_bytes(url: String, missing: String, mailbox: Mailbox<Reply>) {
     wasm_bindgen_futures::spawn_local(async move {
         let reply = async {
-            let req = Request::new_with_str(&format!("/api/scenarios/{id}"))
-                .map_err(|_| "bad request")?;
+            let req = Request::new_with_str(&url).map_err(|_| "bad request")?;
             let _ = req.headers().set("Accept", "application/octet-stream");
             let (status, res) = request(req).await?;
             match status {
                 200 => body_bytes(&res).await,
-                404 => Err(format!(
-                    "no scenario with id {id} on this relay (mistyped link, or a different relay)"
-                )),
+                404 => Err(json_field(&res, "error").await.unwrap_or(missing)),
                 _ => Err(api_error(status, &res).await),
             }
         }
