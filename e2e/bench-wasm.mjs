@@ -27,8 +27,9 @@
 //                (native: `match_rebase/8`, issue 22);
 //   match        `bench_match(n, 10)` for n = 2, 4, 8 (issue 22): a rollback
 //                match of n bot pages over 10 s in wasm — the room's tick
-//                p50 / p99 (µs, at performance.now()'s resolution) and the
-//                bytes/s per page each way (native: `match_report` in
+//                mean / p50 / p99 (µs; performance.now() ticks by 100 µs
+//                here, so the mean is the figure) and the bytes/s per page
+//                each way (native: `match_report` in
 //                sim/benches/rollback.rs).
 //
 // `--only rollback,match` runs just those sections (names as above;

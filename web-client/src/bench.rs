@@ -142,9 +142,11 @@ fn time_rebase(players: usize, iters: u32) -> f64 {
 /// (`sim::endpoints::match_sample::MatchReport::measure`, the match
 /// `match_report` in `sim/benches/rollback.rs` measures natively: the
 /// relay's room with each page's predictor, bots, RTT 100 ms) and returns
-/// its JSON: the room's tick p50 / p99 (µs, on the browser's
-/// `performance.now()`, whose resolution may be coarser than a tick) and
-/// the bytes/s per page each way; `"error: …"` outside 2–8 players.
+/// its JSON: the room's tick mean / p50 / p99 (µs, on the browser's
+/// `performance.now()`, 100 µs without cross-origin isolation: coarser
+/// than a tick, so only the mean says much) and the bytes/s per page each
+/// way (the same as natively: the same match); `"error: …"` outside 2–8
+/// players.
 #[wasm_bindgen]
 pub fn bench_match(players: u32, seconds: u32) -> String {
     let mut clock = || clock_ms() * 1000.0;
