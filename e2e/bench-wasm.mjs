@@ -22,13 +22,25 @@
 //   rollback     `bench_rollback(iters)` (web-client/src/bench.rs): ns per
 //                rollback — a State 8 ticks old received and applied, 8
 //                ticks re-simulated — in wasm, median of several batches
-//                (native: `rollback_rebase/8` in sim/benches/rollback.rs).
+//                (native: `rollback_rebase/8` in sim/benches/rollback.rs);
+//                `rebase_8x8`: the same with 8 players, `bench_match_rebase`
+//                (native: `match_rebase/8`, issue 22);
+//   match        `bench_match(n, 10)` for n = 2, 4, 8 (issue 22): a rollback
+//                match of n bot pages over 10 s in wasm — the room's tick
+//                mean / p50 / p99 (µs; performance.now() ticks by 100 µs
+//                here, so the mean is the figure) and the bytes/s per page
+//                each way (native: `match_report` in
+//                sim/benches/rollback.rs).
+//
+// `--only rollback,match` runs just those sections (names as above;
+// `frames` also takes first_frame and first_frame_10mbit), for measuring
+// one change without the rest.
 //
 // Frames are observed without touching the page: an init script wraps
 // `requestAnimationFrame` for gl.js's `animation` callback and counts
 // WebGL draw calls.
 //
-//   node e2e/bench-wasm.mjs [--out file.json] [--seconds 10] [--loss 10]
+//   node e2e/bench-wasm.mjs [--out file.json] [--seconds 10] [--loss 10] [--only a,b]
 import { writeFileSync } from 'node:fs';
 import { startRelay, launchBrowser, setControl, waitForConn, sleep } from './harness.mjs';
 
@@ -42,6 +54,8 @@ const LOSS = Number(arg('loss', 10));
 const RELOADS = Number(arg('reloads', 3));
 const REPLAY_MOVES = [10, 60, 95];
 const REPLAY_SAMPLES = Number(arg('samples', 15));
+const ONLY = arg('only', null);
+const want = (section) => ONLY === null || ONLY.split(',').includes(section);
 
 function initScript() {
   const b = (window.__bench = { frames: [], recording: false, draws: 0, firstFrame: null, firstDrawnFrame: null, started: null });
@@ -119,6 +133,7 @@ try {
   await browser.context.addInitScript(initScript);
   result.chromium = browser.context.browser()?.version() ?? null;
 
+  if (want('frames')) {
   // 1. Navigation → first drawn frame: a cold load, then warm reloads.
   const loads = [];
   for (let i = 0; i < RELOADS; i++) {
@@ -169,12 +184,14 @@ try {
     median_ms: round(median(v.map((x) => x.ms))),
     kB: Math.round(median(v.map((x) => x.bytes)) / 1000),
   }]));
+  }
 
 
   const page = await browser.context.newPage();
   await page.goto(relay.url);
   await waitForConn(page, 'connected');
   result.renderer = await page.evaluate(() => document.documentElement.dataset.renderer ?? null);
+  if (want('frames')) {
   await setControl(page, 'loss', LOSS);
   await sleep(2000);
   await page.evaluate(() => {
@@ -197,8 +214,10 @@ try {
     work_ms: stats(frames.map((f) => f[1])),
     drawn_fraction: frames.length ? Math.round((frames.filter((f) => f[2]).length / frames.length) * 1000) / 1000 : null,
   };
+  }
 
   // 3. Replay in wasm: batches of ~40 ms, median ns per replaying tick.
+  if (want('replay')) {
   result.replay = {};
   for (const n of REPLAY_MOVES) {
     const probe = await page.evaluate((n) => window.wasmBindings.bench_replay(n, 200), n);
@@ -209,23 +228,39 @@ try {
     }
     result.replay[n] = { median_ns: Math.round(median(samples)), iters, samples: samples.map((v) => Math.round(v)) };
   }
+  }
 
   // 4. The inspector in wasm: build the inspection of a 60 s run, seek in it.
+  if (want('scrub')) {
   result.scrub = {};
   for (const [name, rollback] of [['cmc', false], ['rollback', true]]) {
     const text = await page.evaluate((r) => window.wasmBindings.bench_scrub(60, r), rollback);
     result.scrub[name] = Object.fromEntries(text.split(' ').map((kv) => kv.split('=')).map(([k, v]) => [k, Number(v)]));
   }
+  }
 
-  // 5. A rollback of 8 ticks in wasm: batches of ~40 ms, median ns each.
-  {
-    const probe = await page.evaluate(() => window.wasmBindings.bench_rollback(200));
-    const iters = Math.max(50, Math.min(20_000, Math.round(40e6 / Math.max(probe, 1))));
-    const samples = [];
-    for (let s = 0; s < REPLAY_SAMPLES; s++) {
-      samples.push(await page.evaluate((it) => window.wasmBindings.bench_rollback(it), iters));
+  // 5. A rollback of 8 ticks in wasm, with 2 and with 8 players: batches
+  // of ~40 ms, median ns each.
+  if (want('rollback')) {
+    result.rollback = {};
+    for (const [name, fn] of [['rebase_8', 'bench_rollback'], ['rebase_8x8', 'bench_match_rebase']]) {
+      const probe = await page.evaluate((f) => window.wasmBindings[f](200), fn);
+      const iters = Math.max(50, Math.min(20_000, Math.round(40e6 / Math.max(probe, 1))));
+      const samples = [];
+      for (let s = 0; s < REPLAY_SAMPLES; s++) {
+        samples.push(await page.evaluate(([f, it]) => window.wasmBindings[f](it), [fn, iters]));
+      }
+      result.rollback[name] = { median_ns: Math.round(median(samples)), iters, samples: samples.map((v) => Math.round(v)) };
     }
-    result.rollback = { rebase_8: { median_ns: Math.round(median(samples)), iters, samples: samples.map((v) => Math.round(v)) } };
+  }
+
+  // 6. A rollback match of 2 / 4 / 8 pages over 10 s in wasm.
+  if (want('match')) {
+    result.match = [];
+    for (const n of [2, 4, 8]) {
+      const text = await page.evaluate((n) => window.wasmBindings.bench_match(n, 10), n);
+      result.match.push(text.startsWith('{') ? JSON.parse(text) : { players: n, error: text });
+    }
   }
   await page.close();
 } finally {

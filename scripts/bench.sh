@@ -13,7 +13,10 @@
 #
 # In order: release builds (page, relay, load generator) and the wasm size;
 # criterion on `sim` natively (sim/benches/sim.rs), the rollback model
-# beside ggrs's SyncTestSession (sim/benches/rollback.rs), the inspector
+# beside ggrs's SyncTestSession and a rollback match of 2, 4 and 8 players
+# (sim/benches/rollback.rs: the server tick, an 8-player rebase, and over
+# 10 s through the relay's room: tick p50 / p99, bytes/s per player each
+# way), the inspector
 # (sim/benches/inspect.rs), one room at 60 Hz with 2, 8 and 16 players
 # (sim/benches/room.rs: tick p50 / p99, bytes/s per player each way, the
 # largest room under 2 ms) and the wire figures (sim/benches/wire.rs); the
@@ -68,9 +71,12 @@ say "native: criterion on sim (shipped profile: opt-level \"s\", lto)"
 rm -rf "$target_dir/criterion"
 cargo bench --quiet -p sim --bench sim -- "${crit[@]}" 2>&1 | tee "$tmp/criterion.log" |
   grep -E '^[a-z_]+/[^ ]*|time:' | paste - - | awk '{ $1 = $1; print "  " $0 }' || true
-say "native: the rollback model, and beside ggrs 0.13's SyncTestSession"
+say "native: the rollback model, beside ggrs 0.13's SyncTestSession, and matches of 2, 4, 8 players"
+# --quick: criterion only (the flags' values read as filters: no 10 s match runs).
 cargo bench --quiet -p sim --bench rollback -- "${crit[@]}" 2>&1 | tee "$tmp/criterion-rollback.log" |
   grep -E '^[a-z_]+/[^ ]*|time:' | paste - - | awk '{ $1 = $1; print "  " $0 }' || true
+grep -E '^\{"match"' "$tmp/criterion-rollback.log" | tail -n 1 >"$tmp/match.json" || true
+cat "$tmp/match.json"
 say "native: the inspector (build an inspection of a 60 s run; the worst seek in it)"
 cargo bench --quiet -p sim --bench inspect -- "${crit[@]}" 2>&1 | tee "$tmp/criterion-inspect.log" |
   grep -E '^[a-z_]+/[^ ]*|time:' | paste - - | awk '{ $1 = $1; print "  " $0 }' || true
@@ -136,7 +142,8 @@ ids = ["perform_movement/run", "perform_movement/turn", "perform_movement/brake"
        "sync_test_vs_ggrs/ours", "sync_test_vs_ggrs/ggrs", "sync_test_vs_ggrs/ours_client",
        "sync_test_machinery/ours", "sync_test_machinery/ggrs",
        "inspect_build/cmc", "inspect_build/rollback", "inspect_seek/cmc", "inspect_seek/rollback",
-       "room_tick/2", "room_tick/8", "room_tick/16"]
+       "room_tick/2", "room_tick/8", "room_tick/16",
+       "match_tick/2", "match_tick/4", "match_tick/8", "match_rebase/8"]
 native = {i: crit(i) for i in ids}
 o3 = {i: crit(i, os.path.join(target, "criterion")) for i in ["perform_movement/run", "perform_movement/turn",
                                    "perform_movement/brake", "replay_client/60", "server/server_move"]}
@@ -145,6 +152,10 @@ try:
     room = load("room.json")
 except (OSError, ValueError):
     room = {}
+try:
+    match = load("match.json")
+except (OSError, ValueError):
+    match = {}
 
 def sh(cmd):
     try:
@@ -161,6 +172,7 @@ result = {
                 "git": sh("git describe --always --dirty")},
     "native_ns": native, "native_o3_ns": o3, "wire": wire, "wasm": wasm,
     "wasm_size": size, "relay": relay, "relay_cluster": cluster, "room": room,
+    "match": match,
 }
 ratios = {}
 for n in ["10", "60", "95"]:
@@ -168,6 +180,8 @@ for n in ["10", "60", "95"]:
     ratios[f"replay_{n}_wasm_over_native"] = round(w / c, 2) if w and c else None
 wr, nr = wasm.get("rollback", {}).get("rebase_8", {}).get("median_ns"), native.get("rollback_rebase/8")
 ratios["rollback_rebase_8_wasm_over_native"] = round(wr / nr, 2) if wr and nr else None
+mw, mn = wasm.get("rollback", {}).get("rebase_8x8", {}).get("median_ns"), native.get("match_rebase/8")
+ratios["match_rebase_8x8_wasm_over_native"] = round(mw / mn, 2) if mw and mn else None
 for k, v in o3.items():
     ratios[f"{k}_s_over_o3"] = round(native[k] / v, 2) if v and native.get(k) else None
 ratios["uplink_120hz_combining_off_over_on"] = round(wire["uplink_bps_120hz_combining_off"] / wire["uplink_bps_120hz_combining_on"], 2) if wire.get("uplink_bps_120hz_combining_on") else None
@@ -246,6 +260,19 @@ rows = [
                 for r in room.get("room", [])) or "–", ""),
     ("largest room whose p99 tick stays under 2 ms (median of three 10 s runs; the cap is 93)", "–",
      str(room.get("largest_room_p99_under_2ms", "–")), ""),
+    ("rollback match of 2 / 4 / 8 players at 60 Hz (issue 22): one server tick (`MatchServer`: each player's 4-input packet, `run_tick`, Acks, States), criterion median", "–",
+     " / ".join(ns(native[f"match_tick/{n}"]) for n in [2, 4, 8]), ""),
+    ("the same matches over 10 s through the relay's room (`RollbackRoomHost`; each page's `RollbackPredictor`, bots, RTT 100 ms): tick p50 / p99 · bytes/s per player up / down", "–",
+     " · ".join(f'{r["players"]}: {r["tick_p50_us"]:.0f} / {r["tick_p99_us"]:.0f} µs, {r["up_bytes_per_s"]:.0f} / {r["down_bytes_per_s"]:.0f} B/s'
+                for r in match.get("match", [])) or "–", ""),
+    ("the same matches run in wasm (headless Chromium): mean tick, native / wasm (`performance.now()` ticks by 100 µs there: its p50 / p99 say little) · bytes/s the same as natively", "–",
+     " · ".join(f'{r["players"]}: {n.get("tick_mean_us", 0):.1f} / {r["tick_mean_us"]:.1f} µs'
+                + ("" if (r["up_bytes_per_s"], r["down_bytes_per_s"]) == (n.get("up_bytes_per_s"), n.get("down_bytes_per_s")) else " (bytes differ!)")
+                for r in wasm.get("match", []) if "tick_mean_us" in r
+                for n in [next((m for m in match.get("match", []) if m["players"] == r["players"]), {})]) or "–", ""),
+    ("a client rebase re-simulating 8 ticks with 8 players (State taken, restore, 8 ticks re-simulated): native / wasm (headless Chromium), wasm/native", "wasm ≤ 2× native and ≤ 1 ms",
+     f'{ns(mn)} / {ns(mw)} = {ratios["match_rebase_8x8_wasm_over_native"]}× native' if ratios["match_rebase_8x8_wasm_over_native"] else "–",
+     verdict(mw is not None and (ratios["match_rebase_8x8_wasm_over_native"] or 99) <= 2 and mw <= 1e6)),
     ("ServerMove on the wire, typical new move", "≤ 16 B",
      f'{wire["server_move_bytes_new_only"]} B (mean {wire["server_move_bytes_mean"]} B, max {wire["server_move_bytes_max"]} B); Ack {wire["ack_bytes"]} B, Adjustment {wire["adjustment_bytes"]} B',
      verdict(wire["server_move_bytes_new_only"] is not None and wire["server_move_bytes_new_only"] <= 16)),
@@ -285,7 +312,7 @@ lines = [f"Measured {result['date']} on {m['cores']} cores ({m['cpu']}), {m['rus
 lines += [f"| {a} | {b} | {c} | {d} |" for a, b, c, d in rows]
 lines += ["", "Same-run ratios: "
           + "; ".join([f"wasm/native replay 10 / 60 / 95 = {ratios['replay_10_wasm_over_native']} / {ratios['replay_60_wasm_over_native']} / {ratios['replay_95_wasm_over_native']}"]
-                      + [f"wasm/native rollback of 8 ticks = {ratios['rollback_rebase_8_wasm_over_native']}"]
+                      + [f"wasm/native rollback of 8 ticks = {ratios['rollback_rebase_8_wasm_over_native']} (8 players: {ratios['match_rebase_8x8_wasm_over_native']})"]
                       + [f"sync test ggrs/ours = {ratios['sync_test_ggrs_over_ours']} (machinery alone {ratios['sync_test_machinery_ggrs_over_ours']})"]
                       + [f"uplink combining off/on = {ratios['uplink_60hz_combining_off_over_on']} at 60 Hz, {ratios['uplink_120hz_combining_off_over_on']} at 120 Hz"]
                       + [f"`{k}` opt-level \"s\"/3 = {ratios[k + '_s_over_o3']}" for k in o3]) + ".",

@@ -9,19 +9,29 @@
 //! | `sync_test_vs_ggrs/ours_client` | one client tick plus a rebase that re-simulates 8 ticks (the real client path, no per-tick hashing) |
 //! | `sync_test_machinery/{ours,ggrs}` | the same two sync tests on `001_…` §3's 1-D world (an `i32` and a tick): what each costs besides the game |
 //! | `match_tick/{2,4,8}` | one server tick of a rollback match of 2 / 4 / 8 players (issue 22): each player's input packet (4 inputs) delivered, `MatchServer::run_tick`, an Ack to every player and, every other tick, a State to every player |
+//! | `match_rebase/8` | `rollback_rebase/8` in a match of 8 players (issue 22): `sync_test::rebase_case(8)`, 8 ticks of 8 players re-simulated |
 //!
 //! Inputs are random (stick, fire 30 %, dash 5 %) from a fixed seed, the
-//! same for every contender. Run: `cargo bench -p sim --bench rollback`.
+//! same for every contender.
+//!
+//! After criterion, one JSON line (`match_report`, issue 22): per match
+//! of 2 / 4 / 8 pages, `sim::endpoints::match_sample::MatchReport` over
+//! 10 s at 60 Hz — the relay's room (`RollbackRoomHost`) with each page's
+//! `RollbackPredictor` driven by a bot on the default link (RTT 100 ms):
+//! the room's tick p50 / p99 (decode, deliver, `poll_until`) and the
+//! bytes/s per player each way. Run: `cargo bench -p sim --bench rollback`
+//! (`-- match` for issue 22's numbers alone).
 
-#![allow(missing_docs)] // criterion_group! generates undocumented items
+#![allow(missing_docs)] // criterion's macros generate undocumented items
 
-use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use criterion::{Criterion, Throughput};
 use ggrs::{Config, GgrsRequest, PredictRepeatLast, SessionBuilder};
 use rand_core::SeedableRng;
 use rand_pcg::Pcg32;
+use sim::endpoints::match_sample::MatchReport;
 use sim::rollback::arena::PLAYERS;
 use sim::rollback::snapshot::{MmVec, Projectile};
-use sim::rollback::sync_test::random_input;
+use sim::rollback::sync_test::{random_input, rebase_case};
 use sim::rollback::{
     Arena, Game, InputCmd, RollbackClient, RollbackServer, Snapshot, StateUpdate, SyncTest, Tick,
     TickRate,
@@ -123,18 +133,16 @@ fn client_with_rebase(
     total
 }
 
-fn rebase(c: &mut Criterion) {
-    let inputs = inputs(4_000);
-    let states = timeline(&inputs);
-    let arena = Arena::new(TickRate::Hz60);
-    let mut client = RollbackClient::new(arena.clone(), arena.initial(Tick(0)), 0, None);
-    for i in inputs.iter().take(108) {
-        client.advance(i[0]).unwrap();
-    }
-    let state = states[99].clone();
-    let mut g = c.benchmark_group("rollback_rebase");
+/// `rebase_case(players)`'s State taken and rebased on, per iteration
+/// (a fresh copy of the client each time, not timed).
+fn rebase_on_case(
+    g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    id: &str,
+    players: usize,
+) {
+    let (client, state) = rebase_case(players).expect("2..=8 players");
     g.throughput(Throughput::Elements(8));
-    g.bench_function("8", |b| {
+    g.bench_function(id, |b| {
         b.iter_batched_ref(
             || (client.clone(), state.clone()),
             |(c, s)| {
@@ -144,6 +152,17 @@ fn rebase(c: &mut Criterion) {
             criterion::BatchSize::LargeInput,
         )
     });
+}
+
+fn rebase(c: &mut Criterion) {
+    let mut g = c.benchmark_group("rollback_rebase");
+    rebase_on_case(&mut g, "8", 2);
+    g.finish();
+}
+
+fn match_rebase(c: &mut Criterion) {
+    let mut g = c.benchmark_group("match_rebase");
+    rebase_on_case(&mut g, "8", 8);
     g.finish();
 }
 
@@ -341,5 +360,31 @@ fn match_tick(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, step, rebase, versus_ggrs, machinery, match_tick);
-criterion_main!(benches);
+fn main() {
+    let mut c = Criterion::default().configure_from_args();
+    step(&mut c);
+    rebase(&mut c);
+    versus_ggrs(&mut c);
+    machinery(&mut c);
+    match_tick(&mut c);
+    match_rebase(&mut c);
+    c.final_summary();
+    let filters: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    if !filters.is_empty() && !filters.iter().any(|f| "match_report".contains(f.as_str())) {
+        return;
+    }
+    let started = Instant::now();
+    let mut clock = || started.elapsed().as_secs_f64() * 1e6;
+    let rows: Vec<String> = [2, 4, 8]
+        .iter()
+        .map(|&n| {
+            MatchReport::measure(n, 10, &mut clock)
+                .expect("2..=8 players")
+                .json()
+        })
+        .collect();
+    println!("{{\"match\":[{}]}}", rows.join(","));
+}

@@ -138,6 +138,7 @@ const ORDER: &[(&str, &[&str])] = &[
             "session",
             "room",
             "rollback_room",
+            "match_sample",
         ],
     ),
     (

@@ -1,15 +1,12 @@
 //! What the browser tests and `scripts/bench.sh` call inside the wasm
 //! besides the page: the rollback model's determinism pin and its
-//! re-simulation benchmark (beside `bench_replay` in the crate root, the
-//! CMC model's), the golden room runs, the golden rollback matches and
-//! the golden room recordings.
+//! re-simulation benchmarks (beside `bench_replay` in the crate root, the
+//! CMC model's), a rollback match's costs, the golden room runs, the
+//! golden rollback matches and the golden room recordings.
 
 use crate::clock::clock_ms;
-use rand_core::SeedableRng;
-use rand_pcg::Pcg32;
-use sim::rollback::arena::PLAYERS;
-use sim::rollback::sync_test::random_input;
-use sim::rollback::{Arena, InputCmd, RollbackClient, RollbackServer, Tick, TickRate};
+use sim::endpoints::match_sample::MatchReport;
+use sim::rollback::sync_test::{rebase_case, REBASE_TICKS};
 use wasm_bindgen::prelude::wasm_bindgen;
 
 /// The 60 Hz arena's state hash after `ticks` ticks of random inputs for
@@ -93,57 +90,37 @@ pub fn room_replay(bytes: &[u8]) -> String {
     }
 }
 
-/// Ticks of client history before the State the benchmark rebases on,
-/// and how old that State is: `rollback_rebase/8` in
-/// `sim/benches/rollback.rs` (tick 100's State applied at tick 108).
-const STATE_TICK: usize = 100;
-/// Ticks re-simulated per rebase.
-const RESIMULATED: usize = 8;
-
 /// Benchmarks a rollback inside wasm and returns the mean time of one, ns:
-/// the same set-up as `rollback_rebase/8` in `sim/benches/rollback.rs`
-/// (the 60 Hz arena, both players' random inputs from seed 12, a client
-/// that predicted 108 ticks, the server's State for tick 100). `iters`
-/// copies of that client are made before the clock starts; then each
-/// takes the State (hash check, desync check of one tick) and rebases on
-/// it: restore and re-simulate 8 ticks. `e2e/bench-wasm.mjs` calls it and
-/// `scripts/bench.sh` divides by the native median of the same run.
+/// the case of `rollback_rebase/8` in `sim/benches/rollback.rs`
+/// (`sim::rollback::sync_test::rebase_case(2)`: the 60 Hz arena, both
+/// players' random inputs from seed 12, a client that predicted 108
+/// ticks, the server's State for tick 100). `iters` copies of that client
+/// are made before the clock starts; then each takes the State (hash
+/// check, desync check of one tick) and rebases on it: restore and
+/// re-simulate 8 ticks. `e2e/bench-wasm.mjs` calls it and
+/// `scripts/bench.sh` divides by the native median of the same case.
 /// Returns NaN if the set-up fails.
 #[wasm_bindgen]
 pub fn bench_rollback(iters: u32) -> f64 {
-    let ticks = STATE_TICK + RESIMULATED;
-    let mut rng = Pcg32::seed_from_u64(12);
-    let inputs: Vec<[InputCmd; PLAYERS]> = (0..ticks as u32)
-        .map(|t| {
-            [
-                random_input(&mut rng, Tick(t)),
-                random_input(&mut rng, Tick(t)),
-            ]
-        })
-        .collect();
-    let arena = Arena::new(TickRate::Hz60);
-    let mut server = RollbackServer::new(arena.clone(), arena.initial(Tick(0)), 6);
-    let mut state = None;
-    for (t, i) in inputs.iter().enumerate().take(STATE_TICK) {
-        for (p, cmd) in i.iter().enumerate() {
-            if server.receive_inputs(p, &[cmd.at(server.tick())]).is_err() {
-                return f64::NAN;
-            }
-        }
-        server.advance();
-        if t + 1 == STATE_TICK {
-            state = Some(server.state_update(1));
-        }
-    }
-    let Some(state) = state else {
+    time_rebase(2, iters)
+}
+
+/// [`bench_rollback`] with 8 players (issue 22's client rebase of a full
+/// match): `rebase_case(8)`, 8 ticks of 8 players re-simulated, mean ns;
+/// native: `match_rebase/8` in `sim/benches/rollback.rs`. Returns NaN if
+/// the set-up fails.
+#[wasm_bindgen]
+pub fn bench_match_rebase(iters: u32) -> f64 {
+    time_rebase(8, iters)
+}
+
+/// Mean ns of taking `rebase_case(players)`'s State and rebasing, over
+/// `iters` clients; NaN if the set-up fails or a rebase did not
+/// re-simulate every tick.
+fn time_rebase(players: usize, iters: u32) -> f64 {
+    let Some((client, state)) = rebase_case(players) else {
         return f64::NAN;
     };
-    let mut client = RollbackClient::new(arena.clone(), arena.initial(Tick(0)), 0, None);
-    for i in &inputs {
-        if client.advance(i[0]).is_err() {
-            return f64::NAN;
-        }
-    }
     let mut batch: Vec<_> = (0..iters.max(1)).map(|_| client.clone()).collect();
     let started = clock_ms();
     for c in &mut batch {
@@ -153,12 +130,30 @@ pub fn bench_rollback(iters: u32) -> f64 {
     let elapsed = clock_ms() - started;
     let applied = batch
         .iter()
-        .all(|c| c.counters().resimulated_ticks == RESIMULATED as u64);
+        .all(|c| c.counters().resimulated_ticks == u64::from(REBASE_TICKS));
     drop(std::hint::black_box(batch));
     if !applied {
         return f64::NAN;
     }
     elapsed * 1e6 / f64::from(iters.max(1))
+}
+
+/// Runs `seconds` s of a rollback match of `players` pages inside wasm
+/// (`sim::endpoints::match_sample::MatchReport::measure`, the match
+/// `match_report` in `sim/benches/rollback.rs` measures natively: the
+/// relay's room with each page's predictor, bots, RTT 100 ms) and returns
+/// its JSON: the room's tick mean / p50 / p99 (µs, on the browser's
+/// `performance.now()`, 100 µs without cross-origin isolation: coarser
+/// than a tick, so only the mean says much) and the bytes/s per page each
+/// way (the same as natively: the same match); `"error: …"` outside 2–8
+/// players.
+#[wasm_bindgen]
+pub fn bench_match(players: u32, seconds: u32) -> String {
+    let mut clock = || clock_ms() * 1000.0;
+    match MatchReport::measure(players as usize, seconds, &mut clock) {
+        Some(r) => r.json(),
+        None => format!("error: a match has 2 to 8 players, not {players}"),
+    }
 }
 
 #[cfg(test)]
@@ -212,8 +207,20 @@ mod tests {
     }
 
     #[test]
-    fn the_rollback_bench_re_simulates_eight_ticks_per_iteration() {
+    fn the_rollback_benches_re_simulate_eight_ticks_per_iteration() {
         let ns = bench_rollback(3);
         assert!(ns.is_finite() && ns > 0.0, "{ns}");
+        let ns = bench_match_rebase(3);
+        assert!(ns.is_finite() && ns > 0.0, "{ns}");
+    }
+
+    #[test]
+    fn the_match_bench_answers_json_or_its_reason() {
+        let line = bench_match(2, 1);
+        assert!(line.starts_with("{\"players\":2,\"ticks\":60,"), "{line}");
+        assert_eq!(
+            bench_match(9, 1),
+            "error: a match has 2 to 8 players, not 9"
+        );
     }
 }

@@ -25,10 +25,12 @@
 //! | `session` | [`session::LocalSession`]: both ends on one clock |
 //! | `room` | a room's host, endpoint and session |
 //! | `rollback_room` | [`rollback_room::RollbackRoomHost`]: a shared room running one rollback match |
+//! | `match_sample` | [`match_sample::MatchSample`]: the match issue 22's costs are measured on (natively and in wasm) |
 
 pub mod client;
 pub mod host;
 pub mod link;
+pub mod match_sample;
 pub mod metrics;
 pub mod resume;
 pub mod rollback_room;

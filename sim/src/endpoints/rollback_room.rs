@@ -25,7 +25,7 @@
 //! ([`MatchServer::deliver`]). A player leaving frees the seat; the match
 //! goes on (their input held, then empty, `001_…` §5.1).
 
-use crate::endpoints::link::HostLink;
+use crate::endpoints::link::{HostLink, Traffic};
 use crate::endpoints::room::RoomError;
 use crate::foundation::control::{check, SettingsError};
 use crate::foundation::hash::Fnv64;
@@ -283,6 +283,12 @@ impl RollbackRoomHost {
     /// Remote player `id`'s seat (their player index in the match).
     pub fn seat(&self, id: PlayerId) -> Option<usize> {
         self.index(id).ok().map(|i| self.players[i].seat)
+    }
+
+    /// What crossed remote player `id`'s connection (frames and bytes each
+    /// way, as the driver moved them); `None` if there is no such player.
+    pub fn traffic(&self, id: PlayerId) -> Option<Traffic> {
+        self.index(id).ok().map(|i| self.players[i].link.traffic())
     }
 
     /// Server-driven bots in the match.

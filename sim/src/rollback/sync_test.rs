@@ -6,8 +6,11 @@
 //! the state misses a field (`001_…` §9.1).
 
 use super::arena::{Arena, PLAYERS};
+use super::client::RollbackClient;
 use super::game::Game;
 use super::input::{InputCmd, TickRing};
+use super::server::{RollbackServer, StateUpdate};
+use super::snapshot::Snapshot;
 use super::tick::{Tick, TickRate};
 use crate::foundation::math::Vec2;
 use rand_core::{RngCore, SeedableRng};
@@ -141,4 +144,60 @@ pub fn arena_fingerprint(seed: u64, ticks: u32) -> u64 {
         s = arena.step(&s, &inputs);
     }
     s.state_hash()
+}
+
+/// The tick of the State [`rebase_case`]'s client rebases on.
+pub const REBASE_STATE_TICK: u32 = 100;
+/// Ticks [`rebase_case`]'s rebase re-simulates: its client has predicted
+/// [`REBASE_STATE_TICK`] + this many ticks.
+pub const REBASE_TICKS: u32 = 8;
+
+/// A client about to rebase, the case the rollback benches time natively
+/// (`rollback_rebase/8`, `match_rebase/8` in `sim/benches/rollback.rs`)
+/// and in wasm (`bench_rollback`, `bench_match_rebase` in
+/// `web-client/src/bench.rs`): the 60 Hz arena of `players` players, each
+/// tick's [`random_input`] for every player in turn drawn from seed 12;
+/// the server has run [`REBASE_STATE_TICK`] ticks with all of them, and
+/// player 0's client has predicted [`REBASE_STATE_TICK`] +
+/// [`REBASE_TICKS`] ticks with its own (the others' by hold-last, no
+/// prediction limit). Returns the client and the server's State at
+/// [`REBASE_STATE_TICK`] with one tick of inputs: taking it (hash check,
+/// desync check) and rebasing restores it and re-simulates
+/// [`REBASE_TICKS`] ticks. `None` outside `2..=8` players.
+pub fn rebase_case(players: usize) -> Option<(RollbackClient<Arena>, StateUpdate<Snapshot>)> {
+    let arena = Arena::with_players(TickRate::Hz60, players)?;
+    let mut rng = Pcg32::seed_from_u64(12);
+    let mut server = RollbackServer::new(arena.clone(), arena.initial(Tick(0)), 6);
+    let mut client = RollbackClient::new(arena.clone(), arena.initial(Tick(0)), 0, None);
+    for t in 0..REBASE_STATE_TICK + REBASE_TICKS {
+        let inputs: Vec<InputCmd> = (0..players)
+            .map(|_| random_input(&mut rng, Tick(t)))
+            .collect();
+        if t < REBASE_STATE_TICK {
+            for (p, cmd) in inputs.iter().enumerate() {
+                server.receive_inputs(p, &[cmd.at(server.tick())]).ok()?;
+            }
+            server.advance();
+        }
+        client.advance(inputs[0]).ok()?;
+    }
+    Some((client, server.state_update(1)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_rebase_case_re_simulates_eight_ticks_of_every_player() {
+        for players in [2, 8] {
+            let (mut client, state) = rebase_case(players).unwrap();
+            assert_eq!(state.state.players.len(), players);
+            assert_eq!(state.state.tick, Tick(REBASE_STATE_TICK));
+            client.receive_state(state).unwrap();
+            assert!(client.rebase_if_due());
+            assert_eq!(client.counters().resimulated_ticks, u64::from(REBASE_TICKS));
+        }
+        assert!(rebase_case(9).is_none());
+    }
 }
