@@ -144,16 +144,6 @@ impl MatchSample {
             (up + t.bytes_up, down + t.bytes_down)
         })
     }
-
-    /// The room.
-    pub fn host(&self) -> &RollbackRoomHost {
-        &self.host
-    }
-
-    /// Page `k`'s predictor (in seat order of joining).
-    pub fn predictor(&self, k: usize) -> Option<&RollbackPredictor> {
-        self.pages.get(k).map(|p| &p.predictor)
-    }
 }
 
 /// What [`MatchReport::measure`] found for one match size.
@@ -246,11 +236,10 @@ mod tests {
             after.0 > before.0 && after.1 > before.1,
             "{before:?} {after:?}"
         );
-        assert_eq!(sample.host().game().players_seated(), 4);
-        assert_eq!(sample.host().game().refused_total(), 0);
-        for k in 0..4 {
-            let p = sample.predictor(k).unwrap();
-            let confirmed = p.confirmed().unwrap().tick;
+        assert_eq!(sample.host.game().players_seated(), 4);
+        assert_eq!(sample.host.game().refused_total(), 0);
+        for (k, page) in sample.pages.iter().enumerate() {
+            let confirmed = page.predictor.confirmed().unwrap().tick;
             // 3 s in at RTT 100 ms: the confirmed world is recent.
             assert!(
                 confirmed.0 > 150,
