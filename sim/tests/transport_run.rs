@@ -30,6 +30,8 @@ struct Run {
     held: u32,
     /// Their extra delay, ms in all.
     held_ms: u32,
+    /// Packets the trace marks resent and held (the lanes' ring and dot).
+    marked: (u32, u32),
     /// The 99th percentile of delivered packets' one-way delay, ms, both
     /// directions.
     p99_ms: f64,
@@ -65,12 +67,19 @@ fn run(transport: LinkTransport) -> Run {
         .collect();
     delays.sort_by(f64::total_cmp);
     let p99_ms = delays[(delays.len() * 99).div_ceil(100) - 1];
+    let marked = records.iter().fold((0, 0), |(r, h), p| match p.fate {
+        sim::net::conditioner::Fate::Delivered { resent, held, .. } => {
+            (r + u32::from(resent), h + u32::from(held))
+        }
+        _ => (r, h),
+    });
     let link = s.endpoint.metrics(s.now()).link;
     Run {
         moves_lost,
         resent: link.up.resent + link.down.resent,
         held: link.up.held + link.down.held,
         held_ms: link.up.held_ms + link.down.held_ms,
+        marked,
         p99_ms,
     }
 }
@@ -113,6 +122,18 @@ fn reliable_ordered_at_2_percent_loss_loses_no_move_and_stalls_past_the_rto() {
     assert!(reliable.resent > 10, "{}", reliable.resent);
     assert!(reliable.held > reliable.resent, "{}", reliable.held);
     assert!(reliable.held_ms > 0);
+    // The packet trace marks the same packets the totals count (a few
+    // may still be in flight when the totals were last observed).
+    let (resent, held) = reliable.marked;
+    assert!(
+        resent >= reliable.resent && resent <= reliable.resent + 2,
+        "{resent}"
+    );
+    assert!(
+        held >= reliable.held && held <= reliable.held + 20,
+        "{held}"
+    );
+    assert_eq!(datagram.marked, (0, 0));
     // Datagrams: RTT / 2 + jitter at most; reliable-ordered: a resend
     // arrives one RTO late, and more than 1 % of packets wait for one.
     assert!(datagram.p99_ms <= 50.0 + 5.0, "{}", datagram.p99_ms);
