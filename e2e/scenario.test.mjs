@@ -201,7 +201,7 @@ test('old links open upgraded, and their end says whether the model changed', as
     // fragment change alone may be read after the old run's end).
     await page.goto('about:blank');
     await page.goto(env.relay.url + fragmentOf(frozen('v1b.bin')));
-    await waitFor(async () => /saved as scenario version 1, read as version 4/.test(await page.locator('#scenario-message').textContent()), 20_000, 'the version note');
+    await waitFor(async () => /saved as scenario version 1, read as version 5/.test(await page.locator('#scenario-message').textContent()), 20_000, 'the version note');
     const end = await playToEnd(page, 'version 1');
     assert.equal(end.verdict, 'identical to the original');
     assert.equal(end.trajectory, '4e2fc6b2ace32e43');

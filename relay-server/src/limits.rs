@@ -12,7 +12,7 @@
 //! | `Inputs` (rollback) | 150 /s | 150 | dropped, counted |
 //! | `Ping` | 20 /s | 20 | dropped, counted |
 //! | a room's `TimeRequest`, `Fire`, `Reload` | 40 /s | 40 | dropped, counted |
-//! | `Hello`, `Resume`, `SetNetSettings`, `SetServerRules`, `SetModel`, `LagSpike`, `Trace`; a room's `Join`, `SetPlayerSettings`, `SetMaxRecordTime`, `AddBot` | 10 /s | 20 | settings, rules, model, player settings, `MaxRecordTime`, trace request: the newest of each is held and applied when a token frees up (a slider drag loses nothing but intermediate values); `Hello`, `Resume`, `LagSpike`, `Join`, `AddBot`: dropped |
+//! | `Hello`, `Resume`, `SetNetSettings`, `SetTransport`, `SetServerRules`, `SetModel`, `LagSpike`, `Trace`; a room's `Join`, `SetPlayerSettings`, `SetMaxRecordTime`, `AddBot` | 10 /s | 20 | settings, transport, rules, model, player settings, `MaxRecordTime`, trace request: the newest of each is held and applied when a token frees up (a slider drag loses nothing but intermediate values); `Hello`, `Resume`, `LagSpike`, `Join`, `AddBot`: dropped |
 //! | `POST /api/scenarios`, per client address | 1 per 6 s | 10 | HTTP 429 with `Retry-After` |
 //!
 //! Rates come from the protocol: the page sends at most one ServerMove per
@@ -80,7 +80,7 @@ pub struct Limits {
     pub pings: Rate,
     /// Budget for a room's clock-sync requests, shots and reloads.
     pub room_actions: Rate,
-    /// Budget for `Hello`, `Resume`, `SetNetSettings`, `SetServerRules`,
+    /// Budget for `Hello`, `Resume`, `SetNetSettings`, `SetTransport`, `SetServerRules`,
     /// `SetModel` and `LagSpike` frames, and a room's `Join`,
     /// `SetPlayerSettings`, `SetMaxRecordTime` and `AddBot`.
     pub control: Rate,

@@ -11,6 +11,7 @@
 
 use sim::net::settings::LagSpike;
 use sim::net::trace::Direction;
+use sim::net::transport::LinkTransport;
 use sim::protocol::{Setting, Setup};
 use sim::rollback::{BotPlayer, InputCmd, RollbackConfig, TickRate};
 use sim::scenario::{codec, SCENARIO_VERSION};
@@ -68,6 +69,7 @@ fn change(i: usize) -> Vec<Setting> {
             }),
             Setting::Smoothing(SmoothingMode::Linear),
         ],
+        960 => vec![Setting::Transport(LinkTransport::ReliableOrdered)],
         1020 => vec![Setting::Client(ClientConfig {
             prediction: false,
             ..ClientConfig::default()
@@ -122,8 +124,8 @@ fn main() {
          CMC with a what-if delivery of uplink packet 40 at 2 s, rollback (redundancy 2, input \
          delay 4, the firing bot player) from 5 s, rollback off from 7 s, loss to 30 % with downlink bursts at 8 s, a 300 ms lag \
          spike at 10 s, CMC again at 12 s, a 1.25x client clock without reconciliation, \
-         time-discrepancy resolution and linear smoothing at 14 s, an honest clock without \
-         prediction at 17 s."
+         time-discrepancy resolution and linear smoothing at 14 s, the reliable-ordered \
+         transport at 16 s, an honest clock without prediction at 17 s."
     );
     s.validate().expect("a valid scenario");
     std::fs::write(&bin, codec::encode(&s)).expect("write the compact bytes");

@@ -158,9 +158,8 @@ fn a_scenario_of_this_builds_version_keeps_its_checkpoints_through_both_forms() 
         sim::scenario::checkpoint_count(s.duration_us())
     );
     // The checkpoints are the replay's own up to where the model changed
-    // since (the manifest's verdict for it says from when): the first 12,
-    // 0.5 s apart, before the time sync's integral part (issue 22) moved
-    // the rollback run's ticks at 6 s.
+    // since (the manifest's verdict for it says from when): all 40, 0.5 s
+    // apart, for version 5, frozen by the model of this build.
     let replayed = ScenarioRun::run_to_end(s).checkpoints;
     let same = o
         .checkpoints
@@ -168,5 +167,5 @@ fn a_scenario_of_this_builds_version_keeps_its_checkpoints_through_both_forms() 
         .zip(&replayed)
         .take_while(|(a, b)| a == b)
         .count();
-    assert_eq!(same, 12, "{:?}\n{:?}", o.checkpoints, replayed);
+    assert_eq!(same, 40, "{:?}\n{:?}", o.checkpoints, replayed);
 }

@@ -109,7 +109,7 @@ fn a_forged_or_greedy_request_is_refused_with_its_reason() {
                 format: TRACE_FORMAT + 1,
                 ..TraceRequest::default()
             },
-            "bad settings: trace format = 2 is outside 1–1",
+            "bad settings: trace format = 3 is outside 2–2",
         ),
         (
             TraceRequest {

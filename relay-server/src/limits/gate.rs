@@ -7,6 +7,7 @@ use super::Limits;
 use sim::cmc::rules::ServerRules;
 use sim::net::settings::NetSettings;
 use sim::net::trace_wire::TraceRequest;
+use sim::net::transport::LinkTransport;
 use sim::protocol::ClientMsg;
 use sim::room::{PlayerSettings, RoomClientMsg};
 use sim::{Model, SimTime};
@@ -22,8 +23,8 @@ pub(crate) enum Kind {
     Ping,
     /// A room's `TimeRequest`, `Fire`, `Reload`.
     Room,
-    /// `Hello`, `Resume`, `SetNetSettings`, `SetServerRules`, `SetModel`,
-    /// `LagSpike`; a room's `Join`, `SetPlayerSettings`,
+    /// `Hello`, `Resume`, `SetNetSettings`, `SetTransport`,
+    /// `SetServerRules`, `SetModel`, `LagSpike`; a room's `Join`, `SetPlayerSettings`,
     /// `SetMaxRecordTime`, `AddBot`.
     Control,
 }
@@ -73,6 +74,7 @@ pub(crate) struct Gate {
     room: TokenBucket,
     control: TokenBucket,
     held_settings: Option<NetSettings>,
+    held_transport: Option<LinkTransport>,
     held_rules: Option<ServerRules>,
     held_model: Option<Model>,
     held_player: Option<PlayerSettings>,
@@ -94,6 +96,7 @@ impl Gate {
             control: TokenBucket::new(limits.control, now),
             limits,
             held_settings: None,
+            held_transport: None,
             held_rules: None,
             held_model: None,
             held_player: None,
@@ -137,6 +140,7 @@ impl Gate {
             ) => (Kind::Room, &mut self.room),
             ClientMsg::Hello
             | ClientMsg::SetNetSettings(_)
+            | ClientMsg::SetTransport(_)
             | ClientMsg::SetServerRules(_)
             | ClientMsg::SetModel(_)
             | ClientMsg::LagSpike(_)
@@ -155,6 +159,10 @@ impl Gate {
         match msg {
             ClientMsg::SetNetSettings(s) => {
                 self.totals.coalesced += u64::from(self.held_settings.replace(s).is_some());
+                Ok(Admit::Held)
+            }
+            ClientMsg::SetTransport(t) => {
+                self.totals.coalesced += u64::from(self.held_transport.replace(t).is_some());
                 Ok(Admit::Held)
             }
             ClientMsg::SetServerRules(r) => {
@@ -199,10 +207,11 @@ impl Gate {
         }
     }
 
-    /// Whether a settings, rules, model, player settings, `MaxRecordTime`
+    /// Whether a settings, transport, rules, model, player settings, `MaxRecordTime`
     /// or trace request is held.
     fn holding(&self) -> bool {
         self.held_settings.is_some()
+            || self.held_transport.is_some()
             || self.held_rules.is_some()
             || self.held_model.is_some()
             || self.held_player.is_some()
@@ -210,7 +219,8 @@ impl Gate {
             || self.held_trace.is_some()
     }
 
-    /// A held message whose token has arrived: settings, then rules, the
+    /// A held message whose token has arrived: settings, the transport,
+    /// then rules, the
     /// model, the player's room settings, `MaxRecordTime`, the trace
     /// request.
     pub(crate) fn release(&mut self, now: SimTime) -> Option<ClientMsg> {
@@ -220,6 +230,7 @@ impl Gate {
         self.held_settings
             .take()
             .map(ClientMsg::SetNetSettings)
+            .or_else(|| self.held_transport.take().map(ClientMsg::SetTransport))
             .or_else(|| self.held_rules.take().map(ClientMsg::SetServerRules))
             .or_else(|| self.held_model.take().map(ClientMsg::SetModel))
             .or_else(|| {

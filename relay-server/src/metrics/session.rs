@@ -10,7 +10,7 @@ use std::time::Instant;
 
 /// `kind` label of frames in, by the message's tag (`sim`'s `ClientMsg`
 /// variant order); `other` for frames that are not a known message.
-pub(crate) const CLIENT_KINDS: [&str; 12] = [
+pub(crate) const CLIENT_KINDS: [&str; 13] = [
     "hello",
     "server_move",
     "set_net_settings",
@@ -22,6 +22,7 @@ pub(crate) const CLIENT_KINDS: [&str; 12] = [
     "inputs",
     "room",
     "trace",
+    "set_transport",
     "other",
 ];
 
@@ -150,6 +151,7 @@ mod tests {
             ClientMsg::Inputs(_) => "inputs",
             ClientMsg::Room(_) => "room",
             ClientMsg::Trace(_) => "trace",
+            ClientMsg::SetTransport(_) => "set_transport",
         }
     }
 
@@ -203,6 +205,7 @@ mod tests {
             }),
             ClientMsg::Room(sim::room::RoomClientMsg::Join),
             ClientMsg::Trace(sim::net::trace_wire::TraceRequest::default()),
+            ClientMsg::SetTransport(sim::net::transport::LinkTransport::ReliableOrdered),
         ];
         for m in &msgs {
             let i = kind_index(&codec::encode(m), CLIENT_KINDS.len());

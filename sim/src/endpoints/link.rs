@@ -1,7 +1,8 @@
 //! One connection's link, written once for every host and endpoint.
 //!
 //! * [`HostLink`] — the server end: the two link conditioners with their
-//!   [`NetSettings`], lag spikes, control frames that skip the conditioner,
+//!   [`NetSettings`] and transport (datagrams or reliable-ordered, the RTO
+//!   from the settings: [`NetSettings::transport`]), lag spikes, control frames that skip the conditioner,
 //!   the window of Ping ids received (returned in every Pong), when the
 //!   client was last heard (the quiet-client rule), the bytes that
 //!   crossed, and every packet's fate — kept for the inspector in process
@@ -33,6 +34,7 @@ use crate::net::totals::{DirectionTotals, LinkTotals};
 use crate::net::trace::{Direction, PacketKind, PacketLog, PacketRecord, Traced};
 use crate::net::trace_stream::TraceStream;
 use crate::net::trace_wire::{TraceRequest, TraceStart};
+use crate::net::transport::LinkTransport;
 use crate::protocol::trace::{TraceEvent, TraceFrame};
 use serde::Serialize;
 
@@ -71,6 +73,8 @@ pub struct Traffic {
 #[derive(Debug, Clone)]
 pub struct HostLink<U> {
     settings: NetSettings,
+    /// Datagrams or reliable-ordered, both directions.
+    transport: LinkTransport,
     uplink: LinkConditioner<U>,
     /// Encoded frames: the bandwidth cap needs their size.
     downlink: LinkConditioner<Vec<u8>>,
@@ -109,6 +113,7 @@ impl<U: Clone + Traced> HostLink<U> {
     pub fn new(seed: u64, now: SimTime) -> HostLink<U> {
         let mut link = HostLink {
             settings: NetSettings::default(),
+            transport: LinkTransport::Datagram,
             uplink: LinkConditioner::new(LinkConditions::PERFECT, seed ^ UPLINK_SEED),
             downlink: LinkConditioner::new(LinkConditions::PERFECT, seed ^ DOWNLINK_SEED),
             immediate: Vec::new(),
@@ -123,11 +128,27 @@ impl<U: Clone + Traced> HostLink<U> {
         link
     }
 
-    /// Applies settings already validated to both conditioners.
+    /// Applies settings already validated to both conditioners (and the
+    /// RTO that follows from them, when reliable-ordered).
     pub fn apply(&mut self, settings: NetSettings) {
         self.settings = settings;
         self.uplink.set_conditions(settings.uplink.conditions());
         self.downlink.set_conditions(settings.downlink.conditions());
+        let carried = settings.transport(self.transport);
+        self.uplink.set_transport(carried);
+        self.downlink.set_transport(carried);
+    }
+
+    /// Carries packets sent from now on as `transport` says, both
+    /// directions, with the RTO of the settings in force.
+    pub fn set_transport(&mut self, transport: LinkTransport) {
+        self.transport = transport;
+        self.apply(self.settings);
+    }
+
+    /// The transport in force.
+    pub fn transport(&self) -> LinkTransport {
+        self.transport
     }
 
     /// Validates and applies new settings.
@@ -387,6 +408,9 @@ fn direction_totals<T: Clone>(c: &LinkConditioner<T>, now: SimTime) -> Direction
         duplicated: clip(s.duplicated),
         reordered: clip(s.reordered),
         in_flight: clip(c.in_flight() as u64),
+        resent: clip(s.resent),
+        held: clip(s.held),
+        held_ms: clip(s.held_us / 1000),
         in_burst: c.in_burst(),
         in_spike: c.in_lag_spike(now),
     }

@@ -187,6 +187,7 @@ impl RollbackRoomHost {
                 }
             }
             ClientMsg::SetNetSettings(s) => self.players[i].link.set_net_settings(s)?,
+            ClientMsg::SetTransport(t) => self.players[i].link.set_transport(t),
             ClientMsg::LagSpike(spike) => self.players[i].link.start_lag_spike(now, spike)?,
             ClientMsg::Room(RoomClientMsg::AddBot) => {
                 let start = 3 * (self.bots + 1);

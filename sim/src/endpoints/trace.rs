@@ -346,6 +346,8 @@ mod tests {
                 at: SimTime(at),
                 duplicate: false,
                 overtook: false,
+                resent: false,
+                held: false,
             },
         }
     }

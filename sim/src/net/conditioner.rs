@@ -132,7 +132,9 @@ struct LagSpike {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Fate {
     /// It arrives at `at`; `duplicate`: a copy arrives right behind it;
-    /// `overtook`: it skipped the queue (reordering).
+    /// `overtook`: it skipped the queue (reordering); `resent`, `held`:
+    /// the reliable-ordered transport ([`super::transport`]) sent it again
+    /// after the RTO, or it waited behind such a packet.
     Delivered {
         /// Arrival time.
         at: SimTime,
@@ -140,6 +142,12 @@ pub enum Fate {
         duplicate: bool,
         /// It overtook the packets in flight.
         overtook: bool,
+        /// Reliable-ordered: its loss roll said lost, so it arrives one
+        /// retransmission timeout late.
+        resent: bool,
+        /// Reliable-ordered: it arrives later than its own latency,
+        /// waiting behind a resent packet (head-of-line blocking).
+        held: bool,
     },
     /// Lost on the way; `in_burst`: inside a Gilbert–Elliott burst.
     Lost {
@@ -318,6 +326,7 @@ impl<T: Clone> LinkConditioner<T> {
         }
         let overtook = reorder_roll < c.reorder;
         let rescued = self.rescued.contains(&index);
+        let mut held = false;
         let at = if overtook {
             self.stats.reordered += 1;
             departs
@@ -338,6 +347,7 @@ impl<T: Clone> LinkConditioner<T> {
             } else {
                 let at = own.max(self.last_in_order);
                 if at > own && self.behind_resend {
+                    held = true;
                     self.stats.held += 1;
                     self.stats.held_us += at.micros_since(own);
                 } else {
@@ -356,6 +366,8 @@ impl<T: Clone> LinkConditioner<T> {
             at,
             duplicate: copies == 2,
             overtook,
+            resent: resend_us > 0,
+            held,
         }
     }
 

@@ -15,6 +15,15 @@ pub const LOSS: Range = range("loss", 0.0, 50.0, 0.1, 0.0, "%");
 /// ± jitter each way, ms (UE `Net PktLagVariance`).
 pub const JITTER: Range = range("jitter", 0.0, 100.0, 1.0, 0.0, "ms");
 
+/// Off: the link carries datagrams (UDP: a lost packet is lost). On:
+/// reliable and ordered (TCP-like): a lost packet is resent after the
+/// retransmission timeout and every later one waits behind it
+/// ([`super::transport`]); both directions alike.
+pub const RELIABLE_ORDERED: Switch = Switch {
+    id: "net-reliable",
+    default: false,
+};
+
 // ---- the link, per direction (ids after `up-` / `down-`) -----------------
 
 /// Off: the RTT, loss and jitter sliders set both directions alike. On:

@@ -6,6 +6,7 @@ use super::controls;
 use crate::foundation::control::{check, check_range, SettingsError};
 use crate::net::conditioner::LinkConditions;
 use crate::net::gilbert_elliott::GilbertElliott;
+use crate::net::transport::{rto_ms, LinkTransport, Transport};
 use serde::{Deserialize, Serialize};
 
 /// Impairments of one direction as the page's controls set them. Integers,
@@ -162,6 +163,28 @@ impl NetSettings {
     /// Configured round-trip latency, ms (both one-way latencies).
     pub fn rtt_ms(&self) -> u32 {
         u32::from(self.uplink.latency_ms) + u32::from(self.downlink.latency_ms)
+    }
+
+    /// How both conditioners carry packets when the run's transport is
+    /// `transport`: for reliable-ordered, with the retransmission timeout
+    /// of this link, RFC 6298 §2.3 with Linux's 200 ms floor
+    /// ([`rto_ms`]). SRTT is the configured RTT ([`NetSettings::rtt_ms`]:
+    /// a steady link's smoothed RTT converges to it) and RTTVAR the two
+    /// directions' jitter summed, the most an RTT sample strays from it.
+    /// The estimator's RTTVAR (a mean deviation) settles below that bound,
+    /// so this RTO is at the high end of what a TCP sender on this link
+    /// would use; at RTT 100 ms the 200 ms floor decides up to 12 ms of
+    /// jitter each way anyway.
+    pub fn transport(&self, transport: LinkTransport) -> Transport {
+        match transport {
+            LinkTransport::Datagram => Transport::Datagram,
+            LinkTransport::ReliableOrdered => Transport::ReliableOrdered {
+                rto_ms: rto_ms(
+                    self.rtt_ms(),
+                    u32::from(self.uplink.jitter_ms) + u32::from(self.downlink.jitter_ms),
+                ),
+            },
+        }
     }
 }
 

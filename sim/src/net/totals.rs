@@ -20,6 +20,15 @@ pub struct DirectionTotals {
     pub reordered: u32,
     /// Packets in flight now.
     pub in_flight: u32,
+    /// Reliable-ordered transport: packets resent after the
+    /// retransmission timeout (those the loss roll said lost).
+    pub resent: u32,
+    /// Reliable-ordered transport: packets that waited behind a resent
+    /// one (head-of-line blocking).
+    pub held: u32,
+    /// The time those held packets waited beyond their own latency, ms in
+    /// all (÷ `held`: the mean extra delay).
+    pub held_ms: u32,
     /// `true` while the burst chain is in its bad state.
     pub in_burst: bool,
     /// `true` while a lag spike applies.

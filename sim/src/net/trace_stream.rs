@@ -205,6 +205,8 @@ mod tests {
                     at: sent.plus_millis(40),
                     duplicate: false,
                     overtook: false,
+                    resent: false,
+                    held: false,
                 }
             },
         }

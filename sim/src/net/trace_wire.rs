@@ -13,7 +13,7 @@
 //!
 //! | field | holds | typical |
 //! |---|---|---|
-//! | `head` | direction, kind, fate (one byte) | 1 B |
+//! | `head` | direction, kind, fate | 1 B (2 B lost, dropped, resent or held) |
 //! | `skip` | packets of that direction left out since the previous one (the batch's first: its index) | 1 B |
 //! | `sent` | µs since the previous record was sent | 1–3 B |
 //! | `detail` | the naming number (time stamp, tick, id) minus the previous of its kind | 1–2 B |
@@ -35,7 +35,7 @@ use serde::{Deserialize, Serialize};
 
 /// The trace's own format number, in every request: a page built for
 /// another format is told so instead of misreading batches.
-pub const TRACE_FORMAT: u8 = 1;
+pub const TRACE_FORMAT: u8 = 2;
 /// The page's batch interval, ms (10 batches/s: the live timeline draws
 /// at 20 Hz).
 pub const DEFAULT_INTERVAL_MS: u16 = 100;
@@ -250,8 +250,9 @@ impl Thinned {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PackedRecord {
     /// Bits 0–3 the kind ([`PacketKind::code`]), bit 4 downlink, bits
-    /// 5–7 the fate ([`fate_code`]).
-    pub head: u8,
+    /// 5–9 the fate ([`fate_code`]); a varint, so one byte for a packet
+    /// delivered on time (fate codes 0–3).
+    pub head: u16,
     /// Packets of its direction between the previous record of that
     /// direction and this one (0: none left out); for the batch's first
     /// of its direction, its index.
@@ -314,21 +315,34 @@ pub struct BadBatch {
     pub code: u8,
 }
 
-/// A fate's code, `0..=6`: delivered (+1 duplicated, +2 overtook), 4
-/// lost, 5 lost in a burst, 6 dropped by a full queue. The arrival time of
-/// a delivered packet travels in `transit`.
+/// A fate's code, `0..=18`: delivered `0..=15` (+1 duplicated, +2
+/// overtook, +4 resent, +8 held), 16 lost, 17 lost in a burst, 18 dropped
+/// by a full queue. The arrival time of a delivered packet travels in
+/// `transit`.
 pub fn fate_code(fate: &Fate) -> u8 {
     match *fate {
         Fate::Delivered {
             duplicate,
             overtook,
+            resent,
+            held,
             ..
-        } => u8::from(duplicate) | u8::from(overtook) << 1,
-        Fate::Lost { in_burst: false } => 4,
-        Fate::Lost { in_burst: true } => 5,
-        Fate::Overflowed => 6,
+        } => {
+            u8::from(duplicate)
+                | u8::from(overtook) << 1
+                | u8::from(resent) << 2
+                | u8::from(held) << 3
+        }
+        Fate::Lost { in_burst: false } => LOST,
+        Fate::Lost { in_burst: true } => LOST_IN_BURST,
+        Fate::Overflowed => OVERFLOWED,
     }
 }
+
+/// [`fate_code`]s past the deliveries' `0..=15`.
+const LOST: u8 = 16;
+const LOST_IN_BURST: u8 = 17;
+const OVERFLOWED: u8 = 18;
 
 /// What packing remembers of the records before: the previous send, each
 /// kind's previous detail, each direction's previous index and transit.
@@ -374,7 +388,9 @@ pub fn pack(base_us: u64, records: &[PacketRecord]) -> Vec<PackedRecord> {
                 _ => 0,
             };
             PackedRecord {
-                head: r.kind.code() | (i as u8) << 4 | fate_code(&r.fate) << 5,
+                head: u16::from(r.kind.code())
+                    | (i as u16) << 4
+                    | u16::from(fate_code(&r.fate)) << 5,
                 skip,
                 sent,
                 detail,
@@ -389,7 +405,7 @@ pub fn pack(base_us: u64, records: &[PacketRecord]) -> Vec<PackedRecord> {
 /// The records `packed` holds, against `base_us` (see [`pack`]).
 ///
 /// # Errors
-/// [`BadBatch`] for a fate code above 6.
+/// [`BadBatch`] for a fate code above 18.
 pub fn unpack(base_us: u64, packed: &[PackedRecord]) -> Result<Vec<PacketRecord>, BadBatch> {
     let mut d = Deltas {
         sent: base_us,
@@ -399,7 +415,7 @@ pub fn unpack(base_us: u64, packed: &[PackedRecord]) -> Result<Vec<PacketRecord>
         .iter()
         .enumerate()
         .map(|(n, p)| {
-            let kind = PacketKind::from_code(p.head);
+            let kind = PacketKind::from_code((p.head & 0x0f) as u8);
             let k = usize::from(kind.code());
             let i = usize::from(p.head >> 4 & 1);
             let index = match d.index[i] {
@@ -410,19 +426,21 @@ pub fn unpack(base_us: u64, packed: &[PackedRecord]) -> Result<Vec<PacketRecord>
             d.sent = d.sent.saturating_add(u64::from(p.sent));
             d.detail[k] = d.detail[k].wrapping_add(p.detail as u32);
             let sent = SimTime(d.sent);
-            let code = p.head >> 5;
+            let code = u8::try_from(p.head >> 5).unwrap_or(u8::MAX);
             let fate = match code {
-                0..=3 => {
+                0..LOST => {
                     d.transit[i] = d.transit[i].saturating_add(i64::from(p.transit));
                     Fate::Delivered {
                         at: sent.plus_micros(d.transit[i].max(0).unsigned_abs()),
                         duplicate: code & 1 != 0,
                         overtook: code & 2 != 0,
+                        resent: code & 4 != 0,
+                        held: code & 8 != 0,
                     }
                 }
-                4 => Fate::Lost { in_burst: false },
-                5 => Fate::Lost { in_burst: true },
-                6 => Fate::Overflowed,
+                LOST => Fate::Lost { in_burst: false },
+                LOST_IN_BURST => Fate::Lost { in_burst: true },
+                OVERFLOWED => Fate::Overflowed,
                 code => return Err(BadBatch { index: n, code }),
             };
             Ok(PacketRecord {
@@ -466,6 +484,8 @@ mod tests {
                 at: SimTime::from_millis(sent_ms + 50),
                 duplicate: false,
                 overtook: false,
+                resent: false,
+                held: false,
             },
         }
     }
@@ -484,6 +504,8 @@ mod tests {
                     at: SimTime(1_050_000 + i * 16_667),
                     duplicate: false,
                     overtook: false,
+                    resent: false,
+                    held: false,
                 },
                 ..record(Direction::Up, 40 + i, PacketKind::ServerMove, 0)
             })
@@ -492,6 +514,33 @@ mod tests {
         let sizes: Vec<usize> = packed.iter().map(packed_len).collect();
         assert_eq!(sizes, [10, 9, 9]);
         assert_eq!(unpack(1_000_000, &packed).unwrap(), records);
+    }
+
+    #[test]
+    fn resent_and_held_packets_keep_their_marks_in_two_bytes_of_head() {
+        let records: Vec<PacketRecord> = [(true, false), (false, true), (true, true)]
+            .into_iter()
+            .enumerate()
+            .map(|(i, (resent, held))| PacketRecord {
+                fate: Fate::Delivered {
+                    at: SimTime::from_millis(300 + i as u64),
+                    duplicate: false,
+                    overtook: false,
+                    resent,
+                    held,
+                },
+                ..record(Direction::Down, i as u64, PacketKind::Ack, 50 + i as u64)
+            })
+            .collect();
+        let packed = pack(50_000, &records);
+        assert_eq!(
+            packed.iter().map(|p| p.head >> 5).collect::<Vec<_>>(),
+            [4, 8, 12]
+        );
+        assert!(packed
+            .iter()
+            .all(|p| postcard::to_allocvec(&p.head).unwrap().len() == 2));
+        assert_eq!(unpack(50_000, &packed).unwrap(), records);
     }
 
     #[test]
@@ -504,7 +553,7 @@ mod tests {
         };
         assert_eq!(
             forged.validate().unwrap_err().to_string(),
-            "trace format = 9 is outside 1–1"
+            "trace format = 9 is outside 2–2"
         );
         let greedy = TraceRequest {
             budget_bytes_per_s: 10_000_000,
@@ -524,14 +573,14 @@ mod tests {
     #[test]
     fn a_bad_fate_code_is_an_error_not_a_panic() {
         let mut p = pack(0, &[record(Direction::Down, 0, PacketKind::Ack, 5)]);
-        p[0].head |= 7 << 5;
-        assert_eq!(unpack(0, &p), Err(BadBatch { index: 0, code: 7 }));
+        p[0].head |= 19 << 5;
+        assert_eq!(unpack(0, &p), Err(BadBatch { index: 0, code: 19 }));
     }
 
     #[test]
     fn the_worst_batch_fits_one_frame() {
         let worst = PackedRecord {
-            head: u8::MAX,
+            head: u16::MAX,
             skip: u64::MAX,
             sent: u32::MAX,
             detail: i32::MIN,
@@ -574,7 +623,7 @@ mod tests {
         /// exactly as it was packed.
         #[test]
         fn packing_round_trips(steps in proptest::collection::vec(
-            (any::<bool>(), 0u64..3, 0u8..15, 0u64..40_000, any::<u32>(), 0u8..7, 0u64..900_000, any::<u32>()), 0..60)) {
+            (any::<bool>(), 0u64..3, 0u8..15, 0u64..40_000, any::<u32>(), 0u8..19, 0u64..900_000, any::<u32>()), 0..60)) {
             let mut sent = 5_000_000u64;
             let mut index = [0u64, 0u64];
             let records: Vec<PacketRecord> = steps.into_iter().map(|(down, skip, kind, gap, detail, fate, transit, also)| {
@@ -592,9 +641,9 @@ mod tests {
                     bytes: also % 2048,
                     sent: SimTime(sent),
                     fate: match fate {
-                        0..=3 => Fate::Delivered { at, duplicate: fate & 1 != 0, overtook: fate & 2 != 0 },
-                        4 => Fate::Lost { in_burst: false },
-                        5 => Fate::Lost { in_burst: true },
+                        0..=15 => Fate::Delivered { at, duplicate: fate & 1 != 0, overtook: fate & 2 != 0, resent: fate & 4 != 0, held: fate & 8 != 0 },
+                        16 => Fate::Lost { in_burst: false },
+                        17 => Fate::Lost { in_burst: true },
                         _ => Fate::Overflowed,
                     },
                 }

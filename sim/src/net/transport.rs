@@ -9,6 +9,12 @@
 //! game's link on top of it, so both modes are simulated the same way,
 //! with the same five draws per packet
 //! ([`super::conditioner::LinkConditioner`]).
+//!
+//! The run's setting is [`LinkTransport`], one value for both directions
+//! (TCP is one connection); `NetSettings::transport` turns it into each
+//! conditioner's [`Transport`] with the RTO of the link in force.
+
+use serde::{Deserialize, Serialize};
 
 /// The floor of the retransmission timeout, ms: Linux's `TCP_RTO_MIN`
 /// (`HZ / 5`, 200 ms, `include/net/tcp.h`). RFC 6298 §2.4 asks for 1 s;
@@ -41,6 +47,19 @@ pub enum Transport {
         /// The retransmission timeout, ms ([`rto_ms`]).
         rto_ms: u32,
     },
+}
+
+/// How the run's link carries packets, as the page's Reliable-ordered
+/// switch sets it (`net::controls::RELIABLE_ORDERED`): both directions
+/// alike.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum LinkTransport {
+    /// Datagrams (UDP), as every run before the switch.
+    #[default]
+    Datagram,
+    /// Reliable and ordered (TCP-like), the RTO derived from the link
+    /// settings in force.
+    ReliableOrdered,
 }
 
 #[cfg(test)]

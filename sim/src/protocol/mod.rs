@@ -39,6 +39,7 @@ use crate::net::link_stats::SeqWindow;
 use crate::net::settings::{LagSpike, NetSettings};
 use crate::net::trace::{PacketKind, Traced};
 use crate::net::trace_wire::TraceRequest;
+use crate::net::transport::LinkTransport;
 use crate::rollback::wire::{InputPacket, RollbackObserver, RollbackServerMsg};
 use crate::room::wire::{RoomClientMsg, RoomServerMsg, Verdict};
 use serde::{Deserialize, Serialize};
@@ -46,7 +47,7 @@ use trace::TraceFrame;
 
 /// Version byte at the start of every frame of [`ClientMsg`] and
 /// [`ServerMsg`]. Bump on any wire change.
-pub const PROTOCOL_VERSION: u8 = 7;
+pub const PROTOCOL_VERSION: u8 = 8;
 
 /// A client → server message.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -94,6 +95,10 @@ pub enum ClientMsg {
     /// channel): answered with [`ServerMsg::Trace`] batches
     /// ([`crate::net::trace_wire`]).
     Trace(TraceRequest),
+    /// Datagrams or reliable-ordered from now on, both directions of the
+    /// link (control channel); the RTO follows the link settings in force
+    /// ([`NetSettings::transport`]).
+    SetTransport(LinkTransport),
 }
 
 /// An unguessable name for a session (128 random bits from the relay's OS

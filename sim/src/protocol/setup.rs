@@ -10,6 +10,7 @@ use crate::cmc::rules::ServerRules;
 use crate::cmc::smoothing::SmoothingMode;
 use crate::net::settings::{LagSpike, NetSettings};
 use crate::net::trace::Direction;
+use crate::net::transport::LinkTransport;
 use serde::{Deserialize, Serialize};
 
 /// Every setting the page's controls hold.
@@ -17,6 +18,8 @@ use serde::{Deserialize, Serialize};
 pub struct Setup {
     /// Link conditioner settings.
     pub net: NetSettings,
+    /// How the link carries packets, both directions alike.
+    pub transport: LinkTransport,
     /// The server's rules (ack interval, thresholds, server-only effects).
     pub rules: ServerRules,
     /// The client's mechanism switches.
@@ -30,9 +33,10 @@ pub struct Setup {
 
 impl Setup {
     /// Every setting of the setup, in the order a run applies them.
-    pub fn settings(&self) -> [Setting; 5] {
+    pub fn settings(&self) -> [Setting; 6] {
         [
             Setting::Net(self.net),
+            Setting::Transport(self.transport),
             Setting::Rules(self.rules),
             Setting::Client(self.client),
             Setting::Smoothing(self.smoothing),
@@ -49,6 +53,7 @@ impl Setup {
             Setting::Client(c) => self.client = c,
             Setting::Smoothing(m) => self.smoothing = m,
             Setting::Model(m) => self.model = m,
+            Setting::Transport(t) => self.transport = t,
             Setting::LagSpike(_) | Setting::Deliver { .. } => {}
         }
         self
@@ -82,11 +87,14 @@ pub enum Setting {
         /// Its place in that direction's send order, from 0.
         index: u32,
     },
+    /// Datagrams or reliable-ordered (TCP-like) from now on, both
+    /// directions ([`crate::net::transport`]).
+    Transport(LinkTransport),
 }
 
 impl Setting {
     /// What the setting sets: `net`, `rules`, `client`, `smoothing`,
-    /// `lag-spike`, `model` or `deliver`.
+    /// `lag-spike`, `model`, `deliver` or `transport`.
     pub fn name(&self) -> &'static str {
         match self {
             Setting::Net(_) => "net",
@@ -96,6 +104,7 @@ impl Setting {
             Setting::LagSpike(_) => "lag-spike",
             Setting::Model(_) => "model",
             Setting::Deliver { .. } => "deliver",
+            Setting::Transport(_) => "transport",
         }
     }
 }

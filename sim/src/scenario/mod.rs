@@ -51,7 +51,7 @@ use serde::{Deserialize, Serialize};
 /// layout, reads it with its own decoder and upgrades it to this one (and
 /// says how to add a version); `scenarios/frozen/` holds a file saved by
 /// each.
-pub const SCENARIO_VERSION: u16 = 4;
+pub const SCENARIO_VERSION: u16 = 5;
 
 /// Longest name, characters.
 pub const MAX_NAME_CHARS: usize = 80;

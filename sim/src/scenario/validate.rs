@@ -73,7 +73,7 @@ fn check_setting(s: &Setting) -> Result<(), String> {
         Setting::LagSpike(spike) => spike.validate().map_err(settings),
         Setting::Model(Model::Cmc) => Ok(()),
         Setting::Model(Model::Rollback(c)) => c.validate().map_err(settings),
-        Setting::Deliver { .. } => Ok(()),
+        Setting::Deliver { .. } | Setting::Transport(_) => Ok(()),
     }
 }
 

@@ -12,6 +12,7 @@
 //! the same call.
 
 use sim::controls as c;
+use sim::net::transport::LinkTransport;
 use sim::protocol::{Setting, Setup};
 use sim::rollback::{RollbackConfig, TickRate};
 use sim::{Model, SmoothingMode};
@@ -53,6 +54,9 @@ pub enum Knob {
     /// CMC: reconciliation (replay after an Adjustment) on (1) or off
     /// (0), `000_…` §6.3–§6.4.
     Reconciliation,
+    /// Both: the link's transport, datagrams (0) or reliable-ordered (1,
+    /// TCP-like: [`sim::net::transport`]).
+    Transport,
 }
 
 /// The smoothing modes B can take, by index (the knob's value).
@@ -64,7 +68,7 @@ const SMOOTHING: [SmoothingMode; 3] = [
 
 impl Knob {
     /// Every knob, in the order of the page's `#ab-knob`.
-    pub const ALL: [Knob; 16] = [
+    pub const ALL: [Knob; 17] = [
         Knob::Model,
         Knob::Redundancy,
         Knob::HoldLast,
@@ -81,6 +85,7 @@ impl Knob {
         Knob::Smoothing,
         Knob::Prediction,
         Knob::Reconciliation,
+        Knob::Transport,
     ];
 
     /// The `<option>` value.
@@ -102,6 +107,7 @@ impl Knob {
             Knob::Smoothing => "smoothing",
             Knob::Prediction => "prediction",
             Knob::Reconciliation => "reconciliation",
+            Knob::Transport => "transport",
         }
     }
 
@@ -129,6 +135,7 @@ impl Knob {
             Knob::Smoothing => "smoothing",
             Knob::Prediction => "prediction",
             Knob::Reconciliation => "reconciliation",
+            Knob::Transport => "transport",
         }
     }
 
@@ -136,7 +143,7 @@ impl Knob {
     /// setting does nothing to a CMC run and the other way round).
     pub fn applies_to(self, model: &Model) -> bool {
         match self {
-            Knob::Model | Knob::Smoothing => true,
+            Knob::Model | Knob::Smoothing | Knob::Transport => true,
             Knob::Redundancy
             | Knob::HoldLast
             | Knob::StateInterval
@@ -177,7 +184,9 @@ impl Knob {
             Knob::ErrorThreshold => vec![1.7, 5.0, 16.0, 32.0, 100.0],
             Knob::SendRate => vec![10.0, 20.0, 30.0, 60.0, 90.0, 120.0],
             Knob::Smoothing => (0..SMOOTHING.len()).map(|i| i as f64).collect(),
-            Knob::Prediction | Knob::Reconciliation | Knob::Rollback => vec![0.0, 1.0],
+            Knob::Prediction | Knob::Reconciliation | Knob::Rollback | Knob::Transport => {
+                vec![0.0, 1.0]
+            }
         }
     }
 
@@ -185,7 +194,7 @@ impl Knob {
     /// (redundancy 1 against 4, acks every move against every 0.10 s, …).
     pub fn default_b(self) -> f64 {
         match self {
-            Knob::Model | Knob::Redundancy => 1.0,
+            Knob::Model | Knob::Redundancy | Knob::Transport => 1.0,
             Knob::HoldLast | Knob::InputBuffer | Knob::AckInterval => 0.0,
             Knob::AdjustmentInterval | Knob::Smoothing => 0.0,
             Knob::Prediction | Knob::Reconciliation | Knob::Rollback => 0.0,
@@ -221,6 +230,7 @@ impl Knob {
             Knob::Smoothing => SMOOTHING.iter().position(|m| *m == s.smoothing)? as f64,
             Knob::Prediction => f64::from(u8::from(s.client.prediction)),
             Knob::Reconciliation => f64::from(u8::from(s.client.reconciliation)),
+            Knob::Transport => f64::from(u8::from(s.transport == LinkTransport::ReliableOrdered)),
         })
     }
 
@@ -247,6 +257,12 @@ impl Knob {
             Knob::Prediction | Knob::Reconciliation | Knob::Rollback => {
                 if v == 0.0 { "off" } else { "on" }.to_owned()
             }
+            Knob::Transport => if v == 0.0 {
+                "datagrams"
+            } else {
+                "reliable-ordered"
+            }
+            .to_owned(),
         }
     }
 }
@@ -314,6 +330,13 @@ impl Difference {
             }
             (Knob::Prediction, _) => b.client.prediction = v != 0.0,
             (Knob::Reconciliation, _) => b.client.reconciliation = v != 0.0,
+            (Knob::Transport, _) => {
+                b.transport = if v != 0.0 {
+                    LinkTransport::ReliableOrdered
+                } else {
+                    LinkTransport::Datagram
+                };
+            }
             _ => {}
         }
         b

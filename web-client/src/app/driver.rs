@@ -212,6 +212,7 @@ impl Remote {
                 Ok(ClientEvent::Welcomed) if self.link.is_reconnecting() => {
                     self.link.stop_reconnecting();
                     self.feed(TapeEvent::Apply(Setting::Net(setup.net)));
+                    self.feed(TapeEvent::Apply(Setting::Transport(setup.transport)));
                     self.feed(TapeEvent::Apply(Setting::Rules(setup.rules)));
                     events.push(LinkEvent::Reconnected);
                 }

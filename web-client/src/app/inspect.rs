@@ -205,6 +205,7 @@ impl App {
                 Some(ConsoleAction::Set(s)) => {
                     let new = setup.with(s);
                     self.net_controls.show(&new.net);
+                    self.net_controls.show_transport(new.transport);
                     self.model_controls.show(&new);
                 }
                 Some(ConsoleAction::ShowCorrections(on)) => self.inspector.show_corrections = on,

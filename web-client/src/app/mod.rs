@@ -63,6 +63,7 @@ use crate::timeline::plots::Plots;
 use driver::{Driver, LinkEvent};
 use header::Header;
 use macroquad::prelude::*;
+use sim::net::transport::LinkTransport;
 use sim::protocol::{Setting, Setup};
 use sim::rollback::{BotPlayer, RollbackConfig};
 use sim::{ClientConfig, Model, NetSettings, ServerRules, SmoothingMode, Vec2 as SimVec2};
@@ -130,6 +131,8 @@ struct App {
     bot_clicks: Clicks,
     clear_clicks: Clicks,
     settings: NetSettings,
+    /// The transport the switch asks for.
+    transport: LinkTransport,
     rules: ServerRules,
     client_config: ClientConfig,
     smoothing: SmoothingMode,
@@ -169,6 +172,7 @@ impl App {
         let rollback = rollback_controls.config(RollbackConfig::default());
         let mut app = App {
             settings: net_controls.settings(),
+            transport: net_controls.transport(),
             rules: model_controls.server_rules(),
             client_config: model_controls.client_config(),
             smoothing: model_controls.smoothing(),
@@ -245,6 +249,7 @@ impl App {
     fn setup(&self) -> Setup {
         Setup {
             net: self.settings,
+            transport: self.transport,
             rules: self.rules,
             client: self.client_config,
             smoothing: self.smoothing,
@@ -464,6 +469,11 @@ impl App {
         if s != self.settings {
             self.settings = s;
             changes.push(Setting::Net(s));
+        }
+        let t = self.net_controls.transport();
+        if t != self.transport {
+            self.transport = t;
+            changes.push(Setting::Transport(t));
         }
         let r = self.model_controls.server_rules();
         if r != self.rules {

@@ -57,8 +57,10 @@ impl App {
         self.shown = setup;
         self.model_controls.show(&setup);
         self.net_controls.show(&setup.net);
+        self.net_controls.show_transport(setup.transport);
         self.rollback_controls.show(&setup.model);
         self.settings = self.net_controls.settings();
+        self.transport = self.net_controls.transport();
         self.rules = self.model_controls.server_rules();
         self.client_config = self.model_controls.client_config();
         self.smoothing = self.model_controls.smoothing();

@@ -149,6 +149,7 @@ impl App {
                 controls: &mut self.room_controls,
                 rules: self.rules,
                 settings: self.settings,
+                transport: self.transport,
                 buffer_target: f32::from(self.rollback.input_buffer),
                 bot_driving: self.bot_driving,
             };

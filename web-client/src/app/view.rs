@@ -224,12 +224,12 @@ impl App {
             .map_or(0.0, |(_, at)| self.driver.now(t).secs_since(at));
         let relay_settings = (self.inspector.relay.as_ref())
             .filter(|_| self.inspector.inspecting)
-            .map(|r| r.ins.settings_at(r.frames()).net);
-        let settings = inspected
-            .map(|r| r.settings().net)
+            .map(|r| r.ins.settings_at(r.frames()));
+        let (settings, transport) = inspected
+            .map(|r| r.settings())
             .or(relay_settings)
-            .unwrap_or(self.settings);
-        self.link_card.write(&settings, m, since);
+            .map_or((self.settings, self.transport), |s| (s.net, s.transport));
+        self.link_card.write(&settings, transport, m, since);
         self.write_run_bar();
         let health = &self.view.frame_health;
         let ms = |v: Option<f64>| v.map_or("–".to_owned(), |ms| format!("{ms:.1}"));

@@ -1,5 +1,6 @@
 //! The link's controls: the RTT / loss / jitter sliders, the preset
-//! picker, the split switch, the per-direction table ("Advanced network")
+//! picker, the split switch, the transport switch (datagrams or
+//! reliable-ordered), the per-direction table ("Advanced network")
 //! and the lag-spike button. They always show the link in force: when the
 //! directions are split (by hand or by a preset such as Mobile) the basic
 //! sliders show both directions' values and are disabled with the reason,
@@ -9,6 +10,7 @@
 use super::sliders::{format_number, Slider, Toggle};
 use crate::dom::{query, select, set_flag, Clicks};
 use sim::controls::{self as c, DIRECTION_PREFIXES};
+use sim::net::transport::LinkTransport;
 use sim::{LagSpike, LinkSettings, NetSettings, Preset};
 use web_sys::{Document, HtmlSelectElement};
 
@@ -107,6 +109,7 @@ pub struct NetControls {
     preset: Option<HtmlSelectElement>,
     preset_changes: Clicks,
     split: Toggle,
+    reliable: Toggle,
     rtt: Slider,
     loss: Slider,
     jitter: Slider,
@@ -125,6 +128,7 @@ impl NetControls {
             preset: select(doc, "net-preset"),
             preset_changes: Clicks::on(doc, "net-preset", "change"),
             split: Toggle::new(doc, c::SPLIT_DIRECTIONS),
+            reliable: Toggle::new(doc, c::RELIABLE_ORDERED),
             rtt: Slider::new(doc, c::RTT, ""),
             loss: Slider::new(doc, c::LOSS, ""),
             jitter: Slider::new(doc, c::JITTER, ""),
@@ -150,6 +154,20 @@ impl NetControls {
             uplink: self.up.settings(basic.uplink, split),
             downlink: self.down.settings(basic.downlink, split),
         }
+    }
+
+    /// The transport the switch holds.
+    pub fn transport(&self) -> LinkTransport {
+        if self.reliable.on() {
+            LinkTransport::ReliableOrdered
+        } else {
+            LinkTransport::Datagram
+        }
+    }
+
+    /// Shows `t` on the transport switch (a scenario being played back).
+    pub fn show_transport(&self, t: LinkTransport) {
+        self.reliable.show(t == LinkTransport::ReliableOrdered);
     }
 
     /// If a preset was picked since the last call, shows its settings.

@@ -3,16 +3,19 @@
 //! the network settings change ([`sim::net::link_meter`]), so the card
 //! says how long ago that was; loss is shown over the last window of Pings
 //! and over every Ping since the change, with its 95 % interval, so noise
-//! can be told from a fault.
+//! can be told from a fault. With the reliable-ordered transport it counts
+//! the packets resent after the RTO and those held behind them
+//! (head-of-line blocking) with their mean extra wait.
 
 use crate::dom::{query, write_attr, write_text};
 use sim::endpoints::metrics::Metrics;
 use sim::net::link_stats::LossCount;
+use sim::net::transport::{LinkTransport, Transport};
 use sim::{LinkSettings, NetSettings};
 use web_sys::{Document, Element};
 
 /// `data-configured` read-outs.
-const CONFIGURED: [&str; 7] = [
+const CONFIGURED: [&str; 8] = [
     "rtt",
     "jitter",
     "loss-up",
@@ -20,9 +23,10 @@ const CONFIGURED: [&str; 7] = [
     "cap-up",
     "cap-down",
     "extras",
+    "transport",
 ];
 /// `data-metric` read-outs written here.
-const MEASURED: [&str; 15] = [
+const MEASURED: [&str; 20] = [
     "rtt-ms",
     "rtt-p50",
     "rtt-p99",
@@ -38,6 +42,11 @@ const MEASURED: [&str; 15] = [
     "in-flight-down",
     "link-state",
     "measuring-since",
+    "resent-up",
+    "resent-down",
+    "held-up",
+    "held-down",
+    "held-mean",
 ];
 
 /// Handles on the card's read-outs.
@@ -61,9 +70,10 @@ impl LinkCard {
         }
     }
 
-    /// Writes the configured column for `s` and the measured one from `m`,
-    /// measured for `secs` since the settings last changed.
-    pub fn write(&self, s: &NetSettings, m: &Metrics, secs: f64) {
+    /// Writes the configured column for `s` carried as `transport` and the
+    /// measured one from `m`, measured for `secs` since the settings last
+    /// changed.
+    pub fn write(&self, s: &NetSettings, transport: LinkTransport, m: &Metrics, secs: f64) {
         let (u, d) = (s.uplink, s.downlink);
         for (name, el) in &self.configured {
             let text = match *name {
@@ -75,6 +85,7 @@ impl LinkCard {
                 "cap-up" => cap(u.bandwidth_bytes_per_s),
                 "cap-down" => cap(d.bandwidth_bytes_per_s),
                 "extras" => extras(&u, &d),
+                "transport" => transport_text(s.transport(transport)),
                 _ => continue,
             };
             write(el, &text);
@@ -101,6 +112,11 @@ impl LinkCard {
                 "in-flight-up" => m.link.up.in_flight.to_string(),
                 "in-flight-down" => m.link.down.in_flight.to_string(),
                 "measuring-since" => format!("{secs:.0} s"),
+                "resent-up" => m.link.up.resent.to_string(),
+                "resent-down" => m.link.down.resent.to_string(),
+                "held-up" => m.link.up.held.to_string(),
+                "held-down" => m.link.down.held.to_string(),
+                "held-mean" => held_mean(m),
                 "link-state" => {
                     let state = match (spike, burst) {
                         (true, _) => "spike",
@@ -136,6 +152,25 @@ fn since(c: LossCount) -> String {
         ),
         _ => "–".into(),
     }
+}
+
+/// The configured transport: datagrams, or reliable-ordered with its RTO.
+fn transport_text(t: Transport) -> String {
+    match t {
+        Transport::Datagram => "datagrams".into(),
+        Transport::ReliableOrdered { rto_ms } => format!("reliable-ordered, RTO {rto_ms} ms"),
+    }
+}
+
+/// The mean wait of a held packet behind a resend, ms, both directions.
+fn held_mean(m: &Metrics) -> String {
+    let (u, d) = (m.link.up, m.link.down);
+    let held = u64::from(u.held) + u64::from(d.held);
+    if held == 0 {
+        return "–".into();
+    }
+    let ms = u64::from(u.held_ms) + u64::from(d.held_ms);
+    format!("{:.0}", ms as f64 / held as f64)
 }
 
 fn cap(bytes_per_s: u32) -> String {
@@ -196,5 +231,21 @@ mod tests {
             "10.0 % (7.4–13.2) of 412"
         );
         assert_eq!(since(LossCount::default()), "–");
+    }
+
+    #[test]
+    fn the_transport_reads_with_its_rto_and_held_packets_with_their_mean_wait() {
+        assert_eq!(transport_text(Transport::Datagram), "datagrams");
+        assert_eq!(
+            transport_text(Transport::ReliableOrdered { rto_ms: 200 }),
+            "reliable-ordered, RTO 200 ms"
+        );
+        let mut m = Metrics::default();
+        assert_eq!(held_mean(&m), "–");
+        m.link.up.held = 3;
+        m.link.up.held_ms = 200;
+        m.link.down.held = 1;
+        m.link.down.held_ms = 100;
+        assert_eq!(held_mean(&m), "75");
     }
 }

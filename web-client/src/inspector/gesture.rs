@@ -276,6 +276,8 @@ mod tests {
             end: End::Arrived,
             copy: false,
             overtook: false,
+            resent: false,
+            held: false,
         }
     }
 

@@ -38,6 +38,8 @@ const SPIKE: &str = "rgba(163, 113, 247, 0.18)";
 const PLAYHEAD: &str = "#e6edf3";
 const CAUSE: &str = "#ffe64d";
 const JUMP: &str = "#c084fc";
+/// A packet held behind a resent one (the legend's `ln-held`).
+const HELD: &str = "#fbbf24";
 
 /// A packet style's stroke colour.
 fn colour(style: Style, overtook: bool) -> &'static str {
@@ -315,6 +317,23 @@ pub fn lane(
         ctx.line_to(x + 3.0, y - 3.0);
     }
     ctx.stroke();
+    // Reliable-ordered: a resent packet ends in a red ring, one held
+    // behind it in an amber dot.
+    ctx.begin_path();
+    for s in segments.iter().filter(|s| s.resent && !s.copy) {
+        let (x, y) = s.to;
+        ctx.move_to(x + 3.5, y);
+        let _ = ctx.arc(x, y, 3.5, 0.0, std::f64::consts::TAU);
+    }
+    ctx.stroke();
+    ctx.set_fill_style_str(HELD);
+    ctx.begin_path();
+    for s in segments.iter().filter(|s| s.held && !s.resent && !s.copy) {
+        let (x, y) = s.to;
+        ctx.move_to(x + 2.0, y);
+        let _ = ctx.arc(x, y, 2.0, 0.0, std::f64::consts::TAU);
+    }
+    ctx.fill();
     // The open story's causes and the selected packet, on top.
     let highlighted = |s: &&Segment| {
         let p = &lane.records[s.record];

@@ -11,7 +11,9 @@
 //! line from the client row at its send time down to the server row at its
 //! arrival; a downlink packet the other way. A lost packet stops halfway
 //! with a red mark; a duplicate is drawn twice; a packet that overtook
-//! others crosses their lines.
+//! others crosses their lines. Over the reliable-ordered transport a
+//! resent packet ends in a red ring (lost, sent again one RTO later) and
+//! one held behind it in an amber dot (head-of-line blocking).
 
 use sim::net::conditioner::Fate;
 use sim::net::trace::{Direction, PacketKind, PacketRecord};
@@ -203,6 +205,10 @@ pub struct Segment {
     pub copy: bool,
     /// It overtook packets sent before it.
     pub overtook: bool,
+    /// Reliable-ordered: lost and sent again one RTO later.
+    pub resent: bool,
+    /// Reliable-ordered: it waited behind a resent packet.
+    pub held: bool,
 }
 
 /// The segments of `records` (with their index) that cross the window, in
@@ -247,13 +253,15 @@ pub fn segments<'a>(
             End::Arrived => y1,
             End::Lost | End::Overflowed => y0 + (y1 - y0) * LOST_REACH,
         };
-        let (duplicate, overtook) = match p.fate {
+        let (duplicate, overtook, resent, held) = match p.fate {
             Fate::Delivered {
                 duplicate,
                 overtook,
+                resent,
+                held,
                 ..
-            } => (duplicate, overtook),
-            _ => (false, false),
+            } => (duplicate, overtook, resent, held),
+            _ => (false, false, false, false),
         };
         let segment = Segment {
             record,
@@ -263,6 +271,8 @@ pub fn segments<'a>(
             end,
             copy: false,
             overtook,
+            resent,
+            held,
         };
         out.push(segment);
         if duplicate {

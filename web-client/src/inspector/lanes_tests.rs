@@ -25,6 +25,8 @@ fn delivered(at_ms: u64) -> Fate {
         at: SimTime::from_millis(at_ms),
         duplicate: false,
         overtook: false,
+        resent: false,
+        held: false,
     }
 }
 
@@ -129,6 +131,8 @@ fn duplicates_are_drawn_twice_and_overtakers_cross() {
                 at: SimTime::from_millis(150),
                 duplicate: true,
                 overtook: true,
+                resent: false,
+                held: false,
             },
         ),
     ];
@@ -139,6 +143,26 @@ fn duplicates_are_drawn_twice_and_overtakers_cross() {
     assert_eq!(s[2].to.0 - s[1].to.0, DUPLICATE_OFFSET_PX);
     // #1 left after #0 and arrived before it: the lines cross.
     assert!(s[1].from.0 > s[0].from.0 && s[1].to.0 < s[0].to.0);
+}
+
+#[test]
+fn a_resent_packet_and_one_held_behind_it_are_marked() {
+    let arrives = |ms, resent, held| Fate::Delivered {
+        at: SimTime::from_millis(ms),
+        duplicate: false,
+        overtook: false,
+        resent,
+        held,
+    };
+    let records = [
+        packet(Direction::Up, 0, 100, arrives(350, true, false)),
+        packet(Direction::Up, 1, 110, arrives(350, false, true)),
+        packet(Direction::Up, 2, 400, delivered(450)),
+    ];
+    let s = segments(records.iter().enumerate(), &window(), ROWS, 50_000);
+    let marks: Vec<(bool, bool)> = s.iter().map(|s| (s.resent, s.held)).collect();
+    assert_eq!(marks, [(true, false), (false, true), (false, false)]);
+    assert!(s.iter().all(|s| s.end == End::Arrived));
 }
 
 #[test]

@@ -231,11 +231,19 @@ pub fn packet_text(p: &PacketRecord) -> String {
             at,
             duplicate,
             overtook,
+            resent,
+            held,
         } => format!(
-            "arrived after {:.1} ms{}{}",
+            "arrived after {:.1} ms{}{}{}{}",
             at.secs_since(p.sent) * 1000.0,
             if overtook { ", overtaking" } else { "" },
-            if duplicate { ", duplicated" } else { "" }
+            if duplicate { ", duplicated" } else { "" },
+            if resent { ", resent after the RTO" } else { "" },
+            if held {
+                ", held behind a resent packet"
+            } else {
+                ""
+            }
         ),
         Fate::Lost { in_burst: true } => "lost in a burst".to_owned(),
         Fate::Lost { in_burst: false } => "lost".to_owned(),

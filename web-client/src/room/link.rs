@@ -103,6 +103,7 @@ impl RoomRun {
             Setting::Client(c) => e.set_client_config(c),
             Setting::Smoothing(m) => e.set_smoothing(m),
             Setting::LagSpike(spike) => e.start_lag_spike(spike),
+            Setting::Transport(t) => e.set_transport(t),
             // A room runs the CMC model for everyone; a packet delivered by
             // a what-if fork (Deliver) names an in-page run's packet.
             Setting::Model(_) | Setting::Deliver { .. } => {}

@@ -14,6 +14,7 @@ use crate::controls::link_card::LinkCard;
 use crate::panels::chrome::PanelChrome;
 use crate::timeline::plots::Plots;
 use crate::timeline::samples::Offsets;
+use sim::net::transport::LinkTransport;
 use sim::room::Seq;
 use sim::{NetSettings, ServerRules, SimTime, Vec2 as SimVec2};
 
@@ -38,6 +39,8 @@ pub struct RoomPage<'a> {
     pub rules: ServerRules,
     /// This player's link.
     pub settings: NetSettings,
+    /// How this player's link carries packets.
+    pub transport: LinkTransport,
     /// The rollback input buffer's target, ticks (the plots' reference
     /// line in that model).
     pub buffer_target: f32,
@@ -239,7 +242,8 @@ impl RoomRun {
                 0.0
             }
         };
-        page.link_card.write(&page.settings, &m, since);
+        page.link_card
+            .write(&page.settings, page.transport, &m, since);
         let client_now = t;
         let clock = e.clock();
         page.controls

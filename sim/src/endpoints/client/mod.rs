@@ -32,6 +32,7 @@ use crate::net::codec;
 use crate::net::newest_wins::NewestWins;
 use crate::net::settings::{LagSpike, NetSettings};
 use crate::net::trace_wire::TraceRequest;
+use crate::net::transport::LinkTransport;
 use crate::protocol::ClientMsg;
 use crate::protocol::Model;
 use crate::protocol::{Setting, Setup};
@@ -160,6 +161,7 @@ impl ClientEndpoint {
             Setting::Smoothing(m) => self.set_smoothing(m),
             Setting::LagSpike(spike) => self.start_lag_spike(spike),
             Setting::Model(m) => self.set_model(m),
+            Setting::Transport(t) => self.set_transport(t),
             // The relay's conditioner is out of reach: only a
             // [`crate::endpoints::session::LocalSession`] acts on it.
             Setting::Deliver { .. } => {}
@@ -303,6 +305,14 @@ impl ClientEndpoint {
     pub fn set_net_settings(&mut self, settings: NetSettings) {
         self.outbox
             .push(codec::encode(&ClientMsg::SetNetSettings(settings)));
+        self.link.restart();
+    }
+
+    /// Queues the link's new transport for the host (sent with the next
+    /// frame) and restarts the link measurement, as new settings do.
+    pub fn set_transport(&mut self, transport: LinkTransport) {
+        self.outbox
+            .push(codec::encode(&ClientMsg::SetTransport(transport)));
         self.link.restart();
     }
 

@@ -219,6 +219,7 @@ impl ServerHost {
                 self.welcome();
             }
             ClientMsg::SetNetSettings(s) => self.link.set_net_settings(s)?,
+            ClientMsg::SetTransport(t) => self.link.set_transport(t),
             ClientMsg::SetServerRules(r) => {
                 r.validate()?;
                 self.rules = r;

@@ -14,7 +14,8 @@
 //! | 1 (`v1b.rs`) | cd740f1 … db05a66 | per-direction links, lag spikes | model CMC, clock speed 1×, fire never pressed |
 //! | 2 (`v2.rs`) | f7d209b … until version 3 (the frozen file: 0182172) | the model, fire, clock speed, what-if deliveries | no checkpoints (a difference is then found without its time) |
 //! | 3 (`v3.rs`) | until version 4 (the frozen file: `scenarios/frozen/v3.bin`) | checkpoints in the outcome | prediction and reconciliation on, input delay 0 |
-//! | 4 | this build | the client's prediction and reconciliation switches, the rollback input delay | — |
+//! | 4 (`v4.rs`) | until version 5 (the frozen file: `scenarios/frozen/v4.bin`) | the client's prediction and reconciliation switches, the rollback input delay | datagrams (`LinkTransport::Datagram`) |
+//! | 5 | this build | the link's transport (`Setup::transport`, `Setting::Transport`): datagrams or reliable-ordered | — |
 //!
 //! Version 1 had two layouts under one number (the net-model merge
 //! changed `NetSettings` without a bump): a version-1 body is read as the
@@ -51,6 +52,7 @@ mod v1a;
 mod v1b;
 mod v2;
 mod v3;
+mod v4;
 
 use super::error::DecodeError;
 use super::{Scenario, SCENARIO_VERSION};
@@ -65,6 +67,7 @@ mod current {
     pub(super) use crate::cmc::smoothing::SmoothingMode;
     pub(super) use crate::net::settings::{LagSpike, NetSettings};
     pub(super) use crate::net::trace::Direction;
+    pub(super) use crate::net::transport::LinkTransport;
     pub(super) use crate::protocol::Model;
     pub(super) use crate::rollback::tick::{Tick, TickRate};
     pub(super) use crate::rollback::RollbackConfig;
@@ -171,6 +174,7 @@ pub(crate) fn read(form: impl Form) -> Result<Decoded, DecodeError> {
             .or_else(|later| upgrade::<v1a::Scenario>(form, 1).map_err(|_| later))?,
         2 => upgrade::<v2::Scenario>(form, 2)?,
         3 => upgrade::<v3::Scenario>(form, 3)?,
+        4 => upgrade::<v4::Scenario>(form, 4)?,
         SCENARIO_VERSION => upgrade::<Scenario>(form, SCENARIO_VERSION)?,
         found if found > SCENARIO_VERSION => {
             return Err(DecodeError::Newer {

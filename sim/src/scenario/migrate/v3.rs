@@ -2,9 +2,9 @@
 //! version 4: the client's switches had no prediction and no
 //! reconciliation switch (both techniques were always on), the rollback
 //! settings no rollback switch (always on) and no input delay (it was 0).
-//! Everything else is version 4's.
+//! Everything else is version 4's ([`super::v4`]).
 
-use super::current as next;
+use super::v4 as next;
 use serde::Deserialize;
 
 pub(super) use next::{
@@ -161,7 +161,7 @@ impl Scenario {
             outcome,
         } = self;
         next::Scenario {
-            version: 4,
+            _version: 4,
             name,
             description,
             seed,

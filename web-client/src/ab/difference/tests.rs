@@ -81,6 +81,28 @@ fn reconciliation_off_against_on_is_a_client_change() {
 }
 
 #[test]
+fn datagrams_against_reliable_ordered_is_a_transport_change_in_either_model() {
+    for a in [Setup::default(), rollback()] {
+        let d = Difference::of(Knob::Transport);
+        let b = d.b_setup(&a, RollbackConfig::default());
+        assert_eq!(b.transport, LinkTransport::ReliableOrdered);
+        assert_eq!(
+            settings_to_send(&a, &b),
+            vec![Setting::Transport(LinkTransport::ReliableOrdered)]
+        );
+    }
+    let a = Setup::default();
+    let b = Difference::of(Knob::Transport).b_setup(&a, RollbackConfig::default());
+    assert_eq!(
+        Difference::of(Knob::Transport).headers(&a, &b),
+        (
+            "CMC · transport datagrams".to_owned(),
+            "CMC · transport reliable-ordered".to_owned()
+        )
+    );
+}
+
+#[test]
 fn every_choice_is_in_its_controls_range_and_the_default_is_offered() {
     for k in Knob::ALL {
         assert_eq!(Knob::parse(k.id()), Some(k));

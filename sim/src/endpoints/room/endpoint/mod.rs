@@ -22,6 +22,7 @@ use crate::foundation::world::World;
 use crate::net::codec;
 use crate::net::settings::{LagSpike, NetSettings};
 use crate::net::trace_wire::TraceRequest;
+use crate::net::transport::LinkTransport;
 use crate::protocol::ClientMsg;
 use crate::room::actions::{ActionOutbox, RESEND_SPACING_MS};
 use crate::room::ammo::{AmmoMode, PredictedAmmo};
@@ -267,6 +268,14 @@ impl RoomEndpoint {
     pub fn set_net_settings(&mut self, settings: NetSettings) {
         self.outbox
             .push(codec::encode(&ClientMsg::SetNetSettings(settings)));
+        self.link.restart();
+    }
+
+    /// Queues this player's link transport (datagrams or reliable-ordered)
+    /// and restarts the link measurement, as new settings do.
+    pub fn set_transport(&mut self, transport: LinkTransport) {
+        self.outbox
+            .push(codec::encode(&ClientMsg::SetTransport(transport)));
         self.link.restart();
     }
 

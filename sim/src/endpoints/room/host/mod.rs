@@ -269,6 +269,7 @@ impl RoomHost {
                 }));
             }
             ClientMsg::SetNetSettings(s) => link.conn.set_net_settings(s)?,
+            ClientMsg::SetTransport(t) => link.conn.set_transport(t),
             ClientMsg::SetServerRules(r) => {
                 r.validate()?;
                 character.set_config(r.apply_to(character.config()));

@@ -194,6 +194,7 @@ pub(super) fn recorded_control(msg: &ClientMsg) -> bool {
     matches!(
         msg,
         ClientMsg::SetNetSettings(_)
+            | ClientMsg::SetTransport(_)
             | ClientMsg::SetServerRules(_)
             | ClientMsg::LagSpike(_)
             | ClientMsg::Room(
