@@ -25,6 +25,7 @@ const STOPS = [
   { key: 'delay-based', shown: 216.67, tried: 16.67 },
   { key: 'lag-compensation', shown: 20, tried: 2 },
   { key: 'proxy', shown: 81.0, tried: 35.6 },
+  { key: 'tcp', shown: 280, tried: 0, held: true },
 ];
 
 /** The card's number: which stop, which run, the raw value. */
@@ -53,7 +54,7 @@ test('the tour walks every stop and each claims the number the native run gives'
     await waitForConn(page, 'local', 5_000);
     assert.equal(await metricText(page, 'scenario-state'), 'paused');
     assert.equal(await page.isVisible('#opening'), false);
-    assert.match(await page.locator('#tour [data-tour="step"]').textContent(), /^Stop 1 of 12$/);
+    assert.match(await page.locator('#tour [data-tour="step"]').textContent(), /^Stop 1 of 13$/);
     assert.equal(await page.isDisabled('#tour-back'), true);
   });
 
@@ -68,6 +69,7 @@ test('the tour walks every stop and each claims the number the native run gives'
       const body = await page.locator('#tour [data-tour="body"]').textContent();
       assert.ok(body.includes(shown.text), `the words carry the number: ${body}`);
       if (s.metric) assert.equal(await metricText(page, s.metric[0]), s.metric[1], s.metric[0]);
+      if (s.held) assert.equal(Number(await metricText(page, 'held-up')) + Number(await metricText(page, 'held-down')), s.shown, 'the Link card holds as many');
       if (s.sub) assert.match(await page.locator('[data-panel-text="replayed-sub"]').textContent(), s.sub);
       assert.equal(await page.locator('.tour-target').count(), 1, 'one thing is pointed at');
       await page.click('#tour-try');

@@ -24,6 +24,7 @@
 //! | `delay-based` | rollback off (the game waits), RTT 150 ms, a key after 2 s | first drawn movement | key to movement, ms |
 //! | `lag-compensation` | RTT 200 ms, the bot as the other character; beside it a room | 8 s | hits of 20 shots at a strafing player, the server rewinding or not |
 //! | `proxy` | RTT 200 ms, 10 % loss, the other character unsmoothed | 15 s | its largest drawn step in one frame, cm |
+//! | `tcp` | RTT 100 ms, 2 % loss, reliable-ordered (TCP-like) | 15 s | packets held behind a resend |
 //!
 //! Layer 7, a tool beside the inspector: it may import every layer below
 //! (it records and plays scenarios), not the inspector or the console.
@@ -33,6 +34,7 @@ use crate::endpoints::room::reports::shots::{shoot_strafer_rewinding, Aim};
 use crate::foundation::bot::Bot;
 use crate::foundation::math::Vec2;
 use crate::net::settings::NetSettings;
+use crate::net::transport::LinkTransport;
 use crate::protocol::{Model, Setup};
 use crate::rollback::{BotPlayer, InputCmd, RollbackConfig};
 use crate::scenario::{Scenario, ScenarioRun};
@@ -112,6 +114,9 @@ pub enum Reading {
     /// the present ([`Variant::Tried`], `003_…` 回溯算法). A room of its own,
     /// not the stop's run.
     RoomHits,
+    /// Packets held behind a resent one, both directions (head-of-line
+    /// blocking: the Link card's held counts).
+    HeldPackets,
 }
 
 /// Shots fired in [`Reading::RoomHits`]'s room, one per 100 ms.
@@ -361,6 +366,19 @@ pub fn stops() -> Vec<Stop> {
             moment: Moment::At(15.0),
             reading: Reading::ProxyStepCm,
         },
+        Stop {
+            key: "tcp",
+            setup: Setup {
+                transport: LinkTransport::ReliableOrdered,
+                ..cmc(100, 2)
+            },
+            tried: cmc(100, 2),
+            seed: 7,
+            script: Script::Bot,
+            seconds: 18.0,
+            moment: Moment::At(15.0),
+            reading: Reading::HeldPackets,
+        },
     ]
 }
 
@@ -481,6 +499,7 @@ impl Stop {
             Reading::ResimulatedTicks => f64::from(rollback.last_resimulated),
             Reading::MissedInputs => f64::from(rollback.missed_inputs),
             Reading::ProxyStepCm => f64::from(watch.proxy_step_cm),
+            Reading::HeldPackets => f64::from(m.link.up.held + m.link.down.held),
             Reading::RoomHits => {
                 let (tally, _) = shoot_strafer_rewinding(
                     self.seed,

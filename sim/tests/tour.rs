@@ -128,7 +128,8 @@ fn every_stop_is_pinned_above() {
             "redundancy",
             "delay-based",
             "lag-compensation",
-            "proxy"
+            "proxy",
+            "tcp"
         ]
     );
 }
@@ -142,4 +143,11 @@ fn a_tour_link_names_a_stop_by_number_or_key() {
     assert_eq!(sim::tour::parse("0"), None);
     assert_eq!(sim::tour::parse("impulse"), Some(5));
     assert_eq!(sim::tour::parse("banana"), None);
+}
+
+#[test]
+fn reliable_ordered_holds_packets_behind_each_resend_and_datagrams_do_not() {
+    let (tcp, udp) = numbers("tcp");
+    // RTT 100 ms, 2 % loss each way, 15 s of the bot.
+    assert_eq!((value(tcp), value(udp)), (280.0, 0.0));
 }

@@ -150,6 +150,16 @@ pub const WORDS: &[Words] = &[
         reference: "000 §7.1–§7.2",
         target: PREDICTED,
     },
+    Words {
+        key: "tcp",
+        title: "Why games avoid TCP",
+        shown: "The same link carried reliable and ordered, as TCP carries it: at RTT 100 ms and 2 % loss each lost packet is sent again one retransmission timeout (200 ms) later, and every packet sent after it waits behind it. In 15 s, {n} packets were held behind a resend, each arriving about 100 ms late: the Packets card marks them (red ring: resent, amber dot: held). Games send datagrams and put the redundancy in their own messages instead.",
+        tried: "Datagrams: {n} packets held. A lost packet stays lost, and the next ServerMove carries the old move again, so nothing waits.",
+        try_label: "Datagrams (UDP)",
+        untry_label: "Back to reliable-ordered",
+        reference: "001 §6; 000 §8.3; RFC 6298 §2.3",
+        target: "#inspector",
+    },
 ];
 
 /// The words of stop `key`.
