@@ -3,7 +3,8 @@
 // within two frames with it (the Metrics card's key to movement, measured
 // as drawn), and the A/B view runs delay-based (rollback off) beside
 // rollback at RTT 150 ms: no rebase on the delay-based side, rebases on
-// the other.
+// the other; and datagrams beside reliable-ordered at 2 % loss: packets
+// held behind resends only on the TCP-like side.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { relayAndBrowser, waitForConn, metric, metricText, setControl, waitFor, sleep } from './harness.mjs';
@@ -64,5 +65,20 @@ test('A/B at RTT 150 ms: delay-based (rollback off) never rebases, rollback does
   assert.ok(a > 100, `rollback re-simulated ${a} ticks`);
   assert.equal(b, 0, 'delay-based re-simulates nothing');
   assert.equal(await metricText(page, 'ab-b-resimulated'), '0');
+  await page.close();
+});
+
+test('A/B at 2 % loss: reliable-ordered holds packets behind resends, datagrams hold none', async () => {
+  const page = await env.browser.context.newPage();
+  await page.goto(`${env.relay.url}?mode=local&seed=5`);
+  await waitForConn(page, 'local');
+  await setControl(page, 'loss', '2');
+  await setControl(page, 'ab-knob', 'transport');
+  await setControl(page, 'ab-value', '1');
+  await page.click('#ab');
+  await waitFor(async () => (await metric(page, 'ab-b-held')) > 20, 20_000, 'B holds packets');
+  assert.match((await page.locator('[data-panel-text="ab-head-b"]').textContent()).trim(), /reliable/);
+  assert.equal(await metric(page, 'ab-a-held'), 0, 'datagrams hold nothing');
+  assert.equal(await metricText(page, 'ab-ratio-held'), 'A 0');
   await page.close();
 });

@@ -1,7 +1,7 @@
 //! The A/B view's row of paired numbers: each column's corrections,
-//! states restored, steps re-simulated, missed inputs, re-simulation time
-//! and bytes/s each way ([`Numbers`]), side by side with B / A
-//! ([`paired_rows`]). Pure: tested natively.
+//! states restored, steps re-simulated, missed inputs, re-simulation time,
+//! bytes/s each way and packets held behind a resend ([`Numbers`]), side
+//! by side with B / A ([`paired_rows`]). Pure: tested natively.
 
 use sim::endpoints::metrics::Metrics;
 
@@ -22,6 +22,9 @@ pub struct Numbers {
     pub up_bps: u64,
     /// Downlink bytes/s.
     pub down_bps: u64,
+    /// Packets held behind a resend, both directions (the reliable-ordered
+    /// transport's head-of-line blocking; 0 over datagrams).
+    pub held: u64,
 }
 
 impl Numbers {
@@ -35,6 +38,7 @@ impl Numbers {
             resim_us,
             up_bps: m.up_bps,
             down_bps: m.down_bps,
+            held: u64::from(m.link.up.held) + u64::from(m.link.down.held),
         }
     }
 }
@@ -82,6 +86,7 @@ pub fn paired_rows(a: &Numbers, b: &Numbers) -> Vec<Paired> {
         opt("resim-us", a.resim_us, b.resim_us, 1),
         count("up-bps", a.up_bps, b.up_bps),
         count("down-bps", a.down_bps, b.down_bps),
+        count("held", a.held, b.held),
     ]
 }
 
@@ -122,11 +127,13 @@ mod tests {
             resim_us: Some(6.0),
             up_bps: 1659,
             down_bps: 3639,
+            held: 0,
         };
         let b = Numbers {
             corrections: 10,
             missed: Some(0),
             resim_us: None,
+            held: 42,
             ..a
         };
         let rows = paired_rows(&a, &b);
@@ -140,5 +147,15 @@ mod tests {
         assert_eq!((rows[4].b.as_str(), rows[4].ratio.as_str()), ("–", "–"));
         assert_eq!(ratio(0.0, 0.0), "=");
         assert_eq!(ratio(0.0, 3.0), "A 0");
+        let held = rows.last().unwrap();
+        assert_eq!(
+            (
+                held.id,
+                held.a.as_str(),
+                held.b.as_str(),
+                held.ratio.as_str()
+            ),
+            ("held", "0", "42", "A 0")
+        );
     }
 }
