@@ -109,6 +109,21 @@ test('the playground predicts, corrects and follows its controls in a real brows
     const ms = await waitFor(async () => (await metric(page, 'proxy-offset-cm')) >= 1, 8_000, 'a smoothed proxy offset ≥ 1 cm');
     t.diagnostic(`disabled: peak offsets ${disabled.join(', ')} cm; exponential: ≥ 1 cm after ${ms} ms`);
     assert.deepEqual([...new Set(disabled)], [0], 'disabled smoothing never offsets the drawn proxy');
+    // Extrapolation draws the same dead reckoning with no mesh offset: the
+    // early and late updates show as extrapolation errors, snapped.
+    await setControl(page, 'smoothing', 'extrapolation');
+    await waitFor(async () => (await metricText(page, 'smoothing')) === 'extrapolation', 2_000, 'smoothing = extrapolation');
+    await sleep(1200);
+    const [offsets, errors] = [[], []];
+    for (let i = 0; i < 10; i++) {
+      offsets.push(await metric(page, 'proxy-offset-cm'));
+      errors.push(await metric(page, 'proxy-extrapolation-cm'));
+      await sleep(200);
+    }
+    t.diagnostic(`extrapolation: peak offsets ${offsets.join(', ')} cm; peak extrapolation errors ${errors.join(', ')} cm`);
+    assert.deepEqual([...new Set(offsets)], [0], 'extrapolation never offsets the drawn proxy');
+    assert.ok(Math.max(...errors) > 0, 'jittered updates land off the dead reckoning');
+    await setControl(page, 'smoothing', 'exponential');
     await setControl(page, 'jitter', 0);
   });
 

@@ -125,7 +125,9 @@ test('two pages in one room', async (t) => {
     let mine, theirs;
     await waitFor(async () => {
       mine = await shotRow(a, new RegExp(`your shot #${confirmed} → P2`));
-      theirs = await shotRow(b, new RegExp(`shot at you by P1 #${confirmed}(?!\\d)`));
+      // No reload here: shot #k is action k (another's shot is named by
+      // its action number, the only one the trace carries).
+      theirs = await shotRow(b, new RegExp(`shot at you by P1 \\(action ${confirmed}\\)`));
       return mine && theirs && !/awaiting/.test(mine);
     }, 5_000, `shot #${confirmed} listed on both pages`).catch(async (e) => {
       const rows = async (page) => (await page.locator('#correction-list button').allTextContents()).filter((r) => !/jumped/.test(r)).join(' | ');
@@ -141,8 +143,10 @@ test('two pages in one room', async (t) => {
     }
     // Clicking the target's row opens the shot's views as the server
     // judged it; the shooter's shows its four views in the Replayed panel.
-    await b.locator('#correction-list button', { hasText: new RegExp(`shot at you by P1 #${confirmed}(?!\\d)`) }).click();
-    await waitFor(async () => (await b.locator('#story h3').textContent().catch(() => '')) === `Shot #${confirmed} at you by P1`, 3_000, 'the story on B');
+    await b.locator('#correction-list button', { hasText: new RegExp(`shot at you by P1 \\(action ${confirmed}\\)`) }).click();
+    await waitFor(async () => (await b.locator('#story h3').textContent().catch(() => '')) === `Shot at you by P1 (action ${confirmed})`, 3_000, 'the story on B').catch(async (e) => {
+      throw new Error(`${e.message}: its title reads ${JSON.stringify(await b.locator('#story h3').textContent().catch(() => null))}`);
+    });
     assert.match(await b.locator('.story-causes').textContent(), /3 · the server tested \(/);
     await a.locator('#correction-list button', { hasText: 'your shot #1' }).first().click();
     await waitFor(async () => new RegExp(`shot 1 of ${fired}`).test(await a.locator('[data-panel-text="replayed-sub"]').textContent()), 3_000, 'shot 1 in the Replayed panel');

@@ -7,11 +7,12 @@ use sim::endpoints::room::reports::shots::{shoot_strafer, Aim};
 use sim::endpoints::room::reports::{self, RunOutcome};
 use sim::{NetSettings, SmoothingMode};
 
-const MODES: [SmoothingMode; 4] = [
+const MODES: [SmoothingMode; 5] = [
     SmoothingMode::Disabled,
     SmoothingMode::Linear,
     SmoothingMode::Exponential,
     SmoothingMode::Interpolation,
+    SmoothingMode::Extrapolation,
 ];
 
 #[test]

@@ -138,6 +138,7 @@ fn every_smoothing_mode_is_confirmed_at_rtt_200_and_every_shot_is_a_head_shot() 
         SmoothingMode::Disabled,
         SmoothingMode::Linear,
         SmoothingMode::Exponential,
+        SmoothingMode::Extrapolation,
     ] {
         let c = shoot(rtt200, Target::Bot, mode, rewind(250));
         assert_eq!((confirmed(&c), c.hit_head), (200, 200), "{mode:?}: {c:?}");

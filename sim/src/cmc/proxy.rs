@@ -9,8 +9,11 @@ use crate::foundation::math::Vec2;
 use crate::foundation::world::World;
 use crate::net::newest_wins::NewestWins;
 
-/// Longest extrapolation past the last update, s (UE
-/// `MAXCLIENTUPDATEINTERVAL` = 0.25 s is the same bound on the server side).
+/// Longest extrapolation past the last update, s: Source's
+/// `cl_extrapolate_amount` default 0.25 ("Source Multiplayer Networking",
+/// Valve Developer Community: a client extrapolates a lost snapshot's
+/// entities at most that long); UE's `MAXCLIENTUPDATEINTERVAL` = 0.25 s is
+/// the same bound on the server side.
 pub const MAX_EXTRAPOLATION: f32 = 0.25;
 
 /// Radius used when an extrapolated proxy meets a wall, cm (UE capsule).
@@ -25,6 +28,7 @@ pub struct SimulatedProxy {
     smoother: MeshSmoother,
     seen: bool,
     updates: NewestWins,
+    extrapolation_error: Option<f32>,
 }
 
 impl SimulatedProxy {
@@ -32,20 +36,34 @@ impl SimulatedProxy {
     /// mesh where it was as an offset (UE `SmoothCorrection`). An update
     /// not newer than the last one applied (late or duplicated on the way)
     /// is ignored and counted ([`SimulatedProxy::stale_updates`]); returns
-    /// whether it was applied.
+    /// whether it was applied. [`SmoothingMode::Extrapolation`] keeps no
+    /// mesh offset ([`SmoothingMode::proxy_mesh`]).
     pub fn on_update(&mut self, update: &ProxyUpdate, mode: SmoothingMode) -> bool {
         if !self.updates.accept(update.seq) {
             return false;
         }
         let drawn_before = self.drawn_position();
+        self.extrapolation_error = self
+            .seen
+            .then(|| (update.position - self.position).length());
         self.position = update.position;
         self.velocity = update.velocity;
         self.since_update = 0.0;
         if self.seen {
-            self.smoother.on_snap(drawn_before, self.position, mode);
+            self.smoother
+                .on_snap(drawn_before, self.position, mode.proxy_mesh());
         }
         self.seen = true;
         true
+    }
+
+    /// How far the newest update moved the collision position from where
+    /// it had been extrapolated to, cm — the dead reckoning's error at that
+    /// update: a proxy that stopped or turned after the update before was
+    /// extrapolated past the truth (the overshoot), about speed × the
+    /// update interval. `None` before a second update.
+    pub fn extrapolation_error(&self) -> Option<f32> {
+        self.extrapolation_error
     }
 
     /// Updates ignored because a newer one had already been applied.
@@ -65,7 +83,7 @@ impl SimulatedProxy {
             self.position += self.velocity * step;
             world.resolve_collisions(&mut self.position, &mut self.velocity, PROXY_RADIUS);
         }
-        self.smoother.advance(dt, mode);
+        self.smoother.advance(dt, mode.proxy_mesh());
     }
 
     /// Collision position, cm.

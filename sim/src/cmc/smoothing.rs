@@ -2,7 +2,8 @@
 //! §7.2): the collision position snaps to the authoritative value at once;
 //! the mesh keeps an offset from it that decays to zero. The fourth mode,
 //! interpolation in the past, draws from a buffer of updates instead
-//! ([`crate::foundation::interpolation`]).
+//! ([`crate::foundation::interpolation`]); the fifth, extrapolation, draws
+//! the others' dead reckoning undisguised ([`crate::cmc::proxy`]).
 
 use crate::foundation::math::Vec2;
 use serde::{Deserialize, Serialize};
@@ -33,17 +34,31 @@ pub enum SmoothingMode {
     /// proxy (its updates carry no server time) — smooths as
     /// [`SmoothingMode::Exponential`].
     Interpolation,
+    /// Extrapolation (dead reckoning): a simulated proxy is drawn where its
+    /// newest update's position plus velocity × the time since it arrived
+    /// puts it, at most [`crate::cmc::proxy::MAX_EXTRAPOLATION`] (0.25 s,
+    /// Source's `cl_extrapolate_amount` default) past it, with no mesh
+    /// offset: when it turns or stops the body runs on — the overshoot —
+    /// and the next update **snaps** it back, so both are seen in full
+    /// ([`crate::cmc::proxy::SimulatedProxy::extrapolation_error`] measures
+    /// the snap). Every mesh-offset mode extrapolates the collision
+    /// position the same way (UE simulates its proxies between updates,
+    /// `000_…` §7); Disabled snaps the same, and this mode differs from it
+    /// only in the local player, whose own corrections smooth as
+    /// [`SmoothingMode::Exponential`].
+    Extrapolation,
 }
 
 impl SmoothingMode {
     /// Parses the page's `#smoothing` values `disabled`, `linear`,
-    /// `exponential`, `interpolation` (case-insensitive).
+    /// `exponential`, `interpolation`, `extrapolation` (case-insensitive).
     pub fn parse(s: &str) -> Option<SmoothingMode> {
         match s.to_ascii_lowercase().as_str() {
             "disabled" => Some(SmoothingMode::Disabled),
             "linear" => Some(SmoothingMode::Linear),
             "exponential" => Some(SmoothingMode::Exponential),
             "interpolation" => Some(SmoothingMode::Interpolation),
+            "extrapolation" => Some(SmoothingMode::Extrapolation),
             _ => None,
         }
     }
@@ -55,6 +70,17 @@ impl SmoothingMode {
             SmoothingMode::Linear => "linear",
             SmoothingMode::Exponential => "exponential",
             SmoothingMode::Interpolation => "interpolation",
+            SmoothingMode::Extrapolation => "extrapolation",
+        }
+    }
+
+    /// The mode a simulated proxy's mesh offset runs in: Extrapolation
+    /// draws the dead reckoning itself, so it keeps no offset (Disabled);
+    /// every other mode is its own.
+    pub fn proxy_mesh(self) -> SmoothingMode {
+        match self {
+            SmoothingMode::Extrapolation => SmoothingMode::Disabled,
+            m => m,
         }
     }
 }
@@ -131,7 +157,9 @@ impl MeshSmoother {
             SmoothingMode::Linear => {
                 self.initial * (1.0 - self.elapsed / SMOOTH_LOCATION_TIME).max(0.0)
             }
-            SmoothingMode::Exponential | SmoothingMode::Interpolation => {
+            SmoothingMode::Exponential
+            | SmoothingMode::Interpolation
+            | SmoothingMode::Extrapolation => {
                 self.offset * (1.0 - (dt / SMOOTH_LOCATION_TIME).min(1.0))
             }
         };
@@ -221,5 +249,10 @@ mod tests {
             Some("interpolation")
         );
         assert_eq!(SmoothingMode::default().name(), "exponential");
+        assert_eq!(
+            SmoothingMode::parse("extrapolation"),
+            Some(SmoothingMode::Extrapolation)
+        );
+        assert_eq!(SmoothingMode::Extrapolation.name(), "extrapolation");
     }
 }

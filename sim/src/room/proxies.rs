@@ -140,6 +140,14 @@ impl RoomProxy {
     pub fn replicated(&self) -> Vec2 {
         self.replicated
     }
+
+    /// How far the newest net update moved its collision position from
+    /// where it had been extrapolated to, cm
+    /// ([`SimulatedProxy::extrapolation_error`]); `None` for a proxy seen
+    /// in one update only.
+    pub fn extrapolation_error(&self) -> Option<f32> {
+        self.sim.extrapolation_error()
+    }
 }
 
 /// Counters of the replication stream.

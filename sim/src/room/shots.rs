@@ -34,8 +34,13 @@ pub struct LocalHit {
 /// One shot as the shooter lived it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ShotRecord {
-    /// Its ammo action number.
+    /// Its ammo action number (reloads take action numbers too: what the
+    /// wire and the packet rows name).
     pub seq: Seq,
+    /// This shooter's shot number, from 1, counting shots only: what the
+    /// page calls it (`your shot #3`), gap-free across reloads
+    /// ([`ShotLog::next_number`]).
+    pub number: u32,
     /// Client time it was fired.
     pub fired_at: SimTime,
     /// The server time of the world it was aimed at.
@@ -88,11 +93,20 @@ impl ShotRecord {
 #[derive(Debug, Clone, Default)]
 pub struct ShotLog {
     shots: VecDeque<ShotRecord>,
+    /// Shots pushed so far, kept or not.
+    fired: u32,
 }
 
 impl ShotLog {
+    /// The number the next shot takes: one past every shot fired so far
+    /// (1 for the first).
+    pub fn next_number(&self) -> u32 {
+        self.fired + 1
+    }
+
     /// Keeps a new shot (dropping the oldest beyond [`SHOTS_KEPT`]).
     pub fn push(&mut self, shot: ShotRecord) {
+        self.fired += 1;
         if self.shots.len() == SHOTS_KEPT {
             self.shots.pop_front();
         }

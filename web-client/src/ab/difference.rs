@@ -60,10 +60,15 @@ pub enum Knob {
 }
 
 /// The smoothing modes B can take, by index (the knob's value).
-const SMOOTHING: [SmoothingMode; 3] = [
+/// Interpolation in the past needs a room's buffer (on this page it smooths
+/// as Exponential), so it is not offered; Extrapolation is, against
+/// Exponential: the same dead reckoning with its overshoot shown instead of
+/// smoothed.
+const SMOOTHING: [SmoothingMode; 4] = [
     SmoothingMode::Disabled,
     SmoothingMode::Linear,
     SmoothingMode::Exponential,
+    SmoothingMode::Extrapolation,
 ];
 
 impl Knob {

@@ -274,7 +274,9 @@ fn open_item(inspector: &mut Inspector, room: &mut RoomRun, lanes: &RoomLanes, i
         return;
     };
     if let Item::Shot {
-        seq, mine: true, ..
+        seq,
+        number: Some(_),
+        ..
     } = item
     {
         room.cursor.pick(*seq);

@@ -14,7 +14,7 @@ use crate::cmc::readouts::Extra;
 use crate::controls::frame_health::FrameHealth;
 use crate::download;
 use crate::panels::column::ColumnState;
-use crate::timeline::samples::{PerSecond, Sample, Timeline, SNAP_JUMP_CM};
+use crate::timeline::samples::{PerSecond, Timeline, SNAP_JUMP_CM};
 use macroquad::prelude::*;
 use sim::{ClientEndpoint, NetSettings, SimTime, Vec2 as SimVec2};
 
@@ -205,7 +205,6 @@ impl App {
         self.chrome.text("replayed-foot", &texts.replayed_foot);
         self.chrome.show("replayed-empty", texts.empty);
         self.chrome.set_steppable(texts.older, texts.newer);
-        let peak = |f: fn(&Sample) -> f32| v.timeline.last(1_000_000).map(f).fold(0.0, f32::max);
         self.readouts.write_metrics(
             m,
             &Extra {
@@ -213,7 +212,8 @@ impl App {
                 counters: live.cmc().map(|c| c.counters()).unwrap_or_default(),
                 server: live.server_totals(),
                 mesh_offset_cm: v.timeline.newest().map_or(0.0, |s| s.mesh_offset_cm),
-                proxy_offset_peak_cm: peak(|s| s.proxy_offset_cm),
+                proxy_offset_peak_cm: v.timeline.peak(|s| s.proxy_offset_cm),
+                proxy_extrapolation_peak_cm: v.timeline.peak(|s| s.proxy_extrapolation_cm),
                 key_delay_ms: live.cmc().and_then(|c| c.key_delay_ms()),
             },
         );

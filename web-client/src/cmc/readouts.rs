@@ -22,13 +22,18 @@ pub struct Extra {
     /// The largest mesh offset of the simulated proxy over the last
     /// second, cm.
     pub proxy_offset_peak_cm: f32,
+    /// The largest extrapolation error of the simulated proxies' net
+    /// updates drawn over the last second, cm: the overshoot a stop or a
+    /// turn made before the next update corrected it
+    /// (`sim::SimulatedProxy::extrapolation_error`).
+    pub proxy_extrapolation_peak_cm: f32,
     /// The newest key-to-movement delay as drawn, ms
     /// (`sim::Client::key_delay_ms`).
     pub key_delay_ms: Option<f64>,
 }
 
 /// Names of the `data-metric` read-outs written here.
-const NAMES: [&str; 25] = [
+const NAMES: [&str; 26] = [
     "moves-sent",
     "dual-moves",
     "old-moves",
@@ -44,6 +49,7 @@ const NAMES: [&str; 25] = [
     "pos-error-cm",
     "mesh-offset-cm",
     "proxy-offset-cm",
+    "proxy-extrapolation-cm",
     "smoothing",
     "state-hash",
     "server-moves",
@@ -89,6 +95,7 @@ impl Readouts {
                 "pos-error-cm" => m.pos_error_cm.map_or("–".into(), |e| format!("{e:.1}")),
                 "mesh-offset-cm" => format!("{:.1}", x.mesh_offset_cm),
                 "proxy-offset-cm" => format!("{:.1}", x.proxy_offset_peak_cm),
+                "proxy-extrapolation-cm" => format!("{:.1}", x.proxy_extrapolation_peak_cm),
                 "smoothing" => x.smoothing.name().to_owned(),
                 "state-hash" => format!("{:016x}", m.state_hash),
                 "server-moves" => s.moves.to_string(),

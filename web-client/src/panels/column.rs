@@ -90,6 +90,10 @@ impl ColumnState {
                 proxy_cm: ep
                     .proxy()
                     .map_or(0.0, |p| (p.drawn_position() - p.position()).length()),
+                proxy_extrapolation_cm: ep
+                    .proxy()
+                    .and_then(|p| p.extrapolation_error())
+                    .unwrap_or(0.0),
                 ..Offsets::default()
             },
         }

@@ -27,15 +27,18 @@ pub const JUMPS_KEPT: usize = 48;
 /// Something of the room's the list shows and a click opens.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Item {
-    /// A shot: fired by this player (`mine`) or judged with them as its
-    /// target.
+    /// A shot: fired by this player (it has a `number`) or judged with
+    /// them as its target.
     Shot {
         /// Its action number.
         seq: Seq,
+        /// For this player's own shots, its shot number
+        /// (`ShotRecord::number`: 1, 2, 3 … counting shots only); `None`
+        /// for another's, whose number is not known here (the relay's
+        /// trace carries the action number only).
+        number: Option<u32>,
         /// Who fired.
         shooter: PlayerId,
-        /// This player fired it.
-        mine: bool,
         /// When it was fired (mine) or judged (page clock).
         at: SimTime,
         /// The verdict, once known.
@@ -95,8 +98,8 @@ pub fn room_lanes(e: &RoomEndpoint, name: impl Fn(PlayerId) -> String) -> RoomLa
     if let Some(me) = me {
         items.extend(e.shots().iter().map(|s| Item::Shot {
             seq: s.seq,
+            number: Some(s.number),
             shooter: me,
-            mine: true,
             at: s.fired_at,
             result: s.result,
             judged: judged(me, s.seq),
@@ -107,8 +110,8 @@ pub fn room_lanes(e: &RoomEndpoint, name: impl Fn(PlayerId) -> String) -> RoomLa
             let Some(at) = t.to_page(s.at) else { continue };
             items.push(Item::Shot {
                 seq: s.result.seq,
+                number: None,
                 shooter: s.shooter,
-                mine: false,
                 at,
                 result: Some(s.result),
                 judged: Some(at),
@@ -136,7 +139,7 @@ pub fn room_lanes(e: &RoomEndpoint, name: impl Fn(PlayerId) -> String) -> RoomLa
         .enumerate()
         .map(|(index, item)| match *item {
             Item::Shot {
-                mine,
+                number,
                 at,
                 result,
                 judged,
@@ -144,7 +147,7 @@ pub fn room_lanes(e: &RoomEndpoint, name: impl Fn(PlayerId) -> String) -> RoomLa
             } => MarkSpec {
                 t_us: at.0,
                 index,
-                glyph: if mine {
+                glyph: if number.is_some() {
                     Glyph::Shot(hit(result))
                 } else {
                     Glyph::ShotAt(hit(result))
@@ -199,19 +202,20 @@ fn row(item: &Item, name: &impl Fn(PlayerId) -> String) -> Row {
     match *item {
         Item::Shot {
             seq,
+            number,
             shooter,
-            mine,
             result,
             ..
         } => Row {
             at,
-            what: if mine {
-                let target = result
-                    .and_then(|r| r.target)
-                    .map_or(String::new(), |t| format!(" → {}", name(t.id)));
-                format!("your shot #{}{target}", seq.0)
-            } else {
-                format!("shot at you by {} #{}", name(shooter), seq.0)
+            what: match number {
+                Some(n) => {
+                    let target = result
+                        .and_then(|r| r.target)
+                        .map_or(String::new(), |t| format!(" → {}", name(t.id)));
+                    format!("your shot #{n}{target}")
+                }
+                None => format!("shot at you by {} (action {})", name(shooter), seq.0),
             },
             detail: result.map_or("awaiting its verdict".to_owned(), |r| verdict_words(&r)),
         },
@@ -234,12 +238,13 @@ pub fn story(e: &RoomEndpoint, item: &Item, name: impl Fn(PlayerId) -> String) -
     match *item {
         Item::Shot {
             seq,
+            number,
             shooter,
-            mine,
             at,
             result,
             judged,
         } => {
+            let mine = number.is_some();
             let views = if mine {
                 e.shots()
                     .iter()
@@ -304,10 +309,9 @@ pub fn story(e: &RoomEndpoint, item: &Item, name: impl Fn(PlayerId) -> String) -
                 });
             }
             StoryView {
-                title: if mine {
-                    format!("Your shot #{}", seq.0)
-                } else {
-                    format!("Shot #{} at you by {}", seq.0, name(shooter))
+                title: match number {
+                    Some(n) => format!("Your shot #{n} (action {})", seq.0),
+                    None => format!("Shot at you by {} (action {})", name(shooter), seq.0),
                 },
                 when: format!(
                     "{} at {:.3} s{}",
@@ -457,11 +461,59 @@ mod tests {
         assert!(mine.marks[0].rewound_from_us.is_some());
         let theirs = room_lanes(s.endpoint(b).unwrap(), name);
         assert_eq!(theirs.rows.len(), 1);
-        assert_eq!(theirs.rows[0].what, "shot at you by P1 #1");
+        assert_eq!(theirs.rows[0].what, "shot at you by P1 (action 1)");
         assert_eq!(theirs.rows[0].detail, mine.rows[0].detail);
         assert!(matches!(theirs.marks[0].glyph, Glyph::ShotAt(Outcome::Hit)));
         let story = story(s.endpoint(b).unwrap(), &theirs.items[0], name);
-        assert_eq!(story.title, "Shot #1 at you by P1");
+        assert_eq!(story.title, "Shot at you by P1 (action 1)");
         assert_eq!(story.causes.len(), 4, "three views and how far apart");
+    }
+
+    #[test]
+    fn shots_are_numbered_1_2_3_across_a_reload() {
+        // A reload takes an action number too (shots are actions 1, 2 and
+        // 4): the list and the story name the shot, the story the action.
+        let mut s = RoomSession::new(RoomConfig::default(), 5).unwrap();
+        let a = s.join(NetSettings::symmetric(100, 0, 0)).unwrap();
+        let b = s.join(NetSettings::symmetric(100, 0, 0)).unwrap();
+        let still = |_: PlayerId, _: &RoomEndpoint| (Vec2::ZERO, false);
+        let wait = |s: &mut RoomSession, frames: u32| {
+            for _ in 0..frames {
+                s.step(1.0 / 60.0, still);
+            }
+        };
+        wait(&mut s, 60);
+        let at = |s: &RoomSession| {
+            s.endpoint(a)
+                .unwrap()
+                .proxies()
+                .get(b)
+                .unwrap()
+                .drawn_position()
+        };
+        let mut actions = Vec::new();
+        for _ in 0..2 {
+            let aim = at(&s);
+            actions.push(s.act(a, |e, now| e.fire(now, aim)).unwrap().unwrap().0);
+            wait(&mut s, 12);
+        }
+        actions.push(s.act(a, |e, now| e.reload(now)).unwrap().unwrap().0);
+        wait(&mut s, 120); // the reload's 1.5 s and a margin
+        let aim = at(&s);
+        actions.push(s.act(a, |e, now| e.fire(now, aim)).unwrap().unwrap().0);
+        wait(&mut s, 30);
+        assert_eq!(actions, [1, 2, 3, 4]);
+        let lanes = room_lanes(s.endpoint(a).unwrap(), name);
+        let what: Vec<&str> = lanes.rows.iter().map(|r| r.what.as_str()).collect();
+        assert_eq!(
+            what,
+            [
+                "your shot #1 → P2",
+                "your shot #2 → P2",
+                "your shot #3 → P2"
+            ]
+        );
+        let story = story(s.endpoint(a).unwrap(), &lanes.items[2], name);
+        assert_eq!(story.title, "Your shot #3 (action 4)");
     }
 }

@@ -59,13 +59,14 @@ pub fn verdict_text(verdict: Verdict) -> &'static str {
     verdict.text()
 }
 
-/// One line of the shot log: `#7 hit head · 183 ms` (the server's rewind),
-/// with what the shooter's own trace said when it differs.
+/// One line of the shot log: `#7 hit head · 183 ms` (the shot's number,
+/// `ShotRecord::number`, and the server's rewind), with what the shooter's
+/// own trace said when it differs.
 pub fn shot_line(shot: &ShotRecord) -> String {
     let Some(r) = shot.result else {
-        return format!("#{} …", shot.seq.0);
+        return format!("#{} …", shot.number);
     };
-    let mut line = format!("#{} {}", shot.seq.0, verdict_text(r.verdict));
+    let mut line = format!("#{} {}", shot.number, verdict_text(r.verdict));
     if matches!(
         r.verdict,
         Verdict::HitHead | Verdict::HitBody | Verdict::Miss
@@ -213,6 +214,7 @@ mod tests {
     fn shot(seq: u32, verdict: Option<Verdict>, saw_hit: bool) -> ShotRecord {
         ShotRecord {
             seq: Seq(seq),
+            number: seq,
             fired_at: SimTime::ZERO,
             hit_time: SimTime::ZERO,
             ray: Ray {

@@ -84,12 +84,16 @@ impl RoomRun {
             .iter()
             .map(|p| (p.drawn_position() - p.position()).length())
             .fold(0.0, f32::max);
+        let proxy_extrapolation_cm = (e.proxies().iter())
+            .filter_map(|p| p.extrapolation_error())
+            .fold(0.0, f32::max);
         self.timeline.record(
             t,
             &m,
             Offsets {
                 mesh_cm: (drawn - e.client().state().position).length(),
                 proxy_cm,
+                proxy_extrapolation_cm,
                 ammo: Some(e.ammo().shown()),
                 ammo_jump: new_jump.map_or(0, |j| i32::from(j.to) - i32::from(j.from)),
             },
@@ -216,11 +220,8 @@ impl RoomRun {
                 counters: e.client().counters(),
                 server: Default::default(),
                 mesh_offset_cm: self.timeline.newest().map_or(0.0, |s| s.mesh_offset_cm),
-                proxy_offset_peak_cm: self
-                    .timeline
-                    .last(1_000_000)
-                    .map(|s| s.proxy_offset_cm)
-                    .fold(0.0, f32::max),
+                proxy_offset_peak_cm: self.timeline.peak(|s| s.proxy_offset_cm),
+                proxy_extrapolation_peak_cm: self.timeline.peak(|s| s.proxy_extrapolation_cm),
                 key_delay_ms: e.client().key_delay_ms(),
             },
         );

@@ -31,6 +31,10 @@ pub struct Sample {
     pub mesh_offset_cm: f32,
     /// The simulated proxy's mesh offset, cm.
     pub proxy_offset_cm: f32,
+    /// The newest net update's extrapolation error, cm (the largest over a
+    /// room's proxies; 0 before a second update,
+    /// `sim::SimulatedProxy::extrapolation_error`).
+    pub proxy_extrapolation_cm: f32,
     /// Unacknowledged SavedMoves.
     pub queue: u32,
     /// The newest RTT sample, ms.
@@ -65,6 +69,9 @@ pub struct Offsets {
     pub mesh_cm: f32,
     /// The simulated proxy's mesh offset, cm.
     pub proxy_cm: f32,
+    /// The newest net update's extrapolation error, cm (the largest over a
+    /// room's proxies).
+    pub proxy_extrapolation_cm: f32,
     /// In a room: the rounds the ammo counter shows.
     pub ammo: Option<u16>,
     /// In a room: the jump a server update made in the counter this frame,
@@ -119,6 +126,7 @@ impl Timeline {
             error_cm: m.pos_error_cm,
             mesh_offset_cm: offsets.mesh_cm,
             proxy_offset_cm: offsets.proxy_cm,
+            proxy_extrapolation_cm: offsets.proxy_extrapolation_cm,
             queue: m.queue_len as u32,
             rtt_ms: m.rtt_last_ms.map(|r| r as f32),
             adjustments_per_s: self.adjustment_times.len() as f32,
@@ -146,6 +154,12 @@ impl Timeline {
         self.samples
             .iter()
             .filter(move |s| now.is_some_and(|n| n.micros_since(s.t) <= span_us))
+    }
+
+    /// The largest of `f` over the last second's samples (0 with none):
+    /// the Metrics card's "max 1 s" read-outs.
+    pub fn peak(&self, f: fn(&Sample) -> f32) -> f32 {
+        self.last(1_000_000).map(f).fold(0.0, f32::max)
     }
 
     /// The newest sample.

@@ -122,7 +122,11 @@ impl fmt::Display for RuleChange {
 /// One shot judged otherwise in a fork.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct VerdictChange {
-    /// Its place in the order judged, from 1.
+    /// Its shooter's shot number, from 1, counting shots only — the page's
+    /// `your shot #3` (`crate::room::shots::ShotRecord::number`): each
+    /// shooter's actions reach the host once and in order
+    /// ([`crate::room::actions`]), so its shots are judged in the order
+    /// fired.
     pub number: usize,
     /// As recorded.
     pub before: JudgedShot,
@@ -175,12 +179,12 @@ pub fn fork(recording: &RoomRecording, change: RuleChange) -> Result<Fork, Recor
     let changes = base
         .shots
         .iter()
-        .enumerate()
-        .filter_map(|(k, before)| {
+        .zip(shot_numbers(&base.shots))
+        .filter_map(|(before, number)| {
             let after = *after.get(&(before.shooter, before.seq.0))?;
             let same = (after.verdict, after.target) == (before.verdict, before.target);
             (!same).then_some(VerdictChange {
-                number: k + 1,
+                number,
                 before: *before,
                 after: *after,
             })
@@ -192,6 +196,20 @@ pub fn fork(recording: &RoomRecording, change: RuleChange) -> Result<Fork, Recor
         forked,
         changes,
     })
+}
+
+/// Each shot's number among its shooter's shots, from 1
+/// ([`VerdictChange::number`]), for shots in the order judged.
+fn shot_numbers(shots: &[JudgedShot]) -> Vec<usize> {
+    let mut fired = BTreeMap::new();
+    shots
+        .iter()
+        .map(|s| {
+            let n = fired.entry(s.shooter).or_insert(0);
+            *n += 1;
+            *n
+        })
+        .collect()
 }
 
 fn run(
@@ -262,4 +280,27 @@ fn run(
         shots,
         first_divergence,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::foundation::time::SimTime;
+    use crate::room::{PlayerId, Seq, Verdict};
+
+    #[test]
+    fn shots_are_numbered_per_shooter_and_a_reload_takes_no_number() {
+        // Player 1's actions 1, 2 are shots, 3 a reload, 4 a shot; player
+        // 2's action 1 a shot judged between them.
+        let shot = |shooter: u32, seq: u32| JudgedShot {
+            at: SimTime::ZERO,
+            shooter: PlayerId(shooter),
+            seq: Seq(seq),
+            verdict: Verdict::Miss,
+            target: None,
+            rewind_ms: 0,
+        };
+        let shots = [shot(1, 1), shot(2, 1), shot(1, 2), shot(1, 4)];
+        assert_eq!(shot_numbers(&shots), [1, 1, 2, 3]);
+    }
 }

@@ -97,11 +97,6 @@ impl RoomEndpoint {
     /// A net update arriving at `now`: applied unless late or a duplicate,
     /// and recorded with the jump it made.
     pub(super) fn take_net_update(&mut self, now: SimTime, batch: &ProxyBatch) {
-        let before: Vec<_> = self
-            .proxies
-            .iter()
-            .map(|p| (p.id(), p.position()))
-            .collect();
         let counters = self.proxies.counters();
         let applied = self.proxies.apply(now, batch, self.me, self.smoothing);
         let fate = if applied {
@@ -113,12 +108,8 @@ impl RoomEndpoint {
         };
         let jump = applied
             .then(|| {
-                before
-                    .iter()
-                    .filter_map(|&(id, was)| {
-                        let now = self.proxies.get(id)?.replicated();
-                        Some((id, (now - was).length()))
-                    })
+                (self.proxies.iter())
+                    .filter_map(|p| Some((p.id(), p.extrapolation_error()?)))
                     .max_by(|a, b| a.1.total_cmp(&b.1))
             })
             .flatten();

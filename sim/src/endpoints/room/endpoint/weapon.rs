@@ -70,6 +70,7 @@ impl RoomEndpoint {
         self.ammo.spend(now, seq);
         self.shots.push(ShotRecord {
             seq,
+            number: self.shots.next_number(),
             fired_at: now,
             hit_time,
             ray,
