@@ -143,7 +143,7 @@ pub const WORDS: &[Words] = &[
     Words {
         key: "proxy",
         title: "The other character: a simulated proxy",
-        shown: "The other character is a simulated proxy: the client sees only its replicated position at the net update rate, here with 10 % loss. With smoothing disabled it is drawn where each update puts it: it moved up to {n} in one frame (running: 10 cm).",
+        shown: "The other character is a simulated proxy: the client gets only its replicated position and velocity at the net update rate, here with 10 % loss, and moves it along that velocity in between. With smoothing disabled every update that disagrees snaps it where the update says: it moved up to {n} in one frame (running: 10 cm).",
         tried: "Exponential smoothing: at most {n} in one frame; the snap is spread over the next frames.",
         try_label: "Exponential smoothing",
         untry_label: "Back to smoothing disabled",
