@@ -143,12 +143,14 @@ test('two pages in one room', async (t) => {
     }
     // Clicking the target's row opens the shot's views as the server
     // judged it; the shooter's shows its four views in the Replayed panel.
-    await b.locator('#correction-list button', { hasText: new RegExp(`shot at you by P1 \\(action ${confirmed}\\)`) }).click();
+    // Found and clicked in one step: the live list gains rows (proxy
+    // jumps) between a pointer's aim and its click.
+    await b.evaluate((text) => [...document.querySelectorAll('#correction-list button')].find((r) => r.textContent.includes(text)).click(), `shot at you by P1 (action ${confirmed})`);
     await waitFor(async () => (await b.locator('#story h3').textContent().catch(() => '')) === `Shot at you by P1 (action ${confirmed})`, 3_000, 'the story on B').catch(async (e) => {
       throw new Error(`${e.message}: its title reads ${JSON.stringify(await b.locator('#story h3').textContent().catch(() => null))}`);
     });
     assert.match(await b.locator('.story-causes').textContent(), /3 · the server tested \(/);
-    await a.locator('#correction-list button', { hasText: 'your shot #1' }).first().click();
+    await a.evaluate(() => [...document.querySelectorAll('#correction-list button')].find((r) => r.textContent.includes('your shot #1')).click());
     await waitFor(async () => new RegExp(`shot 1 of ${fired}`).test(await a.locator('[data-panel-text="replayed-sub"]').textContent()), 3_000, 'shot 1 in the Replayed panel');
     await a.locator('#inspector').screenshot({ path: join(ARTIFACTS, 'rooms-lanes-shot.png') });
     await b.locator('#inspector').screenshot({ path: join(ARTIFACTS, 'rooms-lanes-shot-target.png') });

@@ -199,13 +199,15 @@ impl App {
                 Click::Open(i) => open_item(inspector, room, &lanes, i),
                 Click::Close => {
                     inspector.room_story = None;
-                    inspector.room_open = None;
+                    room.open = None;
                 }
                 Click::Fit => room.hold = None,
                 Click::Packet(i) => focus_chip(inspector, room, i),
                 _ => {}
             }
         }
+        room.listed = lanes.items.iter().map(|i| i.key()).collect();
+        inspector.room_open = room.open.and_then(|k| lanes.place(k));
         let e = &room.endpoint;
         let live = Live {
             run: None,
@@ -267,10 +269,15 @@ impl App {
     }
 }
 
-/// Opens the room's listed item `index`: a shot of this player's shows in
-/// the Replayed panel too (its four views), any item's story in the card.
+/// Opens the item drawn at place `index` of the list (or the lanes) last
+/// frame, found again in this frame's `lanes` by its key: a shot of this
+/// player's shows in the Replayed panel too (its four views), any item's
+/// story in the card.
 fn open_item(inspector: &mut Inspector, room: &mut RoomRun, lanes: &RoomLanes, index: usize) {
-    let Some(item) = lanes.items.get(index) else {
+    let Some(key) = room.listed.get(index).copied() else {
+        return;
+    };
+    let Some(item) = lanes.place(key).map(|i| &lanes.items[i]) else {
         return;
     };
     if let Item::Shot {
@@ -287,7 +294,7 @@ fn open_item(inspector: &mut Inspector, room: &mut RoomRun, lanes: &RoomLanes, i
     }
     let e = &room.endpoint;
     inspector.room_story = Some(story(e, item, |id| crate::room::panels::name(e, id)));
-    inspector.room_open = Some(index);
+    room.open = Some(key);
     inspector.selected = None;
     inspector.reveal = true;
 }

@@ -59,11 +59,32 @@ pub enum Item {
     },
 }
 
+/// What names an item across frames: a shot by its shooter and action
+/// number, a jump by its proxy and update counter. The list is rebuilt
+/// every frame and an item's place in it moves (a new jump, an old one
+/// dropped), so a click on a row is resolved by this, not by its place.
+pub type ItemKey = (bool, u32, u32);
+
 impl Item {
     fn at(&self) -> SimTime {
         match self {
             Item::Shot { at, .. } | Item::Jump { at, .. } => *at,
         }
+    }
+
+    /// This item's [`ItemKey`].
+    pub fn key(&self) -> ItemKey {
+        match self {
+            Item::Shot { shooter, seq, .. } => (false, shooter.0, seq.0),
+            Item::Jump { who, seq, .. } => (true, who.0, seq.0),
+        }
+    }
+}
+
+impl RoomLanes {
+    /// Where the item keyed `key` is now, if still listed.
+    pub fn place(&self, key: ItemKey) -> Option<usize> {
+        self.items.iter().position(|i| i.key() == key)
     }
 }
 
@@ -467,6 +488,42 @@ mod tests {
         let story = story(s.endpoint(b).unwrap(), &theirs.items[0], name);
         assert_eq!(story.title, "Shot at you by P1 (action 1)");
         assert_eq!(story.causes.len(), 4, "three views and how far apart");
+    }
+
+    #[test]
+    fn a_row_is_found_again_by_its_key_when_a_jump_moves_it() {
+        let shot = Item::Shot {
+            seq: Seq(3),
+            number: None,
+            shooter: PlayerId(1),
+            at: SimTime(2_000_000),
+            result: None,
+            judged: None,
+        };
+        let jump = |at, seq| Item::Jump {
+            at: SimTime(at),
+            who: PlayerId(1),
+            cm: 26.0,
+            seq: Seq(seq),
+        };
+        let drawn = RoomLanes {
+            items: vec![jump(1_000_000, 7), shot],
+            ..RoomLanes::default()
+        };
+        // A frame later a new jump came in before the shot and the oldest
+        // was dropped: the row clicked at place 1 is the shot, now at 2.
+        let now = RoomLanes {
+            items: vec![jump(1_500_000, 8), jump(1_900_000, 9), shot],
+            ..RoomLanes::default()
+        };
+        let clicked = drawn.items[1].key();
+        assert_eq!(now.place(clicked), Some(2));
+        assert_eq!(now.items[2], shot);
+        assert_eq!(
+            now.place(drawn.items[0].key()),
+            None,
+            "a dropped jump opens nothing"
+        );
     }
 
     #[test]

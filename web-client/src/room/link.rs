@@ -43,6 +43,11 @@ pub struct RoomRun {
     /// The span the packet lanes hold to be clicked in, page clock µs
     /// (`None`: they follow the last 10 s).
     pub hold: Option<(u64, u64)>,
+    /// The items the list and the lanes show, as last drawn: a click's
+    /// place is read against these (`crate::room::lanes::ItemKey`).
+    pub listed: Vec<crate::room::lanes::ItemKey>,
+    /// The item whose story is open.
+    pub open: Option<crate::room::lanes::ItemKey>,
 }
 
 /// `e` with the packet trace of its link asked for (the page opts in,
@@ -86,6 +91,8 @@ impl RoomRun {
             measured: None,
             borrowed: Default::default(),
             hold: None,
+            listed: Vec::new(),
+            open: None,
         })
     }
 
