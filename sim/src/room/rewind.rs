@@ -32,7 +32,7 @@
 
 use super::config::PlayerSettings;
 use super::history::{FrameHistory, FramePackage};
-use super::hitbox::{HitBoxes, Ray};
+use super::hitbox::HitBoxes;
 use super::replication::PlayerId;
 use super::weapon::RejectReason;
 use super::wire::{DrawnFrom, Shot, ShotResult, TargetViews, Verdict};
@@ -97,16 +97,10 @@ pub fn judge(
         result.verdict = Verdict::Rejected(RejectReason::TooOld);
         return result;
     }
-    let direction = shot.direction.to_unit();
-    if direction.is_zero() {
+    if shot.direction.to_unit().is_zero() {
         return result;
     }
-    let ray = Ray {
-        origin: shot.origin.to_vec2(),
-        direction,
-        length: rules.range_cm,
-    }
-    .stopped_by_walls(rules.world);
+    let ray = shot.ray(rules.range_cm, rules.world);
     // (boxes tested, target) for everyone the history reaches.
     let tested = targets.iter().filter_map(|t| {
         let boxes = if rules.settings.rewind {

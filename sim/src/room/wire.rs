@@ -20,7 +20,7 @@
 //! [`ServerMsg::Room`]: crate::protocol::ServerMsg::Room
 
 use super::config::PlayerSettings;
-use super::hitbox::HitZone;
+use super::hitbox::{HitZone, Ray};
 use super::replication::{PlayerId, ProxyBatch};
 use super::seq::Seq;
 use super::weapon::{RejectReason, WeaponConfig};
@@ -161,6 +161,20 @@ pub struct Shot {
     pub direction: NetDirection,
     /// How the others were drawn at `hit_time`.
     pub drawn: DrawnFrom,
+}
+
+impl Shot {
+    /// The ray it was fired along, `range_cm` long and stopped at the
+    /// first wall of `world`: the one the server judges and a playback
+    /// draws.
+    pub fn ray(&self, range_cm: f32, world: &World) -> Ray {
+        Ray {
+            origin: self.origin.to_vec2(),
+            direction: self.direction.to_unit(),
+            length: range_cm,
+        }
+        .stopped_by_walls(world)
+    }
 }
 
 /// The server's verdict on a shot.

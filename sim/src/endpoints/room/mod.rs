@@ -22,6 +22,7 @@
 //! | `session` | [`RoomSession`]: a room and its clients on one clock |
 //! | `recording` | [`recording::RoomRecording`]: the room's authoritative inputs and tick hashes, recorded by the host (`host/record.rs`); its compact form and golden file |
 //! | `replay` | [`replay::replay`]: the authority run again from a recording; [`replay::fork`]: what-if with a rule of lag compensation changed |
+//! | `playback` | [`playback::play`]: a recording played back for the page — every tick's bodies, every shot's ray and views, each seat's link |
 //! | `reports` | the golden room runs, one per public bug report ([`reports::REPORT_RUNS`]) |
 
 pub mod endpoint;
@@ -29,6 +30,7 @@ pub mod host;
 mod link;
 mod player;
 pub mod recording;
+pub mod playback;
 pub mod replay;
 pub mod reports;
 pub mod session;

@@ -38,7 +38,7 @@ use crate::foundation::time::SimTime;
 use crate::protocol::ClientMsg;
 use crate::room::config::RoomConfig;
 use crate::room::replication::PlayerId;
-use crate::room::wire::Verdict;
+use crate::room::wire::{Shot, ShotResult, Verdict};
 use crate::room::Seq;
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
@@ -311,6 +311,36 @@ impl JudgedShot {
     }
 }
 
+/// Every character where the server had it after one tick: what a
+/// playback draws ([`super::playback`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TickBodies {
+    /// The tick's server time.
+    pub at: SimTime,
+    /// Each character in the room then (players and bots), by id
+    /// ascending, and its authoritative position, cm.
+    pub bodies: Vec<(PlayerId, Vec2)>,
+}
+
+/// A shot as fired and as answered: the ray the shooter sent and the
+/// server's three views of its target (`003_…` 回溯算法).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShotDetail {
+    /// The shot as it reached the host (ray, claimed times).
+    pub shot: Shot,
+    /// The host's answer (verdict, rewind, the target's views).
+    pub result: ShotResult,
+}
+
+/// What a playback keeps besides hashes and verdicts: every tick's bodies
+/// and every judged shot's detail, in the order of
+/// [`Recorder::shots`] (refused shots have a detail too).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Detail {
+    pub(crate) ticks: Vec<TickBodies>,
+    pub(crate) shots: Vec<ShotDetail>,
+}
+
 /// What the host keeps while recording: the recording, its bound, and the
 /// verdicts it gave (for [`super::replay`]).
 #[derive(Debug, Clone)]
@@ -322,6 +352,8 @@ pub(crate) struct Recorder {
     /// tick hashes and verdicts.
     keep_events: bool,
     pub(crate) shots: Vec<JudgedShot>,
+    /// A playback's detail, when asked for.
+    pub(crate) detail: Option<Detail>,
 }
 
 impl Recorder {
@@ -346,6 +378,7 @@ impl Recorder {
             max_events: max_events.unwrap_or(usize::MAX),
             keep_events: max_events.is_some(),
             shots: Vec::new(),
+            detail: None,
         }
     }
 

@@ -18,7 +18,7 @@
 //! event, so a recorded settings change cannot undo it.
 
 use super::host::RoomHost;
-use super::recording::{JudgedShot, RecordedEvent, RecordingError, RoomRecording};
+use super::recording::{Detail, JudgedShot, RecordedEvent, RecordingError, RoomRecording};
 use crate::foundation::hash::Fnv64;
 use crate::protocol::verdict_code;
 use crate::room::config::{PlayerSettings, MAX_REWIND_CAP_MS};
@@ -82,7 +82,7 @@ impl ReplayOutcome {
 /// recorded, an event names a player who is not there, a recorded control
 /// is refused).
 pub fn replay(recording: &RoomRecording) -> Result<ReplayOutcome, RecordingError> {
-    run(recording, None)
+    run(recording, None, false).map(|(outcome, _)| outcome)
 }
 
 /// A rule of the server's lag compensation changed for a what-if fork.
@@ -169,8 +169,8 @@ pub struct Fork {
 /// # Errors
 /// As [`replay`].
 pub fn fork(recording: &RoomRecording, change: RuleChange) -> Result<Fork, RecordingError> {
-    let base = run(recording, None)?;
-    let forked = run(recording, Some(change))?;
+    let (base, _) = run(recording, None, false)?;
+    let (forked, _) = run(recording, Some(change), false)?;
     let after: BTreeMap<_, &JudgedShot> = forked
         .shots
         .iter()
@@ -200,7 +200,7 @@ pub fn fork(recording: &RoomRecording, change: RuleChange) -> Result<Fork, Recor
 
 /// Each shot's number among its shooter's shots, from 1
 /// ([`VerdictChange::number`]), for shots in the order judged.
-fn shot_numbers(shots: &[JudgedShot]) -> Vec<usize> {
+pub(crate) fn shot_numbers(shots: &[JudgedShot]) -> Vec<usize> {
     let mut fired = BTreeMap::new();
     shots
         .iter()
@@ -212,15 +212,18 @@ fn shot_numbers(shots: &[JudgedShot]) -> Vec<usize> {
         .collect()
 }
 
-fn run(
+/// Runs the recorded events through a new host, with `change` applied
+/// after each, keeping the playback's [`Detail`] if `detail`.
+pub(crate) fn run(
     recording: &RoomRecording,
     change: Option<RuleChange>,
-) -> Result<ReplayOutcome, RecordingError> {
+    detail: bool,
+) -> Result<(ReplayOutcome, Option<Detail>), RecordingError> {
     recording.validate()?;
     let invalid = |e: super::RoomError| RecordingError::Invalid(e.to_string());
     let mut host =
         RoomHost::new(recording.config, recording.seed, recording.created).map_err(invalid)?;
-    host.record_outcome();
+    host.record_outcome(detail);
     for (k, event) in recording.events.iter().enumerate() {
         let mismatch = |what: &str| RecordingError::Invalid(format!("event {k}: {what}"));
         match event {
@@ -268,18 +271,19 @@ fn run(
             host.change_player_settings(|s| change.apply(s));
         }
     }
-    let (tick_hashes, shots) = host
+    let (tick_hashes, shots, detail) = host
         .take_recorder()
-        .map(|r| (r.recording.tick_hashes, r.shots))
+        .map(|r| (r.recording.tick_hashes, r.shots, r.detail))
         .unwrap_or_default();
     let recorded = &recording.tick_hashes;
     let first_divergence =
         (0..tick_hashes.len().max(recorded.len())).find(|&k| tick_hashes.get(k) != recorded.get(k));
-    Ok(ReplayOutcome {
+    let outcome = ReplayOutcome {
         tick_hashes,
         shots,
         first_divergence,
-    })
+    };
+    Ok((outcome, detail))
 }
 
 #[cfg(test)]

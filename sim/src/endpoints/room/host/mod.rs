@@ -346,9 +346,10 @@ impl RoomHost {
             }
         }
         while self.tick_time(self.tick) <= now {
-            self.run_tick(self.tick_time(self.tick));
+            let at = self.tick_time(self.tick);
+            self.run_tick(at);
             self.tick += 1;
-            self.note_tick();
+            self.note_tick(at);
         }
     }
 

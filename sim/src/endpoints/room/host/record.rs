@@ -6,14 +6,15 @@
 use super::RoomHost;
 use crate::endpoints::room::player::Driver;
 use crate::endpoints::room::recording::{
-    JudgedShot, RecordedEvent, Recorder, RecordingError, RoomRecording,
+    Detail, JudgedShot, RecordedEvent, Recorder, RecordingError, RoomRecording, ShotDetail,
+    TickBodies,
 };
 use crate::foundation::hash::Fnv64;
 use crate::foundation::time::SimTime;
 use crate::protocol::ClientMsg;
 use crate::room::config::PlayerSettings;
 use crate::room::replication::PlayerId;
-use crate::room::wire::{RoomClientMsg, ShotResult};
+use crate::room::wire::{RoomClientMsg, Shot, ShotResult};
 
 impl RoomHost {
     /// Records the room from now on, at most `max_events` inputs (then it
@@ -37,14 +38,12 @@ impl RoomHost {
     }
 
     /// Keeps each tick's state hash and each verdict, not the inputs: how
-    /// a replay, fed a recording's inputs, runs.
-    pub(crate) fn record_outcome(&mut self) {
-        self.recorder = Some(Box::new(Recorder::new(
-            self.config,
-            self.seed,
-            self.created,
-            None,
-        )));
+    /// a replay, fed a recording's inputs, runs; with `detail`, also
+    /// every tick's bodies and every shot's ray and views (a playback).
+    pub(crate) fn record_outcome(&mut self, detail: bool) {
+        let mut r = Recorder::new(self.config, self.seed, self.created, None);
+        r.detail = detail.then(Detail::default);
+        self.recorder = Some(Box::new(r));
     }
 
     /// The recording so far, if [`RoomHost::record`] was called.
@@ -89,20 +88,36 @@ impl RoomHost {
         self.note(|| RecordedEvent::Poll { at: now, received });
     }
 
-    /// Notes the state after the tick just run, if recording.
-    pub(super) fn note_tick(&mut self) {
+    /// Notes the state after the tick just run (at `at`), if recording.
+    pub(super) fn note_tick(&mut self, at: SimTime) {
         if self.recorder.as_ref().is_some_and(|r| r.on()) {
             let hash = self.state_hash();
+            let bodies = self.recorder.as_ref().and_then(|r| r.detail.as_ref()).map(|_| {
+                self.players
+                    .iter()
+                    .map(|p| (p.id, p.state().position))
+                    .collect()
+            });
             if let Some(r) = &mut self.recorder {
                 r.tick(hash);
+                if let (Some(d), Some(bodies)) = (&mut r.detail, bodies) {
+                    d.ticks.push(TickBodies { at, bodies });
+                }
             }
         }
     }
 
-    /// Notes player `i`'s shot answered at `now`, if recording.
-    pub(super) fn note_shot(&mut self, now: SimTime, i: usize, result: &ShotResult) {
+    /// Notes player `i`'s `shot` answered at `now` with `result`, if
+    /// recording.
+    pub(super) fn note_shot(&mut self, now: SimTime, i: usize, shot: &Shot, result: &ShotResult) {
         let shooter = self.players[i].id;
-        if let Some(r) = &mut self.recorder {
+        if let Some(r) = self.recorder.as_mut().filter(|r| r.on()) {
+            if let Some(d) = &mut r.detail {
+                d.shots.push(ShotDetail {
+                    shot: shot.clone(),
+                    result: *result,
+                });
+            }
             r.shot(JudgedShot {
                 at: now,
                 shooter,

@@ -58,7 +58,7 @@ impl RoomHost {
             link.conn
                 .send(now, &wrap(RoomServerMsg::ShotResult(result)));
         }
-        self.note_shot(now, i, &result);
+        self.note_shot(now, i, shot, &result);
         self.trace_shot(now, i, result);
     }
 

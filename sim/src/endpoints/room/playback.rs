@@ -1,0 +1,164 @@
+//! A room recording played back for the page (issue 23): [`play`] runs the
+//! room's authority again ([`super::replay`]) and keeps what a viewer
+//! scrubs through — every character where the server had it after each
+//! 60 Hz tick, every shot with its ray and the server's three views of
+//! its target (`003_…` 回溯算法: where the target is now, the rewound
+//! boxes tested, where the target saw itself), and each seat's link as its
+//! player set it.
+//!
+//! ```text
+//! RoomRecording ──play──► RoomHost (a replay, detail on)
+//!                           each tick ──► TickBodies {at, (id, position)…}
+//!                           each shot ──► PlayedShot {number, verdict, Shot, ShotResult}
+//!                           tick hashes ─► ReplayOutcome (first_divergence: None = identical)
+//! ```
+//!
+//! What a recording cannot give is a client's own screen: its prediction
+//! and the proxies it drew are not inputs of the authority, so they are
+//! not recorded. A shot's tested boxes are the server's reconstruction of
+//! what its shooter saw (the premise of lag compensation), and that is
+//! what a playback shows for it.
+
+use super::recording::{
+    JudgedShot, RecordedEvent, RecordingError, RoomRecording, ShotDetail, TickBodies,
+};
+use super::replay::{run, shot_numbers, ReplayOutcome};
+use crate::foundation::time::SimTime;
+use crate::net::settings::NetSettings;
+use crate::protocol::ClientMsg;
+use crate::room::replication::PlayerId;
+
+/// One character of the room: a player or a bot.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Seat {
+    /// Its id.
+    pub id: PlayerId,
+    /// A bot run by the server (no link).
+    pub bot: bool,
+    /// When it joined.
+    pub joined: SimTime,
+    /// Each link setting its player chose, in the order set (empty: the
+    /// room's default, a perfect link).
+    pub links: Vec<(SimTime, NetSettings)>,
+}
+
+impl Seat {
+    /// The link in force at `t`, if its player set one by then.
+    pub fn link_at(&self, t: SimTime) -> Option<&NetSettings> {
+        self.links
+            .iter()
+            .take_while(|(at, _)| *at <= t)
+            .last()
+            .map(|(_, s)| s)
+    }
+}
+
+/// One shot as the server judged it in the playback.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlayedShot {
+    /// Its shooter's shot number, from 1 (as the shooter's page named it).
+    pub number: usize,
+    /// The verdict as recorded with the replay's hashes.
+    pub judged: JudgedShot,
+    /// The shot as sent and the server's answer.
+    pub detail: ShotDetail,
+}
+
+/// A recording played back: see the module docs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RoomPlayback {
+    /// The replay's tick hashes and verdicts, and whether it diverged
+    /// from the recording's (`first_divergence: None`: identical).
+    pub outcome: ReplayOutcome,
+    /// Every character's authoritative position after each tick, oldest
+    /// first (one per tick hash).
+    pub ticks: Vec<TickBodies>,
+    /// Every shot judged, in the order judged.
+    pub shots: Vec<PlayedShot>,
+    /// Everyone who was in the room, by id.
+    pub seats: Vec<Seat>,
+}
+
+/// Plays `recording` back.
+///
+/// # Errors
+/// As [`super::replay::replay`]: a recording that does not fit a room.
+pub fn play(recording: &RoomRecording) -> Result<RoomPlayback, RecordingError> {
+    let (outcome, detail) = run(recording, None, true)?;
+    let detail = detail.unwrap_or_default();
+    let shots = outcome
+        .shots
+        .iter()
+        .zip(shot_numbers(&outcome.shots))
+        .zip(detail.shots)
+        .map(|((judged, number), detail)| PlayedShot {
+            number,
+            judged: *judged,
+            detail,
+        })
+        .collect();
+    Ok(RoomPlayback {
+        seats: seats(recording),
+        ticks: detail.ticks,
+        shots,
+        outcome,
+    })
+}
+
+/// The room's characters and their players' link settings.
+fn seats(recording: &RoomRecording) -> Vec<Seat> {
+    let mut seats: Vec<Seat> = Vec::new();
+    for event in &recording.events {
+        match event {
+            RecordedEvent::Join { at, id, .. } | RecordedEvent::AddBot { at, id, .. } => {
+                seats.push(Seat {
+                    id: *id,
+                    bot: matches!(event, RecordedEvent::AddBot { .. }),
+                    joined: *at,
+                    links: Vec::new(),
+                });
+            }
+            RecordedEvent::Control {
+                at,
+                id,
+                msg: ClientMsg::SetNetSettings(s),
+            } => {
+                if let Some(seat) = seats.iter_mut().find(|seat| seat.id == *id) {
+                    seat.links.push((*at, *s));
+                }
+            }
+            _ => {}
+        }
+    }
+    seats.sort_by_key(|s| s.id);
+    seats
+}
+
+impl RoomPlayback {
+    /// The first tick's time and the last one's (both `None`-free: a
+    /// playback of no tick spans nothing, `(ZERO, ZERO)`).
+    pub fn span(&self) -> (SimTime, SimTime) {
+        match (self.ticks.first(), self.ticks.last()) {
+            (Some(a), Some(b)) => (a.at, b.at),
+            _ => (SimTime::ZERO, SimTime::ZERO),
+        }
+    }
+
+    /// The newest tick at or before `t` (the first one before the room's
+    /// first tick): a binary search, so any seek costs O(log ticks).
+    pub fn tick_at(&self, t: SimTime) -> Option<&TickBodies> {
+        let after = self.ticks.partition_point(|k| k.at <= t);
+        self.ticks.get(after.saturating_sub(1))
+    }
+
+    /// The shots judged at or before `t`, oldest first.
+    pub fn shots_until(&self, t: SimTime) -> &[PlayedShot] {
+        let n = self.shots.partition_point(|s| s.judged.at <= t);
+        &self.shots[..n]
+    }
+
+    /// Whether the replay gave the recording's hash at every tick.
+    pub fn identical(&self) -> bool {
+        self.outcome.first_divergence.is_none()
+    }
+}
