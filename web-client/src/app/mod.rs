@@ -14,6 +14,7 @@
 //! | `inspect` | pausing to inspect, the playhead moving a scenario's run, the timeline's and the card's clicks, the console line |
 //! | `ab` | the A/B toggle and difference read into the loop; starting the pair |
 //! | `room` | entering and leaving a shared room, its frame in the loop, its connection's events |
+//! | `recorded` | a saved room recording opened by `?room-recording=ID`: loaded, played back instead of the page's run, closed |
 //! | `view` | what is drawn and written each frame of a single-player run: panels, timeline, read-outs, CSV |
 //! | `input` | the frame's input: keys, or the bot when it drives |
 //! | `header` | the mode, the connection pill, the bot button |
@@ -32,6 +33,7 @@ mod input;
 mod inspect;
 mod match_room;
 mod playback;
+mod recorded;
 mod recorder;
 mod room;
 mod tour;
@@ -106,6 +108,15 @@ struct App {
     room_controls: RoomControls,
     /// The Room section's What if row (a fork of the relay's recording).
     room_fork: crate::room::fork::RoomFork,
+    /// The Room section's Save link (the relay keeps the room's
+    /// recording).
+    room_save: crate::room::save::RoomSave,
+    /// A saved room recording open in the page, if any: it runs instead
+    /// of everything else while it lasts.
+    recorded: Option<Box<crate::room::recorded::RecordedRoom>>,
+    /// The id of the room recording asked for, and its answer.
+    recorded_id: Option<String>,
+    recorded_mail: Mailbox<share::Reply>,
     /// The rollback room's match the page plays in, if any (issue 22):
     /// it runs instead of the private session, like a CMC room.
     match_run: Option<Box<MatchRun>>,
@@ -195,6 +206,10 @@ impl App {
             room: None,
             room_controls: RoomControls::new(doc),
             room_fork: crate::room::fork::RoomFork::new(doc),
+            room_save: crate::room::save::RoomSave::new(doc),
+            recorded: None,
+            recorded_id: None,
+            recorded_mail: Mailbox::default(),
             match_run: None,
             match_card: MatchCard::new(doc),
             state: RunState::Local,
@@ -231,7 +246,9 @@ impl App {
         if let Some(note) = crate::link_params::note(&crate::link_params::ignored(&query_pairs())) {
             app.panel.message("error", &note);
         }
-        if let (false, Some(name)) = (local, query_param("room")) {
+        if let Some(id) = query_param("room-recording") {
+            app.load_room_recording(id);
+        } else if let (false, Some(name)) = (local, query_param("room")) {
             match crate::room::rules::room_name(&name) {
                 Ok(name) if query_param("model").as_deref() == Some("rollback") => {
                     app.enter_match(&name);
@@ -277,7 +294,7 @@ impl App {
 
     fn frame(&mut self) {
         self.tour_frame();
-        if self.room_tick() {
+        if self.recorded_tick() || self.room_tick() {
             return;
         }
         let page_dt = f64::from(get_frame_time());

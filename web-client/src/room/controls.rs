@@ -58,7 +58,7 @@ pub struct RoomControls {
 }
 
 /// Calls `f` with the `data-<attr>` of the button clicked inside `#id`.
-fn on_button(doc: &Document, id: &str, attr: &'static str, f: impl Fn(String) + 'static) {
+pub(super) fn on_button(doc: &Document, id: &str, attr: &'static str, f: impl Fn(String) + 'static) {
     let Some(el) = doc.get_element_by_id(id) else {
         return;
     };
@@ -256,6 +256,7 @@ impl RoomControls {
             "reload",
             "room-leave",
             "room-fork-run",
+            "room-save",
         ] {
             if let Some(e) = self.doc.get_element_by_id(id) {
                 set_flag(&e, "disabled", !joined);

@@ -23,7 +23,7 @@ use sim::endpoints::room::RoomEndpoint;
 use sim::room::hitbox::HEAD_RADIUS;
 use sim::room::shots::ShotRecord;
 use sim::room::PlayerId;
-use sim::Vec2 as SimVec2;
+use sim::{Vec2 as SimVec2, World};
 use std::collections::VecDeque;
 
 /// How long a shot's ray stays in the Predicted panel, s.
@@ -58,7 +58,10 @@ pub fn draw(f: &RoomFrame, layout: &Layout) {
         authoritative(f, layout.authoritative);
     }
     if layout.replayed.is_drawable() {
-        replayed(f, layout.replayed);
+        if let Some(shot) = f.shot {
+            let e = f.endpoint;
+            shot_panel(shot, e.world(), &|id| name(e, id), layout.replayed);
+        }
     }
 }
 
@@ -73,7 +76,7 @@ pub fn name(e: &RoomEndpoint, id: PlayerId) -> String {
 }
 
 /// A character's name beside it, where no other tag of the panel is.
-fn tag(v: &View, tags: &mut Tags, at: SimVec2, label: &str, color: Color) {
+pub(super) fn tag(v: &View, tags: &mut Tags, at: SimVec2, label: &str, color: Color) {
     let (x, y) = v.pt(at);
     let r = v.len(CHARACTER_RADIUS_CM).max(4.0);
     let size = (measure_text(label, None, 12, 1.0).width, 10.0);
@@ -84,7 +87,7 @@ fn tag(v: &View, tags: &mut Tags, at: SimVec2, label: &str, color: Color) {
     }
 }
 
-fn outcome_color(o: Outcome) -> Color {
+pub(super) fn outcome_color(o: Outcome) -> Color {
     match o {
         Outcome::Hit => GREEN,
         Outcome::Miss => RED,
@@ -184,7 +187,7 @@ fn clip_segment(v: &View, a: SimVec2, b: SimVec2) -> Option<(SimVec2, SimVec2)> 
 }
 
 /// A shot's ray as the shooter traced it (walls applied).
-fn ray(v: &View, shot: &ShotRecord, thickness: f32, color: Color) {
+pub(super) fn ray(v: &View, shot: &ShotRecord, thickness: f32, color: Color) {
     let r = shot.ray;
     if let Some((a, b)) = clip_segment(v, r.origin, r.origin + r.direction * r.length) {
         v.line(a, b, thickness, color);
@@ -196,11 +199,15 @@ fn shot_view(area: RectF, points: &[SimVec2]) -> View {
     View::framing(area, points.iter().copied(), 1.4)
 }
 
-fn replayed(f: &RoomFrame, area: RectF) {
-    let Some(shot) = f.shot else {
-        return;
-    };
-    let e = f.endpoint;
+/// The Replayed panel: `shot`'s four views (three when the shooter's
+/// own drawing is not known, as in a playback) in `world`, each character
+/// named by `name`.
+pub fn shot_panel(
+    shot: &ShotRecord,
+    world: &World,
+    name: &dyn Fn(PlayerId) -> String,
+    area: RectF,
+) {
     let views = shot.views();
     // The target's four points, or (no target judged) what the shooter saw.
     let points: Vec<SimVec2> = match &views {
@@ -220,7 +227,7 @@ fn replayed(f: &RoomFrame, area: RectF) {
         }
     };
     let v = shot_view(area, &points);
-    arena::floor(&v, e.world());
+    arena::floor(&v, world);
     let verdict = rules::outcome(shot);
     ray(&v, shot, 2.0, with_alpha(YELLOW, 0.9));
     let r = v.len(CHARACTER_RADIUS_CM).max(4.0);
@@ -275,7 +282,7 @@ fn replayed(f: &RoomFrame, area: RectF) {
             let mut tags = Tags::default();
             for &(id, at) in &shot.saw {
                 character(&v, at, with_alpha(PURPLE, 0.55));
-                tag(&v, &mut tags, at, &name(e, id), LABEL);
+                tag(&v, &mut tags, at, &name(id), LABEL);
             }
         }
     }
@@ -285,7 +292,7 @@ fn replayed(f: &RoomFrame, area: RectF) {
             if let Some(w) = &views {
                 s.push_str(&format!(
                     " · {} · rewound {} ms",
-                    name(e, w.id),
+                    name(w.id),
                     res.rewind_ms
                 ));
             }

@@ -78,17 +78,25 @@ async fn api_error(status: u16, res: &Response) -> String {
 /// Starts `POST /api/scenarios` with the compact bytes; the reply lands in
 /// `mailbox`.
 pub fn save(bytes: Vec<u8>, mailbox: Mailbox<Reply>) {
+    post("/api/scenarios".to_owned(), Some(bytes), mailbox);
+}
+
+/// Starts `POST url` (with `bytes` as `application/octet-stream`, if
+/// any); a `201` answer's `id` lands in `mailbox` as [`Reply::Saved`].
+pub fn post(url: String, bytes: Option<Vec<u8>>, mailbox: Mailbox<Reply>) {
     wasm_bindgen_futures::spawn_local(async move {
         let reply = async {
             let init = RequestInit::new();
             init.set_method("POST");
-            let body = js_sys::Uint8Array::from(bytes.as_slice());
-            init.set_body(&body);
-            let req = Request::new_with_str_and_init("/api/scenarios", &init)
-                .map_err(|_| "bad request")?;
-            let _ = req
-                .headers()
-                .set("Content-Type", "application/octet-stream");
+            if let Some(bytes) = &bytes {
+                init.set_body(&js_sys::Uint8Array::from(bytes.as_slice()));
+            }
+            let req = Request::new_with_str_and_init(&url, &init).map_err(|_| "bad request")?;
+            if bytes.is_some() {
+                let _ = req
+                    .headers()
+                    .set("Content-Type", "application/octet-stream");
+            }
             let (status, res) = request(req).await?;
             if status != 201 {
                 return Err(api_error(status, &res).await);

@@ -24,9 +24,11 @@ use super::recording::{
 };
 use super::replay::{run, shot_numbers, ReplayOutcome};
 use crate::foundation::time::SimTime;
+use crate::foundation::world::World;
 use crate::net::settings::NetSettings;
 use crate::protocol::ClientMsg;
 use crate::room::replication::PlayerId;
+use crate::room::shots::ShotRecord;
 
 /// One character of the room: a player or a bot.
 #[derive(Debug, Clone, PartialEq)]
@@ -62,6 +64,26 @@ pub struct PlayedShot {
     pub judged: JudgedShot,
     /// The shot as sent and the server's answer.
     pub detail: ShotDetail,
+}
+
+impl PlayedShot {
+    /// The shot as a shooter's record, for drawing its views: the ray
+    /// along `world` (`range_cm` long), the server's answer, fired at its
+    /// claimed server time. What the shooter drew (view 1) is not in a
+    /// recording, so `saw` is empty and `local_hit` `None`.
+    pub fn record(&self, range_cm: f32, world: &World) -> ShotRecord {
+        let shot = &self.detail.shot;
+        ShotRecord {
+            seq: shot.seq,
+            number: u32::try_from(self.number).unwrap_or(u32::MAX),
+            fired_at: shot.at,
+            hit_time: shot.hit_time,
+            ray: shot.ray(range_cm, world),
+            saw: Vec::new(),
+            local_hit: None,
+            result: Some(self.detail.result),
+        }
+    }
 }
 
 /// A recording played back: see the module docs.

@@ -1,0 +1,75 @@
+// A room recording shared as a link (issue 23): a page in a CMC room at
+// RTT 200 ms with a bot fires, Save link keeps the relay's recording in
+// its store, and the link opened in a fresh profile (another browser)
+// replays the room in wasm with every tick hash equal to the relay's,
+// lists the shots with their verdicts, follows either seat, and a shot's
+// click puts its views in the Replayed panel and the playhead at it.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { relayAndBrowser, launchBrowser, metricText, setControl, waitFor, sleep, ARTIFACTS } from './harness.mjs';
+
+const env = relayAndBrowser();
+
+const text = (page, selector) => page.evaluate((s) => document.querySelector(s)?.textContent ?? '', selector);
+
+test('a saved room recording replays in a fresh profile with the relay\'s hashes', async (t) => {
+  const errors = [];
+  const page = await env.browser.context.newPage();
+  page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
+  await page.goto(`${env.relay.url}?room=e2e-rec`);
+  await waitFor(async () => (await metricText(page, 'room-state')).startsWith('e2e-rec'), 20_000, 'joined');
+  await setControl(page, 'rtt', '200');
+  await page.click('#add-bot');
+  await sleep(2500);
+  for (let i = 0; i < 6; i++) {
+    await page.evaluate(() => document.getElementById('fire-shot').click());
+    await sleep(300);
+  }
+  await waitFor(async () => /^\d+ \/ [4-9]/.test(await metricText(page, 'shot-tally')), 10_000, 'shots judged');
+  await page.evaluate(() => document.getElementById('room-save').click());
+  await waitFor(async () => (await page.getAttribute('#room-save-link', 'href'))?.includes('room-recording='), 10_000, 'the link');
+  const link = await page.getAttribute('#room-save-link', 'href');
+  assert.match(link, /^http:\/\/127\.0\.0\.1:\d+\/\?room-recording=[A-Za-z0-9_-]{12}$/);
+  assert.match(await metricText(page, 'room-save'), /^saved: /);
+
+  const fresh = await launchBrowser();
+  t.after(() => fresh.close());
+  const viewer = await fresh.context.newPage();
+  viewer.on('pageerror', (e) => errors.push(`viewer pageerror: ${e.message}`));
+  await viewer.goto(link);
+  await waitFor(async () => /tick hashes/.test(await metricText(viewer, 'recorded-verdict')), 20_000, 'the playback');
+  const verdict = await metricText(viewer, 'recorded-verdict');
+  const m = verdict.match(/^replayed in this page in (\d+) ms: all (\d+) tick hashes equal the relay's · (\d+) shots, (\d+) hits$/);
+  assert.ok(m, verdict);
+  const [, buildMs, ticks, shots] = m.map(Number);
+  console.log(`# room recording: ${ticks} ticks, ${shots} shots, played back in ${buildMs} ms`);
+  assert.ok(ticks >= 60 * 4, `${ticks} ticks: at least the 4 s before the save`);
+  assert.ok(shots >= 4, verdict);
+  assert.equal(await viewer.locator('#recorded-shots button').count(), shots);
+  const seats = await viewer.$$eval('#recorded-seat option', (o) => o.map((x) => x.textContent));
+  assert.deepEqual(seats, ['P1', 'bot 2']);
+  assert.match(await text(viewer, '[data-panel-text="predicted-sub"]'), /^P1's seat, on the server · RTT 200 ms/);
+
+  // The oldest shot (the list is newest first): its views, the playhead at its verdict.
+  await viewer.evaluate(() => [...document.querySelectorAll('#recorded-shots button')].at(-1).click());
+  await waitFor(async () => /^P1's shot #1 · /.test(await text(viewer, '[data-panel-text="replayed-sub"]')), 5_000, 'shot #1 shown');
+  const at = Number((await metricText(viewer, 'recorded-time')).split(' ')[0]);
+  assert.ok(at > 2, `the playhead at the first shot's verdict, ${at} s`);
+  await viewer.screenshot({ path: join(ARTIFACTS, 'room-recording.png') });
+
+  // Following the bot's seat, then playing on from the shot.
+  await viewer.selectOption('#recorded-seat', '2');
+  await waitFor(async () => /^bot 2's seat/.test(await text(viewer, '[data-panel-text="predicted-sub"]')), 5_000, 'the bot followed');
+  await viewer.click('#recorded-play');
+  await sleep(1000);
+  const later = Number((await metricText(viewer, 'recorded-time')).split(' ')[0]);
+  assert.ok(later > at + 0.3, `playing moves the playhead: ${at} → ${later} s`);
+
+  // An unknown id says so.
+  const other = await fresh.context.newPage();
+  await other.goto(`${env.relay.url}?room-recording=AAAAAAAAAAAA`);
+  await waitFor(async () => /room recording AAAAAAAAAAAA: /.test(await text(other, '[data-note="room"]')), 10_000, 'the unknown id named');
+  await page.close();
+  assert.deepEqual(errors, []);
+});

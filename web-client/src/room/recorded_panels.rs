@@ -1,0 +1,122 @@
+//! The three panels of a room recording open in the page
+//! ([`super::recorded::RecordedRoom`]):
+//!
+//! * Predicted: the watched seat, followed (zoomed), with everyone's last
+//!   second of path and the shots of the last [`RAY_FADE_S`]. A client's
+//!   own prediction is not in a recording (only what reached the
+//!   server), so this is the server's room around that seat.
+//! * Authoritative: the whole room on the server at the playhead.
+//! * Replayed: the picked shot's views — 2 where the target was on the
+//!   server at the verdict, 3 the rewound boxes tested, 4 where the
+//!   target saw itself — with its ray (`super::panels::shot_panel`).
+
+use super::panels::{outcome_color, ray, shot_panel, tag, RAY_FADE_S};
+use super::recorded::{seat_name, RecordedRoom};
+use super::rules;
+use crate::canvas::arena::{self, character};
+use crate::canvas::labels::Tags;
+use crate::canvas::view::{with_alpha, View, CYAN, LABEL, ORANGE};
+use crate::canvas::Layout;
+use crate::panels::chrome::PanelChrome;
+use sim::Vec2 as SimVec2;
+
+/// How much path each character trails, ticks (1 s at 60 Hz).
+const TRAIL_TICKS: usize = 60;
+
+/// How far the watched seat's panel zooms in over the whole arena.
+const SEAT_ZOOM: f32 = 2.0;
+
+/// Draws the panels and writes their lines.
+pub fn draw(r: &RecordedRoom, layout: &Layout, chrome: &PanelChrome) {
+    let p = &r.playback;
+    let Some(now) = p.tick_at(r.t) else {
+        return;
+    };
+    let at = |id| now.bodies.iter().find(|b| b.0 == id).map(|b| b.1);
+    let (start, _) = p.span();
+    let tick = p.ticks.partition_point(|k| k.at <= r.t).saturating_sub(1);
+    let trail_from = tick.saturating_sub(TRAIL_TICKS);
+    let trail = |v: &View, id| {
+        let mut prev: Option<SimVec2> = None;
+        for k in &p.ticks[trail_from..=tick] {
+            let here = k.bodies.iter().find(|b| b.0 == id).map(|b| b.1);
+            if let (Some(a), Some(b)) = (prev, here) {
+                v.line(a, b, 2.0, with_alpha(LABEL, 0.5));
+            }
+            prev = here;
+        }
+    };
+    let room = |v: &View, rays: bool| {
+        arena::floor(v, &r.world);
+        let mut tags = Tags::default();
+        for &(id, pos) in &now.bodies {
+            trail(v, id);
+            let color = if id == r.seat { CYAN } else { ORANGE };
+            character(v, pos, color);
+            tag(v, &mut tags, pos, &seat_name(p, id), LABEL);
+        }
+        if rays {
+            for s in p.shots_until(r.t).iter().rev() {
+                let age = r.t.secs_since(s.judged.at) as f32;
+                if age >= RAY_FADE_S {
+                    break;
+                }
+                let record = s.record(r.range_cm, &r.world);
+                let c = outcome_color(rules::outcome(&record));
+                ray(v, &record, 2.0, with_alpha(c, 1.0 - age / RAY_FADE_S));
+            }
+        }
+        arena::scale_bar(v);
+    };
+    if layout.predicted.is_drawable() {
+        let follow = at(r.seat).map(|c| (c, SEAT_ZOOM));
+        room(&View::arena(layout.predicted, r.world.size, follow), true);
+    }
+    if layout.authoritative.is_drawable() {
+        room(&View::fit(layout.authoritative, SimVec2::ZERO, r.world.size), false);
+    }
+    let shot = r.shot.and_then(|i| p.shots.get(i));
+    if let (true, Some(s)) = (layout.replayed.is_drawable(), shot) {
+        let record = s.record(r.range_cm, &r.world);
+        shot_panel(&record, &r.world, &|id| seat_name(p, id), layout.replayed);
+    }
+    let seat = p.seats.iter().find(|s| s.id == r.seat);
+    let link = seat.and_then(|s| s.link_at(r.t)).map_or_else(
+        || "no link set (perfect)".to_owned(),
+        |l| {
+            format!(
+                "RTT {} ms, loss {:.1} %",
+                l.rtt_ms(),
+                f32::from(l.uplink.loss_tenth_percent) / 10.0
+            )
+        },
+    );
+    chrome.text(
+        "predicted-sub",
+        &format!(
+            "{}'s seat, on the server · {link} · its own prediction is not recorded",
+            seat_name(p, r.seat)
+        ),
+    );
+    chrome.mark("predicted-sub", "replay");
+    chrome.text(
+        "authoritative-sub",
+        &format!(
+            "room recording {} · the server at {:.2} s (tick {tick})",
+            r.id,
+            r.t.secs_since(start)
+        ),
+    );
+    chrome.text(
+        "replayed-sub",
+        &shot.map_or("pick a shot in the Room section".to_owned(), |s| {
+            format!(
+                "{}'s shot #{} · {}",
+                seat_name(p, s.judged.shooter),
+                s.number,
+                s.judged.describe()
+            )
+        }),
+    );
+    chrome.show("replayed-empty", shot.is_none());
+}
