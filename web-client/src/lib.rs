@@ -32,7 +32,7 @@
 //! | folder | what the user sees there |
 //! |---|---|
 //! | `app/` | the loop and its state machine: who runs the authority (`driver`: relay or in-page host), the run's transitions (play, pause, record, take over, inspect, A/B, enter and leave a room), input, the header, the single-player frame's drawing and read-outs (`view`) |
-//! | `room/` | a shared room: its connection, this player's frame, its three panels, words and cards, the Room section |
+//! | `room/` | a shared room: its connection, this player's frame, its three panels, words and cards, the Room section, Save link; a saved room recording played back (`recorded`) |
 //! | `ab/` | the A/B view: column B's run and panels, the difference, the paired numbers |
 //! | `panels/` | the three panels of a single-player run: their HTML, one column's state, words and frame in the model it runs |
 //! | `cmc/` | the CMC model's panels, captions, correction log, Metrics card and controls |
