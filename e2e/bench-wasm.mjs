@@ -31,6 +31,10 @@
 //                here, so the mean is the figure) and the bytes/s per page
 //                each way (native: `match_report` in
 //                sim/benches/rollback.rs).
+//   playback     `bench_room_playback(60)` (issue 23): a saved room
+//                recording of 4 players over 60 s played back as the page
+//                opens one — build ms and the worst of 1000 seeks (native:
+//                `room_playback/4x60s` in sim/benches/room.rs).
 //
 // `--only rollback,match` runs just those sections (names as above;
 // `frames` also takes first_frame and first_frame_10mbit), for measuring
@@ -261,6 +265,12 @@ try {
       const text = await page.evaluate((n) => window.wasmBindings.bench_match(n, 10), n);
       result.match.push(text.startsWith('{') ? JSON.parse(text) : { players: n, error: text });
     }
+  }
+
+  // 7. A saved room recording of 4 players over 60 s played back in wasm.
+  if (want('playback')) {
+    const text = await page.evaluate(() => window.wasmBindings.bench_room_playback(60));
+    result.room_playback = text.startsWith('{') ? JSON.parse(text) : { error: text };
   }
   await page.close();
 } finally {

@@ -143,7 +143,7 @@ ids = ["perform_movement/run", "perform_movement/turn", "perform_movement/brake"
        "sync_test_machinery/ours", "sync_test_machinery/ggrs",
        "inspect_build/cmc", "inspect_build/rollback", "inspect_seek/cmc", "inspect_seek/rollback",
        "room_tick/2", "room_tick/8", "room_tick/16",
-       "match_tick/2", "match_tick/4", "match_tick/8", "match_rebase/8"]
+       "match_tick/2", "match_tick/4", "match_tick/8", "match_rebase/8", "room_playback/4x60s"]
 native = {i: crit(i) for i in ids}
 o3 = {i: crit(i, os.path.join(target, "criterion")) for i in ["perform_movement/run", "perform_movement/turn",
                                    "perform_movement/brake", "replay_client/60", "server/server_move"]}
@@ -273,6 +273,9 @@ rows = [
     ("a client rebase re-simulating 8 ticks with 8 players (State taken, restore, 8 ticks re-simulated): native / wasm (headless Chromium), wasm/native", "wasm ≤ 2× native and ≤ 1 ms",
      f'{ns(mn)} / {ns(mw)} = {ratios["match_rebase_8x8_wasm_over_native"]}× native' if ratios["match_rebase_8x8_wasm_over_native"] else "–",
      verdict(mw is not None and (ratios["match_rebase_8x8_wasm_over_native"] or 99) <= 2 and mw <= 1e6)),
+    ("a saved room recording of 4 players over 60 s played back as the page opens one (issue 23): build native / wasm · worst of 1000 seeks in wasm", "build ≤ 300 ms, seek ≤ 100 ms",
+     f'{ns(native["room_playback/4x60s"])} / {wasm.get("room_playback", {}).get("build_ms", "–")} ms · {wasm.get("room_playback", {}).get("seek_worst_ms", "–")} ms',
+     verdict((wasm.get("room_playback", {}).get("build_ms") or 1e9) <= 300 and (wasm.get("room_playback", {}).get("seek_worst_ms") or 1e9) <= 100)),
     ("ServerMove on the wire, typical new move", "≤ 16 B",
      f'{wire["server_move_bytes_new_only"]} B (mean {wire["server_move_bytes_mean"]} B, max {wire["server_move_bytes_max"]} B); Ack {wire["ack_bytes"]} B, Adjustment {wire["adjustment_bytes"]} B',
      verdict(wire["server_move_bytes_new_only"] is not None and wire["server_move_bytes_new_only"] <= 16)),

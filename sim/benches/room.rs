@@ -13,6 +13,7 @@
 //! | group | what one iteration is |
 //! |---|---|
 //! | `room_tick/{2,8,16}` | one tick of a room of N players |
+//! | `room_playback/4x60s` | a saved recording of 4 players over 60 s decoded and played back (issue 23) |
 //!
 //! After criterion, one JSON line: per N, the tick's p50 / p99 over 10 s
 //! and each player's bytes/s up and down; and the largest room whose p99
@@ -26,6 +27,9 @@
 #![allow(missing_docs)] // criterion's macros generate undocumented items
 
 use criterion::{BenchmarkId, Criterion, Throughput};
+use sim::endpoints::room::playback::play;
+use sim::endpoints::room::recording::RoomRecording;
+use sim::endpoints::room::sample::brawl;
 use sim::endpoints::room::{FireError, RoomEndpoint, RoomHost};
 use sim::room::config::MAX_ROOM_PLAYERS;
 use sim::room::{PlayerId, RoomConfig};
@@ -127,6 +131,23 @@ fn room_tick(c: &mut Criterion) {
     g.finish();
 }
 
+/// A saved room recording played back as the page opens one (issue 23):
+/// `play` on the sample brawl's compact bytes, 4 players for 60 s
+/// (`sim::endpoints::room::sample::brawl`; the page's
+/// `bench_room_playback` times the same in wasm).
+fn room_playback(c: &mut Criterion) {
+    let bytes = brawl(60).to_bytes().expect("the brawl fits a recording");
+    let mut g = c.benchmark_group("room_playback");
+    g.sample_size(10);
+    g.bench_function("4x60s", |b| {
+        b.iter(|| {
+            let r = RoomRecording::from_bytes(&bytes).expect("its own bytes");
+            play(&r).expect("the brawl plays back")
+        });
+    });
+    g.finish();
+}
+
 /// The tick times of 10 s of room `n` after its warm-up, sorted, and the
 /// bytes/s per player (up, down) over them.
 fn measure(n: usize, seconds: u64) -> (Vec<Duration>, f64, f64) {
@@ -180,6 +201,7 @@ fn largest_under_2_ms() -> usize {
 fn main() {
     let mut c = Criterion::default().configure_from_args();
     room_tick(&mut c);
+    room_playback(&mut c);
     c.final_summary();
     let filters: Vec<String> = std::env::args()
         .skip(1)

@@ -73,7 +73,11 @@ fn every_shot_hits_the_rewound_boxes_along_its_ray_and_misses_the_present() {
         assert_eq!(s.number, k + 1, "one shooter's shots, numbered from 1");
         assert_eq!(s.judged.shooter, PlayerId(1));
         assert_eq!(s.judged.seq, s.detail.shot.seq);
-        let target = s.detail.result.target.expect("every shot was judged against P2");
+        let target = s
+            .detail
+            .result
+            .target
+            .expect("every shot was judged against P2");
         assert_eq!(target.id, PlayerId(2));
         let ray = s.detail.shot.ray(range, &world);
         assert!(
@@ -97,4 +101,19 @@ fn every_shot_hits_the_rewound_boxes_along_its_ray_and_misses_the_present() {
     // Against the present every one of these head shots at a strafer
     // misses: the rewind is what made them hits.
     assert_eq!(missed_present, 26);
+}
+
+#[test]
+fn the_sample_brawl_plays_back_identically_with_shots_from_every_seat() {
+    let recording = sim::endpoints::room::sample::brawl(8);
+    let p = play(&recording).unwrap();
+    assert!(p.identical());
+    assert_eq!(p.ticks.len(), 8 * 60 + 1);
+    assert_eq!(p.seats.len(), 4);
+    let shooters: std::collections::BTreeSet<u32> =
+        p.shots.iter().map(|s| s.judged.shooter.0).collect();
+    assert_eq!(shooters.into_iter().collect::<Vec<_>>(), [1, 2, 3, 4]);
+    // 2.5 shots a second from each of 4 seats over the last 6 s, every one
+    // judged a hit on the rewound boxes.
+    assert_eq!((p.shots.len(), p.outcome.hits()), (60, 60));
 }

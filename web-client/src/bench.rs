@@ -90,6 +90,48 @@ pub fn room_replay(bytes: &[u8]) -> String {
     }
 }
 
+/// Plays back the sample brawl (`sim::endpoints::room::sample::brawl`: 4
+/// players for `seconds`) inside wasm as the page opens a room recording,
+/// and returns JSON `{"players", "seconds", "ticks", "shots",
+/// "identical", "build_ms", "seek_worst_ms"}`: the playback's build time
+/// (`play`, after decoding the compact bytes) and the slowest of 1000
+/// seeks spread over the room (the tick at the playhead and the shots up
+/// to it). Issue 23's budget: build ≤ 300 ms, worst seek ≤ 100 ms at 4
+/// players and 60 s; native: `room_playback` in `sim/benches/room.rs`.
+#[wasm_bindgen]
+pub fn bench_room_playback(seconds: u32) -> String {
+    use sim::endpoints::room::playback::play;
+    use sim::endpoints::room::recording::RoomRecording;
+    use sim::endpoints::room::sample::{brawl, BRAWL_PLAYERS};
+    let bytes = match brawl(seconds).to_bytes() {
+        Ok(b) => b,
+        Err(e) => return format!("error: {e}"),
+    };
+    let started = clock_ms();
+    let played = RoomRecording::from_bytes(&bytes).and_then(|r| play(&r));
+    let build_ms = clock_ms() - started;
+    let p = match played {
+        Ok(p) => p,
+        Err(e) => return format!("error: {e}"),
+    };
+    let (start, end) = p.span();
+    let span = end.micros_since(start);
+    let mut worst = 0.0f64;
+    for k in 0..1000u64 {
+        let t = start.plus_micros(span * k / 999);
+        let began = clock_ms();
+        let found = p.tick_at(t).map(|f| f.bodies.len()).unwrap_or(0) + p.shots_until(t).len();
+        std::hint::black_box(found);
+        worst = worst.max(clock_ms() - began);
+    }
+    format!(
+        "{{\"players\":{BRAWL_PLAYERS},\"seconds\":{seconds},\"ticks\":{},\"shots\":{},\"identical\":{},\"build_ms\":{build_ms:.1},\"seek_worst_ms\":{worst:.3}}}",
+        p.ticks.len(),
+        p.shots.len(),
+        p.identical()
+    )
+}
+
 /// Benchmarks a rollback inside wasm and returns the mean time of one, ns:
 /// the case of `rollback_rebase/8` in `sim/benches/rollback.rs`
 /// (`sim::rollback::sync_test::rebase_case(2)`: the 60 Hz arena, both

@@ -28,7 +28,9 @@ pub fn ignored(pairs: &[(String, String)]) -> Vec<String> {
                 }
                 "link" if value != "clean" => "only link=clean",
                 "tour" if sim::tour::parse(value).is_none() => "no such stop of the tour",
-                "mode" | "seed" | "room" | "model" | "link" | "tour" | "room-recording" => return None,
+                "mode" | "seed" | "room" | "model" | "link" | "tour" | "room-recording" => {
+                    return None
+                }
                 _ => "not a parameter of this page",
             };
             Some(format!("{name}={value} ({why})"))

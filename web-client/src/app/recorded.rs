@@ -35,9 +35,12 @@ impl App {
                 Ok(r) => {
                     self.driver.close();
                     self.header.set_mode(&format!("room recording {id}"));
-                    self.header.set_status("connected", "played back in this page");
-                    self.room_controls
-                        .note(&format!("room recording {id}: played back in this page"), false);
+                    self.header
+                        .set_status("connected", "played back in this page");
+                    self.room_controls.note(
+                        &format!("room recording {id}: played back in this page"),
+                        false,
+                    );
                     self.recorded = Some(Box::new(r));
                 }
                 Err(why) => self

@@ -58,7 +58,12 @@ pub struct RoomControls {
 }
 
 /// Calls `f` with the `data-<attr>` of the button clicked inside `#id`.
-pub(super) fn on_button(doc: &Document, id: &str, attr: &'static str, f: impl Fn(String) + 'static) {
+pub(super) fn on_button(
+    doc: &Document,
+    id: &str,
+    attr: &'static str,
+    f: impl Fn(String) + 'static,
+) {
     let Some(el) = doc.get_element_by_id(id) else {
         return;
     };

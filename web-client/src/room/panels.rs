@@ -290,11 +290,7 @@ pub fn shot_panel(
         Some(res) => {
             let mut s = rules::verdict_text(res.verdict).to_owned();
             if let Some(w) = &views {
-                s.push_str(&format!(
-                    " · {} · rewound {} ms",
-                    name(w.id),
-                    res.rewind_ms
-                ));
+                s.push_str(&format!(" · {} · rewound {} ms", name(w.id), res.rewind_ms));
             }
             s
         }

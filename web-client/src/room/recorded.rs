@@ -8,7 +8,7 @@
 
 use super::controls::on_button;
 use crate::clock::clock_ms;
-use crate::dom::{emptied, input, query, select, set_flag, write_text, append_button, Clicks};
+use crate::dom::{append_button, emptied, input, query, select, set_flag, write_text, Clicks};
 use sim::endpoints::room::playback::{play, RoomPlayback};
 use sim::endpoints::room::recording::RoomRecording;
 use sim::room::PlayerId;
@@ -185,7 +185,11 @@ impl RecordedRoom {
             write_text(&e, verdict);
             let _ = e.set_attribute(
                 "data-state",
-                if self.playback.identical() { "same" } else { "differs" },
+                if self.playback.identical() {
+                    "same"
+                } else {
+                    "differs"
+                },
             );
         }
         if let Some(s) = &self.card.seat {
@@ -215,7 +219,11 @@ impl RecordedRoom {
         if let Some(e) = query(&doc, "[data-metric=\"recorded-time\"]") {
             write_text(
                 &e,
-                &format!("{:.2} / {:.2} s", self.t.secs_since(start), end.secs_since(start)),
+                &format!(
+                    "{:.2} / {:.2} s",
+                    self.t.secs_since(start),
+                    end.secs_since(start)
+                ),
             );
         }
         if let Some(seek) = &self.card.seek {

@@ -73,7 +73,10 @@ pub fn draw(r: &RecordedRoom, layout: &Layout, chrome: &PanelChrome) {
         room(&View::arena(layout.predicted, r.world.size, follow), true);
     }
     if layout.authoritative.is_drawable() {
-        room(&View::fit(layout.authoritative, SimVec2::ZERO, r.world.size), false);
+        room(
+            &View::fit(layout.authoritative, SimVec2::ZERO, r.world.size),
+            false,
+        );
     }
     let shot = r.shot.and_then(|i| p.shots.get(i));
     if let (true, Some(s)) = (layout.replayed.is_drawable(), shot) {

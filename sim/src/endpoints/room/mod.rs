@@ -23,16 +23,18 @@
 //! | `recording` | [`recording::RoomRecording`]: the room's authoritative inputs and tick hashes, recorded by the host (`host/record.rs`); its compact form and golden file |
 //! | `replay` | [`replay::replay`]: the authority run again from a recording; [`replay::fork`]: what-if with a rule of lag compensation changed |
 //! | `playback` | [`playback::play`]: a recording played back for the page — every tick's bodies, every shot's ray and views, each seat's link |
+//! | `sample` | [`sample::brawl`]: the 4-player room a playback's costs are measured on, natively and in wasm |
 //! | `reports` | the golden room runs, one per public bug report ([`reports::REPORT_RUNS`]) |
 
 pub mod endpoint;
 pub mod host;
 mod link;
+pub mod playback;
 mod player;
 pub mod recording;
-pub mod playback;
 pub mod replay;
 pub mod reports;
+pub mod sample;
 pub mod session;
 
 pub use endpoint::{

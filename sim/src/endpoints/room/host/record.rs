@@ -92,12 +92,16 @@ impl RoomHost {
     pub(super) fn note_tick(&mut self, at: SimTime) {
         if self.recorder.as_ref().is_some_and(|r| r.on()) {
             let hash = self.state_hash();
-            let bodies = self.recorder.as_ref().and_then(|r| r.detail.as_ref()).map(|_| {
-                self.players
-                    .iter()
-                    .map(|p| (p.id, p.state().position))
-                    .collect()
-            });
+            let bodies = self
+                .recorder
+                .as_ref()
+                .and_then(|r| r.detail.as_ref())
+                .map(|_| {
+                    self.players
+                        .iter()
+                        .map(|p| (p.id, p.state().position))
+                        .collect()
+                });
             if let Some(r) = &mut self.recorder {
                 r.tick(hash);
                 if let (Some(d), Some(bodies)) = (&mut r.detail, bodies) {
