@@ -23,12 +23,12 @@
 //! | 507 `{"error"}` | the recording is over [`MAX_RECORDING_BYTES`] encoded |
 //!
 //! **Saving** (`POST`, no body; through nginx add `?room=NAME` as for the
-//! `GET`): the same refusals, checked before anything is charged; then
-//! the save is charged to the client address's budget of saves, shared
-//! with scenarios ([`crate::Limits::saves`]: 429 with `Retry-After`), the
-//! room's task hands over its recording, and the bytes are stored as an
-//! [`ItemKind::Room`] under the store's cap (507) and deadline (503 with
-//! `Retry-After`). 201 answers `{id, url, api, room, seconds, ticks,
+//! `GET`): the room's task hands over its recording, with the `GET`'s
+//! refusals and reasons (nothing charged then); the save is charged to
+//! the client address's budget of saves, shared with scenarios
+//! ([`crate::Limits::saves`]: 429 with `Retry-After`), and the bytes are
+//! stored as an [`ItemKind::Room`] under the store's cap (507) and
+//! deadline (503, with `Retry-After` after a timeout). 201 answers `{id, url, api, room, seconds, ticks,
 //! shots, bytes, truncated, replay}`: `url` is the page's link
 //! (`/?room-recording={id}`, absolute under `--public-url`), `api` the
 //! bytes' address, `replay` the live host's line (as
@@ -295,10 +295,10 @@ async fn store(
     name: &str,
 ) -> Result<(StatusCode, Json<serde_json::Value>), ApiError> {
     let id = recorded_room(state, name)?;
-    // Charged before the room's task encodes its recording (up to
-    // MAX_RECORDING_BYTES of work), as a scenario's before its replay.
-    charge_save(state, client)?;
+    // The recording first: a save the GET would refuse costs nothing (and
+    // charging first would spare no work: the GET asks the task freely).
     let snapshot = snapshot(state, &id).await?;
+    charge_save(state, client)?;
     let ticks = u32::try_from(snapshot.ticks).unwrap_or(u32::MAX);
     let stored = state
         .store()
