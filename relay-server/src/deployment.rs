@@ -176,5 +176,13 @@ mod tests {
             Deployment::default().share_link("AAAAAAAAAAAA"),
             "/s/AAAAAAAAAAAA"
         );
+        assert_eq!(
+            d.room_recording_link("AAAAAAAAAAAA"),
+            "https://play.example.org/?room-recording=AAAAAAAAAAAA"
+        );
+        assert_eq!(
+            d.room_recording_api_link("AAAAAAAAAAAA"),
+            "https://play.example.org/api/room-recordings/AAAAAAAAAAAA"
+        );
     }
 }

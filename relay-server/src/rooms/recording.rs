@@ -28,11 +28,11 @@
 //! the client address's budget of saves, shared with scenarios
 //! ([`crate::Limits::saves`]: 429 with `Retry-After`), and the bytes are
 //! stored as an [`ItemKind::Room`] under the store's cap (507) and
-//! deadline (503, with `Retry-After` after a timeout). 201 answers `{id, url, api, room, seconds, ticks,
-//! shots, bytes, truncated, replay}`: `url` is the page's link
-//! (`/?room-recording={id}`, absolute under `--public-url`), `api` the
-//! bytes' address, `replay` the live host's line (as
-//! `X-Room-Recording-Replay`). Counted in
+//! deadline (503, with `Retry-After` after a timeout). 201 answers `{id,
+//! url, api, room, seconds, ticks, shots, bytes, truncated, replay}`:
+//! `url` is the page's link (`/?room-recording={id}`, absolute under
+//! `--public-url`), `api` the bytes' address, `replay` the live host's
+//! line (as `X-Room-Recording-Replay`). Counted in
 //! `relay_room_recording_saves_total` by its answer.
 
 use super::Rooms;
