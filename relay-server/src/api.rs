@@ -5,6 +5,11 @@
 //! | `POST /api/scenarios` | stores a scenario: body `application/octet-stream` (the compact encoding, as the page sends) or `application/json` (a [`Scenario`] written by hand); 201 `{id, url, …}` |
 //! | `GET /api/scenarios/{id}` | the scenario as JSON, or its compact bytes with `Accept: application/octet-stream` |
 //! | `GET /s/{id}` | the page, which loads and plays scenario `id` (404 status, same page, if unknown) |
+//! | `GET /api/room-recordings/{id}` | a saved room recording's bytes (saved by `POST /api/rooms/{name}/recording`, [`crate::rooms`]) |
+//!
+//! Scenarios and room recordings share the store (its ids and its cap,
+//! [`ItemKind`]); each route answers 404 for an id of the other kind,
+//! naming where it is served.
 //!
 //! Every rejection is a 4xx (or 5xx) with a JSON body
 //! `{"error": "<reason>"}`; nothing is stored then. Each client address
@@ -27,7 +32,7 @@
 
 use crate::metrics::Save;
 use crate::proxy::ClientAddr;
-use crate::store::{is_id, StoreError};
+use crate::store::{is_id, ItemKind, StoreError};
 use crate::AppState;
 use axum::body::{Body, Bytes};
 use axum::extract::{Path, State};
@@ -37,6 +42,9 @@ use axum::Json;
 use serde_json::json;
 use sim::scenario::{codec, Verdict};
 use sim::{Scenario, ScenarioRun};
+
+/// `Cache-Control` of a stored item: saved items never change.
+const IMMUTABLE: &str = "public, max-age=31536000, immutable";
 
 /// Largest request body, bytes: a compact scenario is at most
 /// [`codec::MAX_ENCODED_BYTES`] (512 KiB); a hand-written JSON one of a
@@ -101,7 +109,7 @@ impl IntoResponse for ApiError {
 impl ApiError {
     /// A store failure: 507 over the storage cap, 503 otherwise (with
     /// `Retry-After: 1` after a timeout); timeouts counted.
-    fn store(state: &AppState, e: StoreError) -> ApiError {
+    pub(crate) fn store(state: &AppState, e: StoreError) -> ApiError {
         match e {
             StoreError::Full { .. } => {
                 tracing::warn!(error = %e, "save refused: store full");
@@ -175,15 +183,45 @@ pub(crate) async fn create(
     body: Body,
 ) -> Result<(StatusCode, Json<serde_json::Value>), ApiError> {
     let answer = save(&state, client, &headers, body).await;
-    let result = match &answer {
-        Ok(_) => Save::Created,
-        Err(ApiError(StatusCode::TOO_MANY_REQUESTS, ..)) => Save::RateLimited,
-        Err(ApiError(StatusCode::INSUFFICIENT_STORAGE, ..)) => Save::StoreFull,
-        Err(ApiError(status, ..)) if status.is_client_error() => Save::Rejected,
-        Err(_) => Save::Failed,
-    };
-    state.inner.metrics.save(result);
+    state.inner.metrics.save(Save::of(&answer));
     answer
+}
+
+impl Save {
+    /// How `answer`, a save's, counts: 201, 429, 507, another 4xx or
+    /// another 5xx.
+    pub(crate) fn of<T>(answer: &Result<T, ApiError>) -> Save {
+        match answer {
+            Ok(_) => Save::Created,
+            Err(ApiError(StatusCode::TOO_MANY_REQUESTS, ..)) => Save::RateLimited,
+            Err(ApiError(StatusCode::INSUFFICIENT_STORAGE, ..)) => Save::StoreFull,
+            Err(ApiError(status, ..)) if status.is_client_error() => Save::Rejected,
+            Err(_) => Save::Failed,
+        }
+    }
+}
+
+/// Charges one save to `client`'s budget ([`crate::Limits::saves`],
+/// shared by scenarios and room recordings).
+///
+/// # Errors
+/// 429 with `Retry-After` (s, at least 1) once the budget is spent.
+pub(crate) fn charge_save(state: &AppState, client: std::net::IpAddr) -> Result<(), ApiError> {
+    let Err(wait) = state.inner.saves.take(client, state.now()) else {
+        return Ok(());
+    };
+    let limits = &state.inner.limits;
+    let secs = wait.as_secs_f64().ceil().max(1.0) as u64;
+    Err(ApiError(
+        StatusCode::TOO_MANY_REQUESTS,
+        format!(
+            "too many saves from this address ({} at once, then one every {:.0} s): \
+             try again in {secs} s",
+            limits.saves.burst,
+            1.0 / limits.saves.per_second
+        ),
+        Some(secs),
+    ))
 }
 
 async fn save(
@@ -214,26 +252,20 @@ async fn save(
     // Charged once the body is in (a client answered before its upload
     // ends may see its connection reset instead of the 429), before the
     // replay and the store.
-    if let Err(wait) = state.inner.saves.take(client, state.now()) {
-        let secs = wait.as_secs_f64().ceil().max(1.0) as u64;
-        return Err(ApiError(
-            StatusCode::TOO_MANY_REQUESTS,
-            format!(
-                "too many saves from this address ({} at once, then one every {:.0} s): \
-                 try again in {secs} s",
-                limits.saves.burst,
-                1.0 / limits.saves.per_second
-            ),
-            Some(secs),
-        ));
-    }
+    charge_save(state, client)?;
     let scenario = verify(parse(headers, &body)?).await?;
     let bytes = codec::encode(&scenario);
     let frames = scenario.frames.len() as u32;
     let size = bytes.len();
     let id = state
         .store()
-        .insert(&scenario.name, &bytes, frames, limits.max_store_bytes)
+        .insert(
+            ItemKind::Scenario,
+            &scenario.name,
+            &bytes,
+            frames,
+            limits.max_store_bytes,
+        )
         .await
         .map_err(|e| ApiError::store(state, e))?;
     tracing::info!(%id, name = %scenario.name, frames, bytes = size, "scenario saved");
@@ -250,7 +282,20 @@ async fn save(
     ))
 }
 
-/// `GET /api/scenarios/{id}`.
+/// The answer to a scenario route asked for room recording `id`: 404,
+/// pointing at where it is opened.
+fn room_recording_not_scenario(id: &str) -> ApiError {
+    bad(
+        StatusCode::NOT_FOUND,
+        format!(
+            "{id} is a room recording, not a scenario: open /?room-recording={id} \
+             (its bytes: GET /api/room-recordings/{id})"
+        ),
+    )
+}
+
+/// `GET /api/scenarios/{id}`: 400 for a malformed id, 404 for an unknown
+/// one or a room recording's.
 pub async fn fetch(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -268,12 +313,14 @@ pub async fn fetch(
         .await
         .map_err(|e| ApiError::store(&state, e))?
         .ok_or_else(|| bad(StatusCode::NOT_FOUND, format!("no scenario with id {id}")))?;
+    if row.kind == ItemKind::Room {
+        return Err(room_recording_not_scenario(&id));
+    }
     let wants_bytes = headers
         .get(header::ACCEPT)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|a| a.contains("application/octet-stream"));
-    // Saved scenarios never change.
-    let cache = (header::CACHE_CONTROL, "public, max-age=31536000, immutable");
+    let cache = (header::CACHE_CONTROL, IMMUTABLE);
     if wants_bytes {
         return Ok((
             [(header::CONTENT_TYPE, "application/octet-stream"), cache],
@@ -292,10 +339,15 @@ pub async fn fetch(
 
 /// `GET /s/{id}`: the page (its `<base href="/">` resolves its relative
 /// URLs from the root); it reads the id from its path and fetches the
-/// scenario. Unknown ids get the same page with status 404, and the page
-/// says so.
+/// scenario. Unknown ids, and a room recording's, get the same page with
+/// status 404, and the page says so (what `GET /api/scenarios/{id}`
+/// answers it).
 pub async fn share_page(State(state): State<AppState>, Path(id): Path<String>) -> Response {
-    let known = is_id(&id) && matches!(state.store().get(&id).await, Ok(Some(_)));
+    let known = is_id(&id)
+        && matches!(
+            state.store().get(&id).await,
+            Ok(Some(row)) if row.kind == ItemKind::Scenario
+        );
     match tokio::fs::read_to_string(state.dist().join("index.html")).await {
         Ok(page) => {
             let status = if known {
@@ -311,4 +363,49 @@ pub async fn share_page(State(state): State<AppState>, Path(id): Path<String>) -
         )
             .into_response(),
     }
+}
+
+/// `GET /api/room-recordings/{id}`: the bytes a room recording was saved
+/// with ([`sim::endpoints::room::recording::RoomRecording::to_bytes`]),
+/// `application/octet-stream`, cached for good.
+///
+/// # Errors
+/// 404 `{"error"}` for a malformed or unknown id, or a scenario's; 503
+/// when the store fails or does not answer in time.
+pub async fn fetch_room_recording(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    let unknown = || {
+        bad(
+            StatusCode::NOT_FOUND,
+            format!("no room recording with id {id}"),
+        )
+    };
+    if !is_id(&id) {
+        return Err(unknown());
+    }
+    let row = state
+        .store()
+        .get(&id)
+        .await
+        .map_err(|e| ApiError::store(&state, e))?
+        .ok_or_else(unknown)?;
+    if row.kind == ItemKind::Scenario {
+        return Err(bad(
+            StatusCode::NOT_FOUND,
+            format!(
+                "{id} is a scenario, not a room recording: open {}",
+                state.inner.deployment.share_link(&id)
+            ),
+        ));
+    }
+    Ok((
+        [
+            (header::CONTENT_TYPE, "application/octet-stream"),
+            (header::CACHE_CONTROL, IMMUTABLE),
+        ],
+        row.bytes,
+    )
+        .into_response())
 }

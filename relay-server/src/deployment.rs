@@ -115,6 +115,22 @@ impl Deployment {
             self.public_url.as_deref().unwrap_or("")
         )
     }
+
+    /// The page's link to saved room recording `id`.
+    pub(crate) fn room_recording_link(&self, id: &str) -> String {
+        format!(
+            "{}/?room-recording={id}",
+            self.public_url.as_deref().unwrap_or("")
+        )
+    }
+
+    /// The API address of saved room recording `id`.
+    pub(crate) fn room_recording_api_link(&self, id: &str) -> String {
+        format!(
+            "{}/api/room-recordings/{id}",
+            self.public_url.as_deref().unwrap_or("")
+        )
+    }
 }
 
 #[cfg(test)]
@@ -159,6 +175,14 @@ mod tests {
         assert_eq!(
             Deployment::default().share_link("AAAAAAAAAAAA"),
             "/s/AAAAAAAAAAAA"
+        );
+        assert_eq!(
+            d.room_recording_link("AAAAAAAAAAAA"),
+            "https://play.example.org/?room-recording=AAAAAAAAAAAA"
+        );
+        assert_eq!(
+            d.room_recording_api_link("AAAAAAAAAAAA"),
+            "https://play.example.org/api/room-recordings/AAAAAAAAAAAA"
         );
     }
 }

@@ -7,7 +7,9 @@
 //! [`sim::endpoints::room::RoomHost`] per room on its own task (`GET /api/rooms`
 //! lists them);
 //! `/api/scenarios` stores and returns saved scenarios (SQLite or
-//! PostgreSQL) and `/s/{id}` opens one in the page; `/healthz` and
+//! PostgreSQL) and `/s/{id}` opens one in the page; a room's recording
+//! is kept in the same store (`POST /api/rooms/{name}/recording`) and
+//! served by `/api/room-recordings/{id}`; `/healthz` and
 //! `/metrics` are for whatever runs and watches the relay; everything else
 //! is the built page from the dist folder.
 //!
@@ -30,7 +32,7 @@
 //! | `session` | one connection's protocol rules, sans IO |
 //! | `heartbeat` | the WebSocket Ping every 20 s and the peer found dead |
 //! | `origin` | which pages may open sockets (403 for the others) |
-//! | `api` | the scenario API and share links |
+//! | `api` | the scenario API and share links; saved room recordings by id |
 //! | `store` | the scenario store: one trait, SQLite and PostgreSQL |
 //! | `homes` | the registry of live rooms: each shared room's home relay, leases, hand-offs |
 //! | `room` | room ids in `/ws?room=<id>`, what the proxy routes on |
@@ -347,7 +349,8 @@ pub async fn serve(
 /// Every response carries the page's Content-Security-Policy,
 /// `X-Content-Type-Options: nosniff` and `X-Relay-Instance`.
 ///
-/// `/ws` and `POST /api/scenarios` need the peer address: serve with
+/// `/ws`, `POST /api/scenarios` and `POST /api/rooms/{name}/recording`
+/// need the peer address: serve with
 /// `into_make_service_with_connect_info::<SocketAddr>()`, or as [`serve`]
 /// does.
 pub fn app(state: AppState) -> Router {
@@ -360,7 +363,11 @@ pub fn app(state: AppState) -> Router {
         .route("/healthz", get(health::handler))
         .route("/metrics", get(metrics::handler))
         .route("/api/rooms", get(rooms::list))
-        .route("/api/rooms/{name}/recording", get(rooms::recording))
+        .route(
+            "/api/rooms/{name}/recording",
+            get(rooms::recording).post(rooms::save_recording),
+        )
+        .route("/api/room-recordings/{id}", get(api::fetch_room_recording))
         .route("/api/scenarios", post(api::create))
         .route("/api/scenarios/{id}", get(api::fetch))
         .route("/s/{id}", get(api::share_page))

@@ -25,8 +25,8 @@
 //! burst of 120 (150) absorbs a one-second stall of the socket delivering
 //! its backlog at once, and a 0.25 s frame at 120 Hz sends 30 input
 //! packets at once. A page saves a scenario when its user clicks Save (or
-//! Save B): ten at once, then one every 6 s, is more than a person
-//! clicks.
+//! Save B), or a room's recording when they save it: ten at once (of
+//! both together), then one every 6 s, is more than a person clicks.
 //!
 //! Within one [`Limits::abuse_window`] (10 s), more than
 //! [`Limits::max_strikes`] bad frames (undecodable, text, settings out of
@@ -130,11 +130,13 @@ pub struct Limits {
     /// shorter room it holds, marked truncated (`GET
     /// /api/rooms/{name}/recording`).
     pub room_record_events: usize,
-    /// Budget for scenario saves per client address.
+    /// Budget for saves per client address: scenarios
+    /// (`POST /api/scenarios`) and room recordings
+    /// (`POST /api/rooms/{name}/recording`) from one bucket.
     pub saves: Rate,
-    /// Bytes all stored scenarios may take together (the compact
-    /// encodings, across every relay sharing the store); a save that would
-    /// pass it is refused. `0` = no cap.
+    /// Bytes all stored items may take together (scenarios' compact
+    /// encodings and saved room recordings, across every relay sharing the
+    /// store); a save that would pass it is refused. `0` = no cap.
     pub max_store_bytes: u64,
     /// Connections per TCP peer address (trusted proxies excepted) whose
     /// first request head has not arrived yet; one more is closed at once.

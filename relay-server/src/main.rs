@@ -110,15 +110,16 @@ struct Args {
     /// Ms a room seat may stay silent after joining before it is closed.
     #[arg(long, env = "PLAYGROUND_SILENT_SEAT_GRACE_MS", default_value_t = defaults().silent_seat_grace.as_millis() as u64)]
     silent_seat_grace_ms: u64,
-    /// Scenario saves one client address may make at once…
+    /// Saves (scenarios and room recordings) one client address may make
+    /// at once…
     #[arg(long, env = "PLAYGROUND_SAVE_BURST", default_value_t = defaults().saves.burst as u32,
           value_parser = clap::value_parser!(u32).range(1..))]
     save_burst: u32,
     /// …and per minute after that.
     #[arg(long, env = "PLAYGROUND_SAVES_PER_MINUTE", default_value_t = defaults().saves.per_second * 60.0)]
     saves_per_minute: f64,
-    /// Bytes all stored scenarios may take together (0 = no cap); a save
-    /// past it is refused with 507.
+    /// Bytes all stored scenarios and room recordings may take together
+    /// (0 = no cap); a save past it is refused with 507.
     #[arg(long, env = "PLAYGROUND_MAX_STORE_BYTES", default_value_t = defaults().max_store_bytes)]
     max_store_bytes: u64,
     /// Connections per address whose first request head has not arrived

@@ -22,6 +22,7 @@
 //! | `relay_host_poll_seconds` | histogram | – | one `ServerHost::poll` of a private session, s |
 //! | `relay_room_tick_seconds` | histogram | – | one shared room's poll that ran its 60 Hz tick (bots, frame history, net updates, and the players' messages due), s |
 //! | `relay_scenario_saves_total` | counter | `result` (`created`, `rejected`, `failed`, `rate_limited`, `store_full`) | `POST /api/scenarios` answered 201, another 4xx, another 5xx, 429, 507 |
+//! | `relay_room_recording_saves_total` | counter | `result` (as above) | `POST /api/rooms/{name}/recording` answered 201, another 4xx, another 5xx, 429, 507 |
 //!
 //! Rates (frames per second by kind) are PromQL's job:
 //! `rate(relay_frames_in_total[1m])`.
@@ -126,7 +127,7 @@ pub(crate) enum Ended {
     RoomModel = 11,
 }
 
-/// How a scenario save was answered.
+/// How a save (a scenario's or a room recording's) was answered.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Save {
     /// 201.
@@ -140,6 +141,15 @@ pub(crate) enum Save {
     /// 507: the store is full.
     StoreFull = 4,
 }
+
+/// The `result` label of the save counters, indexed by [`Save`].
+const SAVE_RESULTS: [&str; 5] = [
+    "created",
+    "rejected",
+    "failed",
+    "rate_limited",
+    "store_full",
+];
 
 /// Why a seat was refused.
 #[derive(Debug, Clone, Copy)]
@@ -191,8 +201,10 @@ pub(crate) struct Metrics {
     store_timeouts: IntCounter,
     poll: Histogram,
     room_ticks: Histogram,
-    /// By [`Save`].
+    /// Scenario saves by [`Save`].
     saves: Vec<IntCounter>,
+    /// Room recording saves by [`Save`].
+    room_saves: Vec<IntCounter>,
 }
 
 /// Registers `c` and hands it back.
@@ -280,7 +292,8 @@ impl Metrics {
                 )
                 .expect("valid histogram"),
             ),
-            saves: counters(&r, "relay_scenario_saves_total", "Scenario saves, by answer: created (201), rejected (4xx), failed (5xx), rate_limited (429), store_full (507).", "result", &["created", "rejected", "failed", "rate_limited", "store_full"]),
+            saves: counters(&r, "relay_scenario_saves_total", "Scenario saves, by answer: created (201), rejected (4xx), failed (5xx), rate_limited (429), store_full (507).", "result", &SAVE_RESULTS),
+            room_saves: counters(&r, "relay_room_recording_saves_total", "Room recording saves, by answer: created (201), rejected (4xx), failed (5xx), rate_limited (429), store_full (507).", "result", &SAVE_RESULTS),
             registry: r,
         }
     }
@@ -343,9 +356,14 @@ impl Metrics {
         self.ended[how as usize].inc();
     }
 
-    /// A save answered.
+    /// A scenario save answered.
     pub(crate) fn save(&self, result: Save) {
         self.saves[result as usize].inc();
+    }
+
+    /// A room recording save answered.
+    pub(crate) fn room_save(&self, result: Save) {
+        self.room_saves[result as usize].inc();
     }
 
     /// A seat refused.

@@ -10,6 +10,7 @@ use common::backend::Backend;
 use axum::body::Body;
 use axum::extract::ConnectInfo;
 use axum::http::{header, Request, StatusCode};
+use relay_server::store::ItemKind;
 use relay_server::{app, AppState, Limits};
 use sim::protocol::{Setting, Setup};
 use sim::scenario::{codec, SCENARIO_VERSION};
@@ -143,7 +144,11 @@ async fn scenarios_of_every_version_are_read_and_upgraded(backend: &Backend) {
     let files = ["v1a.bin", "v1b.bin", "v2.bin", "v3.bin", "v4.bin"];
     for name in files {
         let bytes = frozen(name);
-        let id = state.store().insert(name, &bytes, 1200, 0).await.unwrap();
+        let id = state
+            .store()
+            .insert(ItemKind::Scenario, name, &bytes, 1200, 0)
+            .await
+            .unwrap();
         let (status, got) = send(
             &state,
             get(&format!("/api/scenarios/{id}"), "application/octet-stream"),

@@ -5,6 +5,7 @@
 mod common;
 
 use common::backend::Backend;
+use relay_server::store::ItemKind;
 
 use sim::protocol::{Setting, Setup};
 use sim::scenario::{codec, Change, SCENARIO_VERSION};
@@ -109,7 +110,13 @@ async fn ids_are_looked_up_in_the_relays_store(backend: &Backend) {
     std::fs::create_dir_all(&dir).unwrap();
     let store = backend.shared_store(&dir).await;
     let id = store
-        .insert(&scenario.name, &codec::encode(&scenario), 600, 0)
+        .insert(
+            ItemKind::Scenario,
+            &scenario.name,
+            &codec::encode(&scenario),
+            600,
+            0,
+        )
         .await
         .unwrap();
     let db = backend.db_arg(&dir);
@@ -125,6 +132,20 @@ async fn ids_are_looked_up_in_the_relays_store(backend: &Backend) {
     let (code, text) = cli(&["run", "AAAAAAAAAAAA", "--db", &db]);
     assert_eq!(code, 2, "{text}");
     assert!(text.contains("no scenario with id AAAAAAAAAAAA"), "{text}");
+    // A saved room recording is not run as a scenario.
+    let room = store
+        .insert(ItemKind::Room, "lobby", &[1, 2, 3], 60, 0)
+        .await
+        .unwrap();
+    let (code, text) = cli(&["run", &room, "--db", &db]);
+    assert_eq!(code, 2, "{text}");
+    assert!(
+        text.contains(&format!(
+            "{room} in {db} is a room recording, not a scenario: download \
+             /api/room-recordings/{room} and run `scenario room-replay` on the file"
+        )),
+        "{text}"
+    );
     let _ = std::fs::remove_dir_all(dir);
 }
 

@@ -1,6 +1,6 @@
 //! A silent database (issue #27): PostgreSQL frozen (SIGSTOP on every
 //! process of its own server) for 30 s with 20 saves in flight — every
-//! save answers within 3 s with a clear error, the room's net updates go
+//! save (and a room recording's) answers within 3 s with a clear error, the room's net updates go
 //! on at their rate, and within 10 s of SIGCONT 100 saves of 100 succeed.
 //! Needs PostgreSQL: `scripts/test.sh` runs this with `--ignored`.
 
@@ -108,6 +108,28 @@ async fn a_frozen_database_answers_every_save_within_3_s_and_the_room_ticks_on()
         );
         slowest = slowest.max(took);
     }
+    // Saving the room's recording meets the same deadline and says so.
+    let asked = Instant::now();
+    let request = http(
+        &addr,
+        "POST /api/rooms/frozen/recording?room=frozen",
+        "",
+        b"",
+    );
+    let room_save = tokio::time::timeout(Duration::from_secs(10), request)
+        .await
+        .expect("a room save answered within 10 s")
+        .unwrap();
+    slowest = slowest.max(asked.elapsed());
+    assert_eq!(room_save.status, 503, "{}", room_save.text());
+    assert_eq!(room_save.header("retry-after"), Some("1"));
+    assert!(
+        room_save
+            .text()
+            .contains("the database did not answer within 2000 ms"),
+        "{}",
+        room_save.text()
+    );
     // And one more every 5 s while it stays frozen.
     while frozen.elapsed() < Duration::from_secs(25) {
         tokio::time::sleep(Duration::from_secs(5)).await;

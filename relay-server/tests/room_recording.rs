@@ -6,21 +6,29 @@
 //! rollback room, a relay not recording and a recording at its limit are
 //! answered with their reasons; the
 //! `scenario` CLI replays a golden room recording and refuses corrupted
-//! copies.
+//! copies. `POST` on the same route saves the recording (on each store
+//! backend: `…::sqlite`, and `…::postgres` with `--ignored`), which
+//! `GET /api/room-recordings/{id}` serves after the room is gone; saves
+//! share the scenarios' budget per address and storage cap, and each
+//! kind's routes answer 404 for the other's ids.
 
 mod common;
 
+use common::backend::{Backend, TestDb};
 use common::*;
 use futures_util::{SinkExt, StreamExt};
-use relay_server::{AppState, Limits};
+use relay_server::store::{is_id, ItemKind, PgStore, ScenarioStore};
+use relay_server::{AppState, Limits, Rate};
 use sim::endpoints::room::recording::{RecordedEvent, RoomRecording, RoomRecordingFile};
 use sim::endpoints::room::replay::replay;
 use sim::endpoints::room::reports::shots::strafer;
 use sim::endpoints::room::RoomEndpoint;
 use sim::net::codec;
+use sim::protocol::Setup;
 use sim::protocol::{ClientMsg, ServerMsg};
 use sim::room::{PlayerId, RoomClientMsg, RoomServerMsg};
-use sim::{NetSettings, SimTime, Vec2};
+use sim::scenario::codec as scenario_codec;
+use sim::{Bot, NetSettings, ScenarioRun, SimTime, Vec2};
 use std::time::{Duration, Instant};
 use tokio_tungstenite::tungstenite::Message;
 
@@ -315,4 +323,336 @@ async fn a_recording_at_its_limit_stops_says_so_and_replays_as_the_shorter_room(
         "{}",
         file.description
     );
+}
+
+/// `POST path` on `relay`, no body.
+async fn post(relay: &Served, path: &str) -> Answer {
+    http(&relay.addr.to_string(), &format!("POST {path}"), "", b"")
+        .await
+        .unwrap()
+}
+
+/// The value of the Prometheus sample `series` (name and labels) on
+/// `relay`, 0 when absent.
+async fn sample(relay: &Served, series: &str) -> u64 {
+    let metrics = get(relay, "/metrics", "").await.text();
+    metrics
+        .lines()
+        .find_map(|l| l.strip_prefix(series)?.strip_prefix(' ')?.parse().ok())
+        .unwrap_or(0)
+}
+
+on_both_stores!(a_saved_room_recording_outlives_its_room_and_replays_to_what_the_save_said);
+
+async fn a_saved_room_recording_outlives_its_room_and_replays_to_what_the_save_said(
+    backend: &Backend,
+) {
+    let limits = Limits {
+        empty_room_lifetime: Duration::from_millis(200),
+        ..Limits::default()
+    };
+    let relay = Served::start(backend.state_with_limits("/nonexistent", limits).await).await;
+    let mut shooter = Page::open(&relay, "keep", 1).await;
+    let mut target = Page::open(&relay, "keep", 2).await;
+    // Shots from 1.5 s to 2.5 s, every 300 ms.
+    let fired = duel(&mut shooter, &mut target, 4_000).await;
+    assert!(fired >= 3, "{fired} shots fired");
+
+    let saved = post(&relay, "/api/rooms/keep/recording?room=keep").await;
+    assert_eq!(saved.status, 201, "{}", saved.text());
+    let answer = saved.json();
+    let id = answer["id"].as_str().unwrap().to_owned();
+    assert!(is_id(&id), "{id}");
+    assert_eq!(answer["url"], format!("/?room-recording={id}"));
+    assert_eq!(answer["api"], format!("/api/room-recordings/{id}"));
+    assert_eq!(answer["room"], "keep");
+    assert_eq!(answer["truncated"], false);
+    assert_eq!(answer["shots"], fired);
+    let ticks = answer["ticks"].as_u64().unwrap() as usize;
+    assert!((240..=320).contains(&ticks), "{ticks} ticks");
+    assert_eq!(
+        sample(
+            &relay,
+            "relay_room_recording_saves_total{result=\"created\"}"
+        )
+        .await,
+        1
+    );
+
+    // Both leave; the room goes once empty.
+    shooter.ws.close(None).await.unwrap();
+    target.ws.close(None).await.unwrap();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let live = get(&relay, "/api/rooms/keep/recording", "").await;
+        if live.status == 404 {
+            assert!(live.text().contains("no such room"), "{}", live.text());
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the room is still there after 5 s"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+
+    let got = get(&relay, &format!("/api/room-recordings/{id}"), "").await;
+    assert_eq!(got.status, 200, "{}", got.text());
+    assert_eq!(got.header("content-type"), Some("application/octet-stream"));
+    assert_eq!(
+        got.header("cache-control"),
+        Some("public, max-age=31536000, immutable")
+    );
+    assert_eq!(answer["bytes"], got.body.len());
+    let recording = RoomRecording::from_bytes(&got.body).unwrap();
+    assert!(!recording.truncated);
+    assert_eq!(recording.seconds(), answer["seconds"].as_f64().unwrap());
+    let out = replay(&recording).unwrap();
+    assert_eq!(out.first_divergence, None);
+    assert_eq!(out.tick_hashes.len(), ticks);
+    assert_eq!(out.shots.len(), fired);
+    // The save's line is the live host's, and the replay gives it.
+    assert_eq!(answer["replay"], out.line());
+}
+
+/// A 1 s scenario, as the page would save it.
+fn scenario_bytes() -> Vec<u8> {
+    let mut run = ScenarioRun::record("kinds", 9, Setup::default());
+    let mut bot = Bot::new();
+    for _ in 0..60 {
+        let (dir, dash) = bot.input(run.endpoint().position(), 1.0 / 60.0);
+        run.step_live(1.0 / 60.0, dir, dash, false);
+    }
+    run.stop_recording();
+    scenario_codec::encode(run.scenario())
+}
+
+#[tokio::test]
+async fn room_recordings_and_scenarios_are_each_served_only_as_themselves() {
+    let dist = std::env::temp_dir().join(format!("np-dist-kinds-{}", std::process::id()));
+    std::fs::create_dir_all(&dist).unwrap();
+    std::fs::write(dist.join("index.html"), "<!doctype html><title>np</title>").unwrap();
+    let relay = Served::start(AppState::new(&dist, 1)).await;
+
+    for unknown in ["AAAAAAAAAAAA", "nope", "AAAAAAAAAAA%2F"] {
+        let got = get(&relay, &format!("/api/room-recordings/{unknown}"), "").await;
+        assert_eq!(got.status, 404, "{unknown}: {}", got.text());
+        assert!(
+            got.json()["error"]
+                .as_str()
+                .unwrap()
+                .starts_with("no room recording with id "),
+            "{}",
+            got.text()
+        );
+    }
+
+    let _player = join(&relay, "solo").await;
+    let saved = post(&relay, "/api/rooms/solo/recording").await;
+    assert_eq!(saved.status, 201, "{}", saved.text());
+    let room = saved.json()["id"].as_str().unwrap().to_owned();
+    let scenario = http(
+        &relay.addr.to_string(),
+        "POST /api/scenarios",
+        "Content-Type: application/octet-stream\r\n",
+        &scenario_bytes(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(scenario.status, 201, "{}", scenario.text());
+    let scenario = scenario.json()["id"].as_str().unwrap().to_owned();
+
+    let got = get(&relay, &format!("/api/room-recordings/{scenario}"), "").await;
+    assert_eq!(got.status, 404);
+    assert_eq!(
+        got.json()["error"],
+        format!("{scenario} is a scenario, not a room recording: open /s/{scenario}")
+    );
+    let room_reason = format!(
+        "{room} is a room recording, not a scenario: open /?room-recording={room} (its bytes: \
+         GET /api/room-recordings/{room})"
+    );
+    for accept in ["application/json", "application/octet-stream"] {
+        let got = get(
+            &relay,
+            &format!("/api/scenarios/{room}"),
+            &format!("Accept: {accept}\r\n"),
+        )
+        .await;
+        assert_eq!(got.status, 404, "{accept}");
+        assert_eq!(got.json()["error"], room_reason);
+    }
+    assert_eq!(get(&relay, &format!("/s/{room}"), "").await.status, 404);
+    assert_eq!(get(&relay, &format!("/s/{scenario}"), "").await.status, 200);
+    let got = get(&relay, &format!("/api/scenarios/{scenario}"), "").await;
+    assert_eq!(got.status, 200);
+
+    // A save is refused as the GET is, with the same reason.
+    let url = relay.ws_url("room=match&model=rollback");
+    let (mut ws, _) = ws_connect(&url, &[], Some(next_address())).await.unwrap();
+    send(&mut ws, &ClientMsg::Room(RoomClientMsg::Join)).await;
+    drain(&mut ws, 300).await;
+    for (path, status) in [
+        ("/api/rooms/nowhere/recording?room=nowhere", 404),
+        ("/api/rooms/p-12345678/recording", 404),
+        ("/api/rooms/match/recording", 404),
+        ("/api/rooms/bad%20name/recording", 400),
+    ] {
+        let saved = post(&relay, path).await;
+        let live = get(&relay, path, "").await;
+        assert_eq!((saved.status, live.status), (status, status), "{path}");
+        assert_eq!(saved.json()["error"], live.json()["error"], "{path}");
+    }
+    assert_eq!(
+        sample(
+            &relay,
+            "relay_room_recording_saves_total{result=\"rejected\"}"
+        )
+        .await,
+        4
+    );
+    std::fs::remove_dir_all(dist).unwrap();
+}
+
+#[tokio::test]
+async fn room_saves_share_the_scenarios_budget_per_address_and_the_storage_cap() {
+    let two = Limits {
+        saves: Rate {
+            per_second: 1.0 / 600.0,
+            burst: 2.0,
+        },
+        ..Limits::default()
+    };
+    let relay = Served::start(AppState::with_limits("/nonexistent", 1, two)).await;
+    let _player = join(&relay, "busy").await;
+    for _ in 0..2 {
+        let saved = post(&relay, "/api/rooms/busy/recording").await;
+        assert_eq!(saved.status, 201, "{}", saved.text());
+    }
+    let refused = post(&relay, "/api/rooms/busy/recording").await;
+    assert_eq!(refused.status, 429, "{}", refused.text());
+    let secs: u64 = refused.header("retry-after").unwrap().parse().unwrap();
+    assert!((590..=600).contains(&secs), "{secs}");
+    assert_eq!(
+        refused.json()["error"],
+        format!(
+            "too many saves from this address (2 at once, then one every 600 s): try again in \
+             {secs} s"
+        )
+    );
+    // The same budget as scenarios'.
+    let scenario = http(
+        &relay.addr.to_string(),
+        "POST /api/scenarios",
+        "Content-Type: application/octet-stream\r\n",
+        &scenario_bytes(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(scenario.status, 429, "{}", scenario.text());
+    // A room that is not here costs nothing and says so.
+    assert_eq!(post(&relay, "/api/rooms/gone/recording").await.status, 404);
+    for (series, n) in [
+        ("relay_room_recording_saves_total{result=\"created\"}", 2),
+        (
+            "relay_room_recording_saves_total{result=\"rate_limited\"}",
+            1,
+        ),
+        ("relay_room_recording_saves_total{result=\"rejected\"}", 1),
+        ("relay_scenario_saves_total{result=\"rate_limited\"}", 1),
+    ] {
+        assert_eq!(sample(&relay, series).await, n, "{series}");
+    }
+
+    let tiny = Limits {
+        max_store_bytes: 64,
+        ..Limits::default()
+    };
+    let relay = Served::start(AppState::with_limits("/nonexistent", 1, tiny)).await;
+    let mut player = join(&relay, "big").await;
+    drain(&mut player, 300).await;
+    let full = post(&relay, "/api/rooms/big/recording").await;
+    assert_eq!(full.status, 507, "{}", full.text());
+    let reason = full.json()["error"].as_str().unwrap().to_owned();
+    assert!(
+        reason.starts_with("the scenario store is full: its scenarios take 0 bytes")
+            && reason.ends_with("would pass the cap of 64 bytes"),
+        "{reason}"
+    );
+    assert_eq!(
+        sample(
+            &relay,
+            "relay_room_recording_saves_total{result=\"store_full\"}"
+        )
+        .await,
+        1
+    );
+}
+
+/// A PostgreSQL database left by a relay from before kinds (migrations
+/// 1–3, copied here as they were) upgrades in place: its rows are
+/// scenarios, and a room recording goes beside them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs PostgreSQL: scripts/test.sh starts one and runs these with --ignored"]
+async fn a_postgres_store_from_before_kinds_upgrades_in_place() {
+    let db = TestDb::create().await;
+    let (client, conn) = tokio_postgres::connect(&db.url, tokio_postgres::NoTls)
+        .await
+        .unwrap();
+    let task = tokio::spawn(conn);
+    client
+        .batch_execute(
+            "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL);
+             CREATE TABLE scenarios (id TEXT PRIMARY KEY, name TEXT NOT NULL, bytes BYTEA NOT NULL,
+                 frames BIGINT NOT NULL, created_at BIGINT NOT NULL);
+             CREATE TABLE store_usage (id INTEGER PRIMARY KEY CHECK (id = 1), bytes BIGINT NOT NULL,
+                 scenarios BIGINT NOT NULL);
+             CREATE TABLE room_homes (room TEXT PRIMARY KEY, home TEXT NOT NULL,
+                 instance TEXT NOT NULL, lease BIGINT NOT NULL,
+                 lease_until TIMESTAMPTZ NOT NULL, checkpoint BYTEA);
+             INSERT INTO scenarios VALUES ('AAAAAAAAAAAA', 'old', '\\x0102', 1, 0);
+             INSERT INTO store_usage VALUES (1, 2, 1);
+             INSERT INTO schema_migrations VALUES (1, 0), (2, 0), (3, 0);",
+        )
+        .await
+        .unwrap();
+    drop(client);
+    let _ = task.await;
+
+    let store = PgStore::connect(&db.url).await.unwrap();
+    let old = store.get("AAAAAAAAAAAA").await.unwrap().unwrap();
+    assert_eq!(
+        (old.kind, old.name.as_str(), old.bytes.as_slice()),
+        (ItemKind::Scenario, "old", &[1u8, 2][..])
+    );
+    // The usage row carried over: 2 bytes stored, a 5-byte cap.
+    assert!(matches!(
+        store.insert(ItemKind::Room, "lobby", &[7; 4], 60, 5).await,
+        Err(relay_server::store::StoreError::Full {
+            used: 2,
+            adding: 4,
+            cap: 5
+        })
+    ));
+    let id = store
+        .insert(ItemKind::Room, "lobby", &[7; 3], 60, 5)
+        .await
+        .unwrap();
+    let room = store.get(&id).await.unwrap().unwrap();
+    assert_eq!(
+        (
+            room.kind,
+            room.name.as_str(),
+            room.bytes.as_slice(),
+            room.frames
+        ),
+        (ItemKind::Room, "lobby", &[7u8; 3][..], 60)
+    );
+    assert_eq!(store.count().await.unwrap(), 2);
+    // Opened again: nothing applied twice.
+    drop(store);
+    let again = PgStore::connect(&db.url).await.unwrap();
+    assert_eq!(again.count().await.unwrap(), 2);
+    drop(again);
+    db.drop_db().await;
 }

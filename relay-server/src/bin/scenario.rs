@@ -39,7 +39,9 @@
 
 use anyhow::{bail, Context};
 use clap::{Parser, Subcommand};
-use relay_server::store::{is_id, Location, PgStore, ScenarioStore, SqliteStore, StoredScenario};
+use relay_server::store::{
+    is_id, ItemKind, Location, PgStore, ScenarioStore, SqliteStore, StoredScenario,
+};
 use sim::endpoints::room::recording::{RoomRecording, RoomRecordingFile};
 use sim::endpoints::room::replay::{fork, replay, ReplayOutcome, RuleChange};
 use sim::scenario::codec::{self, Decoded};
@@ -137,6 +139,12 @@ fn load(source: &str, db: &Location) -> anyhow::Result<Decoded> {
                      download /api/scenarios/{id} and run the file)"
                 )
             })?;
+        if row.kind == ItemKind::Room {
+            bail!(
+                "{id} in {db} is a room recording, not a scenario: download \
+                 /api/room-recordings/{id} and run `scenario room-replay` on the file"
+            );
+        }
         return codec::open(&row.bytes).with_context(|| format!("stored scenario {id}"));
     }
     bail!("{source:?} is neither a file, a scenario id, nor a scenario link")

@@ -18,7 +18,7 @@
 //! | `hosted` | [`hosted::Hosted`]: the room's authority by its model (CMC room or rollback match) |
 //!
 //! | `list` | `GET /api/rooms` |
-//! | `recording` | `GET /api/rooms/{name}/recording`: a CMC room's recording so far |
+//! | `recording` | `GET /api/rooms/{name}/recording`: a CMC room's recording so far; `POST`: keep it in the store |
 //! | `checkpoint` | [`checkpoint::Checkpoint`]: what another relay needs to carry the room on |
 //!
 //! **Life of a room.** On one relay (SQLite), the first player's Join
@@ -58,7 +58,7 @@ mod task;
 
 pub(crate) use list::list;
 pub use list::RoomSummary;
-pub(crate) use recording::recording;
+pub(crate) use recording::{recording, save as save_recording};
 pub(crate) use seat::{Out, Seat};
 
 use crate::metrics::{Metrics, SeatRefusal};

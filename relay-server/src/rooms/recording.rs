@@ -1,5 +1,7 @@
 //! `GET /api/rooms/{name}/recording`: a shared CMC room's recording so
-//! far (issue 23), as the room's task hands it over.
+//! far (issue 23), as the room's task hands it over; `POST` the same
+//! route to keep it in the store under an id of its own, served by
+//! `GET /api/room-recordings/{id}` ([`crate::api`]) long after the room.
 //!
 //! A CMC room made fresh here records itself from its creation
 //! ([`RoomHost::record`], at most [`crate::Limits::room_record_events`]
@@ -19,16 +21,34 @@
 //! | 400 | not a room name |
 //! | 404 `{"error"}` | no such room on this relay (each relay has its own rooms, as `/api/rooms`), a private session, recording off (`--room-record-events 0`), a rollback room, or a room carried on here from another relay's checkpoint (its start is not here) |
 //! | 507 `{"error"}` | the recording is over [`MAX_RECORDING_BYTES`] encoded |
+//!
+//! **Saving** (`POST`, no body; through nginx add `?room=NAME` as for the
+//! `GET`): the room's task hands over its recording, with the `GET`'s
+//! refusals and reasons (nothing charged then); the save is charged to
+//! the client address's budget of saves, shared with scenarios
+//! ([`crate::Limits::saves`]: 429 with `Retry-After`), and the bytes are
+//! stored as an [`ItemKind::Room`] under the store's cap (507) and
+//! deadline (503, with `Retry-After` after a timeout). 201 answers `{id,
+//! url, api, room, seconds, ticks, shots, bytes, truncated, replay}`:
+//! `url` is the page's link (`/?room-recording={id}`, absolute under
+//! `--public-url`), `api` the bytes' address, `replay` the live host's
+//! line (as `X-Room-Recording-Replay`). Counted in
+//! `relay_room_recording_saves_total` by its answer.
 
 use super::Rooms;
-use crate::api::{bad, ApiError};
+use crate::api::{bad, charge_save, ApiError};
+use crate::metrics::Save;
+use crate::proxy::ClientAddr;
 use crate::room::RoomId;
+use crate::store::ItemKind;
 use crate::AppState;
 use axum::extract::{Path, State};
 use axum::http::{header, HeaderMap, HeaderName, StatusCode};
 use axum::response::{IntoResponse, Response};
+use axum::Json;
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
+use serde_json::json;
 use sim::endpoints::room::recording::{
     RecordedEvent, RecordingError, RoomRecording, RoomRecordingFile, MAX_RECORDING_BYTES,
 };
@@ -48,7 +68,7 @@ const TRUNCATED_HEADER: HeaderName = HeaderName::from_static("x-room-recording-t
 #[derive(Debug)]
 pub(super) struct Snapshot {
     /// [`RoomRecording::to_bytes`].
-    bytes: Result<Vec<u8>, RecordingError>,
+    bytes: Vec<u8>,
     /// The live host's replay line: its tick hashes and verdicts.
     line: String,
     /// The recording stopped at its limit.
@@ -59,19 +79,28 @@ pub(super) struct Snapshot {
     joins: usize,
     /// Seconds of ticks recorded.
     seconds: f64,
+    /// Ticks recorded (one hash each).
+    ticks: usize,
+    /// Shots the host judged.
+    shots: usize,
 }
 
 impl Snapshot {
-    /// `host`'s recording so far, if it records.
-    pub(super) fn of(host: &RoomHost) -> Option<Snapshot> {
-        let recording: &RoomRecording = host.recording()?;
+    /// `host`'s recording so far.
+    ///
+    /// # Errors
+    /// [`Unrecorded::Restored`] if it does not record (it was made from a
+    /// checkpoint), [`Unrecorded::Unencodable`] if its bytes cannot be
+    /// made.
+    pub(super) fn of(host: &RoomHost) -> Result<Snapshot, Unrecorded> {
+        let recording: &RoomRecording = host.recording().ok_or(Unrecorded::Restored)?;
         let live = ReplayOutcome {
             tick_hashes: recording.tick_hashes.clone(),
             shots: host.recorded_shots().to_vec(),
             first_divergence: None,
         };
-        Some(Snapshot {
-            bytes: recording.to_bytes(),
+        Ok(Snapshot {
+            bytes: recording.to_bytes().map_err(Unrecorded::Unencodable)?,
             line: live.line(),
             truncated: recording.truncated,
             events: recording.events.len(),
@@ -81,17 +110,21 @@ impl Snapshot {
                 .filter(|e| matches!(e, RecordedEvent::Join { .. }))
                 .count(),
             seconds: recording.seconds(),
+            ticks: recording.tick_hashes.len(),
+            shots: live.shots.len(),
         })
     }
 }
 
-/// Why a room here has no recording.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Why a room here has no recording to hand over.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) enum Unrecorded {
     /// It runs the rollback model.
     Rollback,
     /// It was made from another relay's checkpoint.
     Restored,
+    /// Its recording does not encode (over [`MAX_RECORDING_BYTES`]).
+    Unencodable(RecordingError),
 }
 
 /// Where a room's task answers a request for its recording.
@@ -114,61 +147,92 @@ impl Rooms {
     }
 }
 
+/// The answer for room `id` when this relay does not have it.
+fn elsewhere(state: &AppState, id: &RoomId) -> ApiError {
+    bad(
+        StatusCode::NOT_FOUND,
+        format!(
+            "room {id}: no such room on this relay ({}): each relay serves its own rooms' \
+             recordings (GET /api/rooms lists them); ask the relay named in the room's \
+             X-Relay-Room-Home, or through nginx add ?room={id}",
+            state.inner.deployment.instance
+        ),
+    )
+}
+
+/// Room `name`, if it is a shared room on this relay and this relay
+/// records its rooms.
+///
+/// # Errors
+/// 400 for a malformed name, 404 with the reason otherwise.
+fn recorded_room(state: &AppState, name: &str) -> Result<RoomId, ApiError> {
+    let id = RoomId::parse(name).map_err(|e| bad(StatusCode::BAD_REQUEST, e.to_string()))?;
+    if !id.is_shared() {
+        return Err(bad(
+            StatusCode::NOT_FOUND,
+            format!("room {id}: a private session is not recorded: only shared rooms are"),
+        ));
+    }
+    if !state.inner.rooms.contains(&id) {
+        return Err(elsewhere(state, &id));
+    }
+    if state.inner.limits.room_record_events == 0 {
+        return Err(bad(
+            StatusCode::NOT_FOUND,
+            format!(
+                "room {id}: rooms are not recorded on this relay ({}: --room-record-events 0)",
+                state.inner.deployment.instance
+            ),
+        ));
+    }
+    Ok(id)
+}
+
+/// Room `id`'s recording so far, from its task.
+///
+/// # Errors
+/// 404 with the reason (the room went, a rollback room, one carried on
+/// from a checkpoint), 507 over [`MAX_RECORDING_BYTES`], 500 if it does
+/// not encode otherwise.
+async fn snapshot(state: &AppState, id: &RoomId) -> Result<Snapshot, ApiError> {
+    let instance = &state.inner.deployment.instance;
+    let not_found = |why: String| bad(StatusCode::NOT_FOUND, format!("room {id}: {why}"));
+    let answer = state
+        .inner
+        .rooms
+        .ask_recording(id)
+        .ok_or_else(|| elsewhere(state, id))?;
+    match answer.await.map_err(|_| elsewhere(state, id))? {
+        Ok(s) => Ok(s),
+        Err(Unrecorded::Rollback) => Err(not_found(
+            "it runs the rollback model: only CMC rooms are recorded".into(),
+        )),
+        Err(Unrecorded::Restored) => Err(not_found(format!(
+            "it was carried on here ({instance}) from another relay's checkpoint: its \
+             start, which a replay needs, was not recorded here"
+        ))),
+        Err(Unrecorded::Unencodable(e @ RecordingError::TooLarge { .. })) => Err(bad(
+            StatusCode::INSUFFICIENT_STORAGE,
+            format!("room {id}: {e} (MAX_RECORDING_BYTES {MAX_RECORDING_BYTES}): lower --room-record-events"),
+        )),
+        Err(Unrecorded::Unencodable(e)) => Err(bad(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            format!("room {id}: {e}"),
+        )),
+    }
+}
+
 /// `GET /api/rooms/{name}/recording`.
 pub(crate) async fn recording(
     State(state): State<AppState>,
     Path(name): Path<String>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    let id = RoomId::parse(&name).map_err(|e| bad(StatusCode::BAD_REQUEST, e.to_string()))?;
-    let instance = &state.inner.deployment.instance;
-    let not_found = |why: String| bad(StatusCode::NOT_FOUND, format!("room {id}: {why}"));
-    if !id.is_shared() {
-        return Err(not_found(
-            "a private session is not recorded: only shared rooms are".into(),
-        ));
-    }
-    let elsewhere = || {
-        not_found(format!(
-            "no such room on this relay ({instance}): each relay serves its own rooms' \
-             recordings (GET /api/rooms lists them); ask the relay named in the room's \
-             X-Relay-Room-Home, or through nginx add ?room={id}"
-        ))
-    };
-    if !state.inner.rooms.contains(&id) {
-        return Err(elsewhere());
-    }
+    let id = recorded_room(&state, &name)?;
+    let snapshot = snapshot(&state, &id).await?;
     let limit = state.inner.limits.room_record_events;
-    if limit == 0 {
-        return Err(not_found(format!(
-            "rooms are not recorded on this relay ({instance}: --room-record-events 0)"
-        )));
-    }
-    let answer = state.inner.rooms.ask_recording(&id).ok_or_else(elsewhere)?;
-    let snapshot = match answer.await.map_err(|_| elsewhere())? {
-        Ok(s) => s,
-        Err(Unrecorded::Rollback) => {
-            return Err(not_found(
-                "it runs the rollback model: only CMC rooms are recorded".into(),
-            ))
-        }
-        Err(Unrecorded::Restored) => {
-            return Err(not_found(format!(
-                "it was carried on here ({instance}) from another relay's checkpoint: its \
-                 start, which a replay needs, was not recorded here"
-            )))
-        }
-    };
-    let bytes = snapshot.bytes.map_err(|e| match e {
-        RecordingError::TooLarge { .. } => bad(
-            StatusCode::INSUFFICIENT_STORAGE,
-            format!("room {id}: {e} (MAX_RECORDING_BYTES {MAX_RECORDING_BYTES}): lower --room-record-events"),
-        ),
-        e => bad(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            format!("room {id}: {e}"),
-        ),
-    })?;
+    let instance = &state.inner.deployment.instance;
+    let bytes = snapshot.bytes;
     let line = snapshot.line;
     let meta = [
         (header::CACHE_CONTROL, "no-store".to_owned()),
@@ -210,4 +274,66 @@ pub(crate) async fn recording(
         file.to_json(),
     )
         .into_response())
+}
+
+/// `POST /api/rooms/{name}/recording`: keeps the room's recording so far
+/// in the store (see the module docs); counted in
+/// `relay_room_recording_saves_total` by its answer.
+pub(crate) async fn save(
+    State(state): State<AppState>,
+    ClientAddr(client): ClientAddr,
+    Path(name): Path<String>,
+) -> Result<(StatusCode, Json<serde_json::Value>), ApiError> {
+    let answer = store(&state, client, &name).await;
+    state.inner.metrics.room_save(Save::of(&answer));
+    answer
+}
+
+async fn store(
+    state: &AppState,
+    client: std::net::IpAddr,
+    name: &str,
+) -> Result<(StatusCode, Json<serde_json::Value>), ApiError> {
+    let id = recorded_room(state, name)?;
+    // The recording first: a save the GET would refuse costs nothing (and
+    // charging first would spare no work: the GET asks the task freely).
+    let snapshot = snapshot(state, &id).await?;
+    charge_save(state, client)?;
+    let ticks = u32::try_from(snapshot.ticks).unwrap_or(u32::MAX);
+    let stored = state
+        .store()
+        .insert(
+            ItemKind::Room,
+            id.as_str(),
+            &snapshot.bytes,
+            ticks,
+            state.inner.limits.max_store_bytes,
+        )
+        .await
+        .map_err(|e| ApiError::store(state, e))?;
+    tracing::info!(
+        id = %stored,
+        room = %id,
+        ticks,
+        shots = snapshot.shots,
+        bytes = snapshot.bytes.len(),
+        truncated = snapshot.truncated,
+        "room recording saved"
+    );
+    let deployment = &state.inner.deployment;
+    Ok((
+        StatusCode::CREATED,
+        Json(json!({
+            "id": stored,
+            "url": deployment.room_recording_link(&stored),
+            "api": deployment.room_recording_api_link(&stored),
+            "room": id.as_str(),
+            "seconds": snapshot.seconds,
+            "ticks": snapshot.ticks,
+            "shots": snapshot.shots,
+            "bytes": snapshot.bytes.len(),
+            "truncated": snapshot.truncated,
+            "replay": snapshot.line,
+        })),
+    ))
 }

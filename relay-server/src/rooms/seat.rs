@@ -56,7 +56,7 @@ pub(super) enum Command {
         /// The seat's number.
         seat: u64,
     },
-    /// The room's recording so far, for `GET /api/rooms/{name}/recording`.
+    /// The room's recording so far, for `GET` and `POST /api/rooms/{name}/recording`.
     Recording {
         /// Where it goes.
         reply: super::recording::Reply,

@@ -281,7 +281,7 @@ impl RoomTask {
             Command::Recording { reply } => {
                 let answer = match self.host.cmc() {
                     None => Err(Unrecorded::Rollback),
-                    Some(h) => Snapshot::of(h).ok_or(Unrecorded::Restored),
+                    Some(h) => Snapshot::of(h),
                 };
                 let _ = reply.send(answer);
                 return false;

@@ -9,12 +9,16 @@
 //! **Schema** (migrations applied at start by either backend, once each):
 //! 1. `scenarios(id, name, bytes, frames, created_at)` holding each
 //!    scenario in its compact encoding ([`sim::scenario::codec`]);
-//! 2. `store_usage(id = 1, bytes, scenarios)`, one row: what the scenarios
-//!    take, kept in the same transaction as every insert, so the storage
-//!    cap ([`ScenarioStore::insert`]'s `max_bytes`) holds across relays
-//!    without summing the table;
+//! 2. `store_usage(id = 1, bytes, scenarios)`, one row: what the stored
+//!    items take and how many there are, kept in the same transaction as
+//!    every insert, so the storage cap ([`ScenarioStore::insert`]'s
+//!    `max_bytes`) holds across relays without summing the table;
 //! 3. (PostgreSQL only) `room_homes`, the registry of live shared rooms
-//!    (`crate::homes`).
+//!    (`crate::homes`);
+//! 4. (SQLite's 3rd) `scenarios.kind` ([`ItemKind`]): `'scenario'` (the
+//!    default, so every row from before is one) or `'room'`, a saved room
+//!    recording ([`sim::endpoints::room::recording::RoomRecording::to_bytes`]).
+//!    Both kinds share the table, its id space, the usage row and the cap.
 //!
 //! **Deadline**: every call, from waiting for a connection to the last
 //! row, answers within [`Location::open`]'s deadline (default
@@ -94,6 +98,9 @@ pub enum StoreError {
     /// The database did not answer within the deadline.
     #[error("scenario store: the database did not answer within {} ms", .0.as_millis())]
     Timeout(Duration),
+    /// A row's `kind` is neither `scenario` nor `room`.
+    #[error("scenario store: a row of unknown kind {0:?}")]
+    Kind(String),
     /// The save would take the stored scenarios past the storage cap.
     #[error(
         "the scenario store is full: its scenarios take {used} bytes, and this one ({adding} bytes) \
@@ -114,16 +121,54 @@ pub enum StoreError {
 /// and the page's Save button should answer within a human pause.
 pub const DEFAULT_DEADLINE: Duration = Duration::from_secs(2);
 
-/// A stored scenario's row.
+/// What a stored item is. Both kinds share one table, one id space and
+/// the storage cap; each route serves only its own kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ItemKind {
+    /// A scenario's compact encoding ([`sim::scenario::codec`]), served by
+    /// `/api/scenarios/{id}` and `/s/{id}`.
+    Scenario,
+    /// A shared room's recording
+    /// ([`sim::endpoints::room::recording::RoomRecording::to_bytes`]),
+    /// served by `/api/room-recordings/{id}`.
+    Room,
+}
+
+impl ItemKind {
+    /// The value of the `kind` column: `"scenario"` or `"room"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ItemKind::Scenario => "scenario",
+            ItemKind::Room => "room",
+        }
+    }
+
+    /// The kind a `kind` column holds.
+    ///
+    /// # Errors
+    /// [`StoreError::Kind`] for any other value (the schema's `CHECK`
+    /// allows none).
+    fn parse(column: &str) -> Result<ItemKind, StoreError> {
+        match column {
+            "scenario" => Ok(ItemKind::Scenario),
+            "room" => Ok(ItemKind::Room),
+            other => Err(StoreError::Kind(other.to_owned())),
+        }
+    }
+}
+
+/// A stored item's row: a scenario or a room recording.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StoredScenario {
     /// Its id.
     pub id: String,
-    /// Its name (also inside `bytes`; kept for listing).
+    /// What it is.
+    pub kind: ItemKind,
+    /// A scenario's name (also inside `bytes`), or the recorded room's.
     pub name: String,
     /// The compact encoding.
     pub bytes: Vec<u8>,
-    /// Recorded frames.
+    /// A scenario's recorded frames, or a room recording's ticks.
     pub frames: u32,
     /// Unix time of the save, s.
     pub created_at: i64,
@@ -133,9 +178,10 @@ pub struct StoredScenario {
 /// module docs.
 #[async_trait::async_trait]
 pub trait ScenarioStore: Send + Sync + std::fmt::Debug {
-    /// Stores an encoded scenario and returns its new id, unless the
-    /// stored scenarios would then take more than `max_bytes` (`0` = no
-    /// cap). Durable when it returns.
+    /// Stores an item of `kind` (its encoding `bytes`, `name` and
+    /// `frames` as [`StoredScenario`] says) and returns its new id, unless
+    /// the stored items of both kinds would then take more than
+    /// `max_bytes` (`0` = no cap). Durable when it returns.
     ///
     /// # Errors
     /// [`StoreError::Full`] over the cap, [`StoreError::Timeout`] past the
@@ -143,19 +189,21 @@ pub trait ScenarioStore: Send + Sync + std::fmt::Debug {
     /// stored then (but see the module docs on a timed-out save).
     async fn insert(
         &self,
+        kind: ItemKind,
         name: &str,
         bytes: &[u8],
         frames: u32,
         max_bytes: u64,
     ) -> Result<String, StoreError>;
 
-    /// The scenario stored under `id`, if any (`None` for a malformed id).
+    /// The item stored under `id`, of either kind, if any (`None` for a
+    /// malformed id).
     ///
     /// # Errors
     /// [`StoreError`] if the read fails.
     async fn get(&self, id: &str) -> Result<Option<StoredScenario>, StoreError>;
 
-    /// How many scenarios are stored.
+    /// How many items are stored, of both kinds.
     ///
     /// # Errors
     /// [`StoreError`] if the read fails.

@@ -11,7 +11,9 @@
 //! connection is plain TCP (no TLS): keep the database on loopback or a
 //! private network.
 
-use super::{new_id, unix_now, ScenarioStore, StoreError, StoredScenario, DEFAULT_DEADLINE};
+use super::{
+    new_id, unix_now, ItemKind, ScenarioStore, StoreError, StoredScenario, DEFAULT_DEADLINE,
+};
 use deadpool_postgres::{Manager, ManagerConfig, Object, Pool, RecyclingMethod, Runtime};
 use std::future::Future;
 use std::time::Duration;
@@ -19,9 +21,10 @@ use tokio::time::Instant;
 use tokio_postgres::NoTls;
 
 /// The migrations, in order: the same schema as SQLite's, in PostgreSQL's
-/// types (`frames` is a `u32`, so `BIGINT`), and the room registry
+/// types (`frames` is a `u32`, so `BIGINT`), the room registry
 /// (`crate::homes`: room → its home relay, the lease and the room's last
-/// checkpoint).
+/// checkpoint), and every row's [`ItemKind`] (the rows before it are
+/// scenarios).
 const MIGRATIONS: &[&str] = &[
     "CREATE TABLE IF NOT EXISTS scenarios (
         id TEXT PRIMARY KEY,
@@ -45,6 +48,8 @@ const MIGRATIONS: &[&str] = &[
         lease_until TIMESTAMPTZ NOT NULL,
         checkpoint BYTEA
     )",
+    "ALTER TABLE scenarios ADD COLUMN kind TEXT NOT NULL DEFAULT 'scenario'
+        CHECK (kind IN ('scenario', 'room'))",
 ];
 
 /// Advisory lock held while migrating ("npscen" in ASCII).
@@ -222,6 +227,7 @@ impl PgStore {
 impl ScenarioStore for PgStore {
     async fn insert(
         &self,
+        kind: ItemKind,
         name: &str,
         bytes: &[u8],
         frames: u32,
@@ -254,14 +260,17 @@ impl ScenarioStore for PgStore {
                     }
                     let statement = tx
                         .prepare_cached(
-                            "INSERT INTO scenarios (id, name, bytes, frames, created_at)
-                             VALUES ($1, $2, $3, $4, $5) ON CONFLICT (id) DO NOTHING",
+                            "INSERT INTO scenarios (id, kind, name, bytes, frames, created_at)
+                             VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (id) DO NOTHING",
                         )
                         .await?;
                     loop {
                         let id = new_id()?;
                         let inserted = tx
-                            .execute(&statement, &[&id, &name, &bytes, &frames, &created_at])
+                            .execute(
+                                &statement,
+                                &[&id, &kind.as_str(), &name, &bytes, &frames, &created_at],
+                            )
                             .await?;
                         // 0 rows: the id was taken; draw another.
                         if inserted == 1 {
@@ -284,19 +293,23 @@ impl ScenarioStore for PgStore {
                 Box::pin(async move {
                     let statement = client
                         .prepare_cached(
-                            "SELECT id, name, bytes, frames, created_at FROM scenarios WHERE id = $1",
+                            "SELECT id, kind, name, bytes, frames, created_at FROM scenarios
+                             WHERE id = $1",
                         )
                         .await?;
-                    Ok(client.query_opt(&statement, &[&id]).await?.map(|r| {
-                        let frames: i64 = r.get(3);
-                        StoredScenario {
+                    let row = client.query_opt(&statement, &[&id]).await?;
+                    row.map(|r| {
+                        let frames: i64 = r.get(4);
+                        Ok(StoredScenario {
                             id: r.get(0),
-                            name: r.get(1),
-                            bytes: r.get(2),
+                            kind: ItemKind::parse(r.get(1))?,
+                            name: r.get(2),
+                            bytes: r.get(3),
                             frames: u32::try_from(frames).unwrap_or(u32::MAX),
-                            created_at: r.get(4),
-                        }
-                    }))
+                            created_at: r.get(5),
+                        })
+                    })
+                    .transpose()
                 })
             })
             .await

@@ -9,7 +9,10 @@
 //! when the disk lets it). The schema version is SQLite's own
 //! `PRAGMA user_version`.
 
-use super::{new_id, unix_now, ScenarioStore, StoreError, StoredScenario, DEFAULT_DEADLINE};
+use super::{
+    new_id, unix_now, ItemKind, ScenarioStore, StoreError, StoredScenario, DEFAULT_DEADLINE,
+};
+use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ValueRef};
 use rusqlite::{params, Connection, OptionalExtension};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -18,7 +21,8 @@ use std::time::Duration;
 /// The migrations, in order; `user_version` = how many are applied.
 /// Migration 1 is the schema the relay had before versioning, so a file
 /// written by an older relay (`user_version` 0, table present) takes it as
-/// a no-op.
+/// a no-op. Migration 3 gives every row its [`ItemKind`]: the rows before
+/// it are scenarios.
 const MIGRATIONS: &[&str] = &[
     "CREATE TABLE IF NOT EXISTS scenarios (
         id TEXT PRIMARY KEY NOT NULL,
@@ -34,6 +38,8 @@ const MIGRATIONS: &[&str] = &[
     ) STRICT;
     INSERT INTO store_usage (id, bytes, scenarios)
         SELECT 1, COALESCE(SUM(length(bytes)), 0), COUNT(*) FROM scenarios;",
+    "ALTER TABLE scenarios ADD COLUMN kind TEXT NOT NULL DEFAULT 'scenario'
+        CHECK (kind IN ('scenario', 'room'));",
 ];
 
 /// The SQLite store. Cloning shares the connection.
@@ -119,6 +125,7 @@ impl SqliteStore {
     /// write fails; nothing is stored then.
     pub fn insert_blocking(
         &self,
+        kind: ItemKind,
         name: &str,
         bytes: &[u8],
         frames: u32,
@@ -146,9 +153,9 @@ impl SqliteStore {
         loop {
             let id = new_id()?;
             let inserted = tx.execute(
-                "INSERT OR IGNORE INTO scenarios (id, name, bytes, frames, created_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5)",
-                params![id, name, bytes, frames, created_at],
+                "INSERT OR IGNORE INTO scenarios (id, kind, name, bytes, frames, created_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                params![id, kind.as_str(), name, bytes, frames, created_at],
             )?;
             // 0 rows: the id was taken (one chance in 2⁷² per stored
             // scenario); draw another.
@@ -170,15 +177,16 @@ impl SqliteStore {
         let conn = self.conn();
         let row = conn
             .query_row(
-                "SELECT id, name, bytes, frames, created_at FROM scenarios WHERE id = ?1",
+                "SELECT id, kind, name, bytes, frames, created_at FROM scenarios WHERE id = ?1",
                 params![id],
                 |r| {
                     Ok(StoredScenario {
                         id: r.get(0)?,
-                        name: r.get(1)?,
-                        bytes: r.get(2)?,
-                        frames: r.get(3)?,
-                        created_at: r.get(4)?,
+                        kind: r.get(1)?,
+                        name: r.get(2)?,
+                        bytes: r.get(3)?,
+                        frames: r.get(4)?,
+                        created_at: r.get(5)?,
                     })
                 },
             )
@@ -211,17 +219,24 @@ impl SqliteStore {
     }
 }
 
+impl FromSql for ItemKind {
+    fn column_result(value: ValueRef<'_>) -> FromSqlResult<ItemKind> {
+        ItemKind::parse(value.as_str()?).map_err(|e| FromSqlError::Other(Box::new(e)))
+    }
+}
+
 #[async_trait::async_trait]
 impl ScenarioStore for SqliteStore {
     async fn insert(
         &self,
+        kind: ItemKind,
         name: &str,
         bytes: &[u8],
         frames: u32,
         max_bytes: u64,
     ) -> Result<String, StoreError> {
         let (name, bytes) = (name.to_owned(), bytes.to_vec());
-        self.blocking(move |s| s.insert_blocking(&name, &bytes, frames, max_bytes))
+        self.blocking(move |s| s.insert_blocking(kind, &name, &bytes, frames, max_bytes))
             .await
     }
 
@@ -246,8 +261,12 @@ mod tests {
     #[test]
     fn ids_are_twelve_url_safe_characters_and_distinct() {
         let store = SqliteStore::in_memory().unwrap();
-        let a = store.insert_blocking("a", b"\x01abc", 3, 0).unwrap();
-        let b = store.insert_blocking("b", b"\x01def", 4, 0).unwrap();
+        let a = store
+            .insert_blocking(ItemKind::Scenario, "a", b"\x01abc", 3, 0)
+            .unwrap();
+        let b = store
+            .insert_blocking(ItemKind::Scenario, "b", b"\x01def", 4, 0)
+            .unwrap();
         assert!(
             super::super::is_id(&a) && super::super::is_id(&b) && a != b,
             "{a} {b}"
@@ -263,8 +282,12 @@ mod tests {
     #[test]
     fn the_cap_counts_every_stored_byte_and_refuses_a_save_past_it() {
         let store = SqliteStore::in_memory().unwrap();
-        store.insert_blocking("a", &[1; 600], 1, 1000).unwrap();
-        let full = store.insert_blocking("b", &[1; 401], 1, 1000).unwrap_err();
+        store
+            .insert_blocking(ItemKind::Scenario, "a", &[1; 600], 1, 1000)
+            .unwrap();
+        let full = store
+            .insert_blocking(ItemKind::Scenario, "b", &[1; 401], 1, 1000)
+            .unwrap_err();
         assert!(
             matches!(
                 full,
@@ -276,14 +299,23 @@ mod tests {
             ),
             "{full}"
         );
-        store.insert_blocking("c", &[1; 400], 1, 1000).unwrap();
-        assert!(store.insert_blocking("d", &[1], 1, 1000).is_err());
+        store
+            .insert_blocking(ItemKind::Scenario, "c", &[1; 400], 1, 1000)
+            .unwrap();
+        assert!(store
+            .insert_blocking(ItemKind::Scenario, "d", &[1], 1, 1000)
+            .is_err());
         assert_eq!(
             store.count_blocking().unwrap(),
             2,
             "nothing kept of a refused save"
         );
-        assert!(store.insert_blocking("d", &[1], 1, 0).is_ok(), "0 = no cap");
+        assert!(
+            store
+                .insert_blocking(ItemKind::Scenario, "d", &[1], 1, 0)
+                .is_ok(),
+            "0 = no cap"
+        );
     }
 
     #[test]
@@ -300,7 +332,7 @@ mod tests {
         let path = dir.join("nested").join("scenarios.sqlite3");
         let id = SqliteStore::open(&path)
             .unwrap()
-            .insert_blocking("kept", b"\x01x", 1, 0)
+            .insert_blocking(ItemKind::Scenario, "kept", b"\x01x", 1, 0)
             .unwrap();
         let again = SqliteStore::open(&path).unwrap();
         assert_eq!(again.get_blocking(&id).unwrap().unwrap().name, "kept");
@@ -332,9 +364,91 @@ mod tests {
             "old"
         );
         // Its byte counts what was there: one more byte passes a 2-byte cap.
-        assert!(store.insert_blocking("new", &[1], 1, 2).is_ok());
-        assert!(store.insert_blocking("new", &[1], 1, 2).is_err());
+        assert!(store
+            .insert_blocking(ItemKind::Scenario, "new", &[1], 1, 2)
+            .is_ok());
+        assert!(store
+            .insert_blocking(ItemKind::Scenario, "new", &[1], 1, 2)
+            .is_err());
         drop(store);
         std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn a_file_of_the_schema_before_kinds_upgrades_in_place_and_its_rows_are_scenarios() {
+        let dir = std::env::temp_dir().join(format!("np-store-kinds-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("v2.sqlite3");
+        // The file as the relay left it before migration 3.
+        let old = Connection::open(&path).unwrap();
+        old.execute_batch(MIGRATIONS[0]).unwrap();
+        old.execute(
+            "INSERT INTO scenarios VALUES ('AAAAAAAAAAAA', 'old', x'0102', 1, 0)",
+            [],
+        )
+        .unwrap();
+        old.execute_batch(MIGRATIONS[1]).unwrap();
+        old.pragma_update(None, "user_version", 2).unwrap();
+        drop(old);
+
+        let store = SqliteStore::open(&path).unwrap();
+        let old = store.get_blocking("AAAAAAAAAAAA").unwrap().unwrap();
+        assert_eq!((old.kind, old.name.as_str()), (ItemKind::Scenario, "old"));
+        let room = store
+            .insert_blocking(ItemKind::Room, "lobby", &[9; 3], 120, 0)
+            .unwrap();
+        let got = store.get_blocking(&room).unwrap().unwrap();
+        assert_eq!(
+            (
+                got.kind,
+                got.name.as_str(),
+                got.bytes.as_slice(),
+                got.frames
+            ),
+            (ItemKind::Room, "lobby", &[9u8; 3][..], 120)
+        );
+        let version: i64 = store
+            .conn()
+            .pragma_query_value(None, "user_version", |r| r.get(0))
+            .unwrap();
+        assert_eq!(version, 3);
+        // The schema refuses a kind it does not know.
+        let odd = store.conn().execute(
+            "INSERT INTO scenarios (id, kind, name, bytes, frames, created_at)
+             VALUES ('BBBBBBBBBBBB', 'movie', 'x', x'01', 1, 0)",
+            [],
+        );
+        assert!(odd.is_err(), "{odd:?}");
+        drop(store);
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn room_recordings_and_scenarios_share_the_cap() {
+        let store = SqliteStore::in_memory().unwrap();
+        store
+            .insert_blocking(ItemKind::Scenario, "a", &[1; 600], 1, 1000)
+            .unwrap();
+        let full = store
+            .insert_blocking(ItemKind::Room, "lobby", &[1; 401], 60, 1000)
+            .unwrap_err();
+        assert!(
+            matches!(
+                full,
+                StoreError::Full {
+                    used: 600,
+                    adding: 401,
+                    cap: 1000
+                }
+            ),
+            "{full}"
+        );
+        store
+            .insert_blocking(ItemKind::Room, "lobby", &[1; 400], 60, 1000)
+            .unwrap();
+        assert!(store
+            .insert_blocking(ItemKind::Scenario, "b", &[1], 1, 1000)
+            .is_err());
+        assert_eq!(store.count_blocking().unwrap(), 2);
     }
 }
