@@ -49,18 +49,23 @@ test('a saved room recording replays in a fresh profile with the relay\'s hashes
   assert.equal(await viewer.locator('#recorded-shots button').count(), shots);
   const seats = await viewer.$$eval('#recorded-seat option', (o) => o.map((x) => x.textContent));
   assert.deepEqual(seats, ['P1', 'bot 2']);
-  assert.match(await text(viewer, '[data-panel-text="predicted-sub"]'), /^P1's seat, on the server · RTT 200 ms/);
+  // At the start P1 had the room's default link; by its shots, RTT 200 ms.
+  assert.match(await text(viewer, '[data-panel-text="predicted-sub"]'), /^P1's seat, on the server · RTT 100 ms/);
 
   // The oldest shot (the list is newest first): its views, the playhead at its verdict.
   await viewer.evaluate(() => [...document.querySelectorAll('#recorded-shots button')].at(-1).click());
   await waitFor(async () => /^P1's shot #1 · /.test(await text(viewer, '[data-panel-text="replayed-sub"]')), 5_000, 'shot #1 shown');
   const at = Number((await metricText(viewer, 'recorded-time')).split(' ')[0]);
   assert.ok(at > 2, `the playhead at the first shot's verdict, ${at} s`);
+  assert.match(await text(viewer, '[data-panel-text="predicted-sub"]'), /^P1's seat, on the server · RTT 200 ms, loss 0\.0 %/);
   await viewer.screenshot({ path: join(ARTIFACTS, 'room-recording.png') });
+  await viewer.locator('#recorded-room').screenshot({ path: join(ARTIFACTS, 'room-recording-card.png') });
+  assert.equal(await viewer.locator('#inspector').isHidden(), true, 'the live packet lanes are set aside');
+  assert.equal(await viewer.evaluate(() => document.getElementById('play-pause').disabled), true, 'the run bar is off');
 
   // Following the bot's seat, then playing on from the shot.
   await viewer.selectOption('#recorded-seat', '2');
-  await waitFor(async () => /^bot 2's seat/.test(await text(viewer, '[data-panel-text="predicted-sub"]')), 5_000, 'the bot followed');
+  await waitFor(async () => /^bot 2's seat, on the server · a bot, run by the server/.test(await text(viewer, '[data-panel-text="predicted-sub"]')), 5_000, 'the bot followed');
   await viewer.click('#recorded-play');
   await sleep(1000);
   const later = Number((await metricText(viewer, 'recorded-time')).split(' ')[0]);

@@ -53,8 +53,9 @@ fn each_seat_has_the_link_its_player_set() {
     };
     assert_eq!(p.seats.len(), 2);
     assert!(p.seats.iter().all(|s| !s.bot));
-    // Set at the first tick after joining, 16.667 ms.
-    assert_eq!((rtt(0, 0), rtt(1, 0)), (None, None));
+    // The room's default (RTT 100 ms) until each set theirs at the first
+    // tick after joining, 16.667 ms.
+    assert_eq!((rtt(0, 0), rtt(1, 0)), (Some(100), Some(100)));
     assert_eq!((rtt(0, 20_000), rtt(1, 20_000)), (Some(150), Some(200)));
 }
 

@@ -11,6 +11,7 @@ use crate::clock::clock_ms;
 use crate::dom::{append_button, emptied, input, query, select, set_flag, write_text, Clicks};
 use sim::endpoints::room::playback::{play, RoomPlayback};
 use sim::endpoints::room::recording::RoomRecording;
+use sim::room::shots::ShotRecord;
 use sim::room::PlayerId;
 use sim::{SimTime, World};
 use std::cell::Cell;
@@ -42,6 +43,37 @@ pub fn verdict_line(p: &RoomPlayback, build_ms: f64) -> String {
             "replayed in this page: differs from the relay's recording from tick {k} of {ticks} ({:.2} s)",
             k as f64 / sim::room::config::TICK_HZ as f64
         ),
+    }
+}
+
+/// The controls that do nothing while a recording is open, and why; the
+/// packet lanes and the timeline (a live run's) are hidden. Close
+/// reloads the page, which restores them.
+const OFF_WHILE_OPEN: [&str; 7] = [
+    "play-pause",
+    "step-frame",
+    "rec-toggle",
+    "restart",
+    "save-scenario",
+    "model",
+    "ab",
+];
+
+/// Turns off what does nothing while a recording is open.
+fn set_aside(doc: &Document) {
+    for id in OFF_WHILE_OPEN {
+        if let Some(e) = doc.get_element_by_id(id) {
+            set_flag(&e, "disabled", true);
+            let _ = e.set_attribute(
+                "title",
+                "A room recording is open: Close it (Room section) to run the page again",
+            );
+        }
+    }
+    for selector in ["#inspector", ".timeline-card"] {
+        if let Some(e) = query(doc, selector) {
+            set_flag(&e, "hidden", true);
+        }
     }
 }
 
@@ -124,7 +156,28 @@ impl RecordedRoom {
             card,
         };
         room.show_card(&verdict_line(&room.playback, build_ms));
+        set_aside(doc);
         Ok(room)
+    }
+
+    /// Shot `i` as a record for the Replayed panel. A shot judged against
+    /// no one gets the others where the server had them at its hit time
+    /// (the tick at or before it), so its panel shows what the ray
+    /// passed; a judged shot's views come from the server's answer.
+    pub fn shot_record(&self, i: usize) -> Option<ShotRecord> {
+        let s = self.playback.shots.get(i)?;
+        let mut record = s.record(self.range_cm, &self.world);
+        if s.detail.result.target.is_none() {
+            if let Some(k) = self.playback.tick_at(s.detail.shot.hit_time) {
+                record.saw = k
+                    .bodies
+                    .iter()
+                    .filter(|b| b.0 != s.judged.shooter)
+                    .copied()
+                    .collect();
+            }
+        }
+        Some(record)
     }
 
     /// One page frame of `dt` s: the card's events, then the playhead.
@@ -180,6 +233,7 @@ impl RecordedRoom {
         let doc = &self.card.doc;
         if let Some(card) = doc.get_element_by_id("recorded-room") {
             set_flag(&card, "hidden", false);
+            card.scroll_into_view();
         }
         if let Some(e) = query(doc, "[data-metric=\"recorded-verdict\"]") {
             write_text(&e, verdict);

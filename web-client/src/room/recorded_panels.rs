@@ -23,7 +23,8 @@ use sim::Vec2 as SimVec2;
 /// How much path each character trails, ticks (1 s at 60 Hz).
 const TRAIL_TICKS: usize = 60;
 
-/// How far the watched seat's panel zooms in over the whole arena.
+/// How far the watched seat's panel zooms in over the whole arena unless
+/// its view selector says another zoom.
 const SEAT_ZOOM: f32 = 2.0;
 
 /// Draws the panels and writes their lines.
@@ -68,8 +69,9 @@ pub fn draw(r: &RecordedRoom, layout: &Layout, chrome: &PanelChrome) {
         }
         arena::scale_bar(v);
     };
+    let zoom = chrome.zoom().unwrap_or(SEAT_ZOOM);
     if layout.predicted.is_drawable() {
-        let follow = at(r.seat).map(|c| (c, SEAT_ZOOM));
+        let follow = at(r.seat).map(|c| (c, zoom));
         room(&View::arena(layout.predicted, r.world.size, follow), true);
     }
     if layout.authoritative.is_drawable() {
@@ -79,13 +81,13 @@ pub fn draw(r: &RecordedRoom, layout: &Layout, chrome: &PanelChrome) {
         );
     }
     let shot = r.shot.and_then(|i| p.shots.get(i));
-    if let (true, Some(s)) = (layout.replayed.is_drawable(), shot) {
-        let record = s.record(r.range_cm, &r.world);
-        shot_panel(&record, &r.world, &|id| seat_name(p, id), layout.replayed);
+    let record = r.shot.and_then(|i| r.shot_record(i));
+    if let (true, Some(record)) = (layout.replayed.is_drawable(), &record) {
+        shot_panel(record, &r.world, &|id| seat_name(p, id), layout.replayed);
     }
     let seat = p.seats.iter().find(|s| s.id == r.seat);
     let link = seat.and_then(|s| s.link_at(r.t)).map_or_else(
-        || "no link set (perfect)".to_owned(),
+        || "a bot, run by the server".to_owned(),
         |l| {
             format!(
                 "RTT {} ms, loss {:.1} %",
@@ -122,4 +124,28 @@ pub fn draw(r: &RecordedRoom, layout: &Layout, chrome: &PanelChrome) {
         }),
     );
     chrome.show("replayed-empty", shot.is_none());
+    let so_far = p.shots_until(r.t);
+    chrome.text(
+        "predicted-foot",
+        &format!(
+            "followed ×{zoom} · each path's last second · rays fade {RAY_FADE_S} s after their verdict"
+        ),
+    );
+    chrome.text(
+        "authoritative-foot",
+        &format!(
+            "{} in the room · {} shots so far, {} hits",
+            now.bodies.len(),
+            so_far.len(),
+            so_far.iter().filter(|s| s.judged.verdict.is_hit()).count()
+        ),
+    );
+    chrome.text(
+        "replayed-foot",
+        if shot.is_some_and(|s| s.detail.result.target.is_some()) {
+            "2 the target on the server at the verdict · 3 the rewound boxes tested · 4 where the target saw itself (view 1, the shooter's own screen, is not recorded)"
+        } else {
+            "no one in front of the ray: the others where the server had them at the shot's hit time"
+        },
+    );
 }

@@ -40,18 +40,20 @@ pub struct Seat {
     /// When it joined.
     pub joined: SimTime,
     /// Each link setting its player chose, in the order set (empty: the
-    /// room's default, a perfect link).
+    /// room's default all along, [`Seat::link_at`]).
     pub links: Vec<(SimTime, NetSettings)>,
 }
 
 impl Seat {
-    /// The link in force at `t`, if its player set one by then.
-    pub fn link_at(&self, t: SimTime) -> Option<&NetSettings> {
-        self.links
-            .iter()
-            .take_while(|(at, _)| *at <= t)
-            .last()
-            .map(|(_, s)| s)
+    /// The link in force at `t`: the newest its player set by then, else
+    /// the one a room gives a new player ([`NetSettings::default`], RTT
+    /// 100 ms); `None` for a bot, which has none.
+    pub fn link_at(&self, t: SimTime) -> Option<NetSettings> {
+        if self.bot {
+            return None;
+        }
+        let set = self.links.iter().take_while(|(at, _)| *at <= t).last();
+        Some(set.map_or_else(NetSettings::default, |&(_, s)| s))
     }
 }
 
