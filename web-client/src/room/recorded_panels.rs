@@ -127,14 +127,12 @@ pub fn draw(r: &RecordedRoom, layout: &Layout, chrome: &PanelChrome) {
     let so_far = p.shots_until(r.t);
     chrome.text(
         "predicted-foot",
-        &format!(
-            "followed ×{zoom} · each path's last second · rays fade {RAY_FADE_S} s after their verdict"
-        ),
+        &format!("followed ×{zoom} · paths: the last second"),
     );
     chrome.text(
         "authoritative-foot",
         &format!(
-            "{} in the room · {} shots so far, {} hits",
+            "{} in the room · shots so far: {}, hits: {}",
             now.bodies.len(),
             so_far.len(),
             so_far.iter().filter(|s| s.judged.verdict.is_hit()).count()
