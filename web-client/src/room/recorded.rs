@@ -35,7 +35,7 @@ pub fn verdict_line(p: &RoomPlayback, build_ms: f64) -> String {
     let ticks = p.outcome.tick_hashes.len();
     match p.outcome.first_divergence {
         None => format!(
-            "replayed in this page in {build_ms:.0} ms: all {ticks} tick hashes equal the relay's · {} shots, {} hits",
+            "replayed in this page in {build_ms:.0} ms: all {ticks} tick hashes equal the relay's · shots: {}, hits: {}",
             p.shots.len(),
             p.outcome.hits()
         ),
@@ -339,7 +339,7 @@ mod tests {
         let mut p = duel();
         assert_eq!(
             verdict_line(&p, 41.6),
-            "replayed in this page in 42 ms: all 721 tick hashes equal the relay's · 26 shots, 26 hits"
+            "replayed in this page in 42 ms: all 721 tick hashes equal the relay's · shots: 26, hits: 26"
         );
         p.outcome.first_divergence = Some(150);
         assert_eq!(
