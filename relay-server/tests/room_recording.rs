@@ -427,6 +427,18 @@ fn scenario_bytes() -> Vec<u8> {
     scenario_codec::encode(run.scenario())
 }
 
+/// `POST /api/scenarios` with [`scenario_bytes`].
+async fn post_scenario(relay: &Served) -> Answer {
+    http(
+        &relay.addr.to_string(),
+        "POST /api/scenarios",
+        "Content-Type: application/octet-stream\r\n",
+        &scenario_bytes(),
+    )
+    .await
+    .unwrap()
+}
+
 #[tokio::test]
 async fn room_recordings_and_scenarios_are_each_served_only_as_themselves() {
     let dist = std::env::temp_dir().join(format!("np-dist-kinds-{}", std::process::id()));
@@ -451,14 +463,7 @@ async fn room_recordings_and_scenarios_are_each_served_only_as_themselves() {
     let saved = post(&relay, "/api/rooms/solo/recording").await;
     assert_eq!(saved.status, 201, "{}", saved.text());
     let room = saved.json()["id"].as_str().unwrap().to_owned();
-    let scenario = http(
-        &relay.addr.to_string(),
-        "POST /api/scenarios",
-        "Content-Type: application/octet-stream\r\n",
-        &scenario_bytes(),
-    )
-    .await
-    .unwrap();
+    let scenario = post_scenario(&relay).await;
     assert_eq!(scenario.status, 201, "{}", scenario.text());
     let scenario = scenario.json()["id"].as_str().unwrap().to_owned();
 
@@ -541,14 +546,7 @@ async fn room_saves_share_the_scenarios_budget_per_address_and_the_storage_cap()
         )
     );
     // The same budget as scenarios'.
-    let scenario = http(
-        &relay.addr.to_string(),
-        "POST /api/scenarios",
-        "Content-Type: application/octet-stream\r\n",
-        &scenario_bytes(),
-    )
-    .await
-    .unwrap();
+    let scenario = post_scenario(&relay).await;
     assert_eq!(scenario.status, 429, "{}", scenario.text());
     // A room that is not here costs nothing and says so.
     assert_eq!(post(&relay, "/api/rooms/gone/recording").await.status, 404);

@@ -280,13 +280,14 @@ mod tests {
     }
 
     #[test]
-    fn the_cap_counts_every_stored_byte_and_refuses_a_save_past_it() {
+    fn the_cap_counts_every_stored_byte_of_either_kind_and_refuses_a_save_past_it() {
+        // Room recordings and scenarios share one cap.
         let store = SqliteStore::in_memory().unwrap();
         store
             .insert_blocking(ItemKind::Scenario, "a", &[1; 600], 1, 1000)
             .unwrap();
         let full = store
-            .insert_blocking(ItemKind::Scenario, "b", &[1; 401], 1, 1000)
+            .insert_blocking(ItemKind::Room, "b", &[1; 401], 60, 1000)
             .unwrap_err();
         assert!(
             matches!(
@@ -300,7 +301,7 @@ mod tests {
             "{full}"
         );
         store
-            .insert_blocking(ItemKind::Scenario, "c", &[1; 400], 1, 1000)
+            .insert_blocking(ItemKind::Room, "c", &[1; 400], 60, 1000)
             .unwrap();
         assert!(store
             .insert_blocking(ItemKind::Scenario, "d", &[1], 1, 1000)
@@ -421,34 +422,5 @@ mod tests {
         assert!(odd.is_err(), "{odd:?}");
         drop(store);
         std::fs::remove_dir_all(dir).unwrap();
-    }
-
-    #[test]
-    fn room_recordings_and_scenarios_share_the_cap() {
-        let store = SqliteStore::in_memory().unwrap();
-        store
-            .insert_blocking(ItemKind::Scenario, "a", &[1; 600], 1, 1000)
-            .unwrap();
-        let full = store
-            .insert_blocking(ItemKind::Room, "lobby", &[1; 401], 60, 1000)
-            .unwrap_err();
-        assert!(
-            matches!(
-                full,
-                StoreError::Full {
-                    used: 600,
-                    adding: 401,
-                    cap: 1000
-                }
-            ),
-            "{full}"
-        );
-        store
-            .insert_blocking(ItemKind::Room, "lobby", &[1; 400], 60, 1000)
-            .unwrap();
-        assert!(store
-            .insert_blocking(ItemKind::Scenario, "b", &[1], 1, 1000)
-            .is_err());
-        assert_eq!(store.count_blocking().unwrap(), 2);
     }
 }
