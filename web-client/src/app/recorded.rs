@@ -10,8 +10,19 @@ use crate::runbar::share::{self, Reply};
 use macroquad::prelude::*;
 
 impl App {
-    /// Asks the relay for room recording `id`.
+    /// Asks the relay for room recording `id` (one that cannot be an id
+    /// is named at once).
     pub(super) fn load_room_recording(&mut self, id: String) {
+        if !crate::room::recorded::is_id(&id) {
+            let shown: String = id.chars().take(16).collect();
+            let why = format!(
+                "?room-recording={shown}{}: not a recording's id (12 letters, digits, - or _) · running live instead",
+                if id.chars().count() > 16 { "…" } else { "" }
+            );
+            self.panel.message("error", &why);
+            self.room_controls.note(&why, true);
+            return;
+        }
         self.room_controls
             .note(&format!("loading room recording {id}…"), false);
         share::get_bytes(
@@ -43,9 +54,11 @@ impl App {
                     );
                     self.recorded = Some(Box::new(r));
                 }
-                Err(why) => self
-                    .room_controls
-                    .note(&format!("room recording {id}: {why}"), true),
+                Err(why) => {
+                    let why = format!("room recording {id}: {why} · running live instead");
+                    self.panel.message("error", &why);
+                    self.room_controls.note(&why, true);
+                }
             }
         }
         let Some(r) = self.recorded.as_mut() else {

@@ -4,6 +4,7 @@
 //! one rule changed (`sim::endpoints::room::replay::fork`: rewind off, or
 //! another rewind cap), and every shot judged otherwise listed.
 
+use super::recorded::cut_short;
 use crate::dom::{emptied, query, select, write_text, Clicks};
 use crate::runbar::share::{get_bytes, Mailbox, Reply};
 use sim::endpoints::room::recording::RoomRecording;
@@ -80,14 +81,14 @@ impl RoomFork {
         };
         let result = match reply {
             Reply::Loaded(bytes) => RoomRecording::from_bytes(&bytes)
-                .and_then(|r| fork(&r, change))
+                .and_then(|r| Ok((fork(&r, change)?, cut_short(r.truncated, r.seconds()))))
                 .map_err(|e| e.to_string()),
             Reply::Failed(why) | Reply::Saved(why) => Err(why),
         };
         match result {
-            Ok(f) => {
+            Ok((f, short)) => {
                 let (summary, lines) = describe(&f);
-                self.write(&summary, &lines);
+                self.write(&(summary + &short), &lines);
             }
             Err(why) => self.write(&format!("no fork: {why}"), &[]),
         }

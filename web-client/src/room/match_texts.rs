@@ -24,8 +24,10 @@ const SLOTS: [&str; 6] = [
 ];
 
 /// The controls that do nothing in a match, and why.
-const OFF: [(&str, &str); 7] = [
+const OFF: [(&str, &str); 9] = [
     ("reload", NO_RELOAD),
+    ("room-save", CMC_RECORDED),
+    ("room-fork-run", CMC_RECORDED),
     ("play-pause", SINGLE_PLAYER),
     ("step-frame", SINGLE_PLAYER),
     ("rec-toggle", SINGLE_PLAYER),
@@ -33,6 +35,7 @@ const OFF: [(&str, &str); 7] = [
     ("model", ROOMS_MODEL),
     ("ab", ROOMS_MODEL),
 ];
+const CMC_RECORDED: &str = "Only CMC rooms are recorded on the relay: a rollback match's Save link and What if are still to come";
 const NO_RELOAD: &str = "The rollback arena has no ammo: F fires every 250 ms";
 const ROOMS_MODEL: &str = "This room runs the rollback model for everyone: leave the room to switch models or compare A/B";
 

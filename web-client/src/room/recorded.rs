@@ -30,6 +30,27 @@ pub fn seat_name(p: &RoomPlayback, id: PlayerId) -> String {
     }
 }
 
+/// Whether `id` can be a stored id: 12 characters of base64url (the
+/// relay's `store::ID_CHARS`), so a blank or mangled link is named at once
+/// rather than asked for.
+pub fn is_id(id: &str) -> bool {
+    id.len() == 12
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
+/// What the relay's recording leaves out: `" · the relay stopped
+/// recording at 3.00 s (its event limit)"` when it was `truncated`, else
+/// nothing.
+pub fn cut_short(truncated: bool, seconds: f64) -> String {
+    if truncated {
+        format!(" · the relay stopped recording at {seconds:.2} s (its event limit)")
+    } else {
+        String::new()
+    }
+}
+
 /// The verdict line: whether the page's replay gave the relay's hashes.
 pub fn verdict_line(p: &RoomPlayback, build_ms: f64) -> String {
     let ticks = p.outcome.tick_hashes.len();
@@ -155,7 +176,9 @@ impl RecordedRoom {
             playback,
             card,
         };
-        room.show_card(&verdict_line(&room.playback, build_ms));
+        let verdict = verdict_line(&room.playback, build_ms)
+            + &cut_short(recording.truncated, recording.seconds());
+        room.show_card(&verdict);
         set_aside(doc);
         Ok(room)
     }
@@ -346,6 +369,24 @@ mod tests {
             verdict_line(&p, 41.6),
             "replayed in this page: differs from the relay's recording from tick 150 of 721 (2.50 s)"
         );
+    }
+
+    #[test]
+    fn a_recording_cut_short_says_where() {
+        assert_eq!(
+            cut_short(true, 3.0),
+            " · the relay stopped recording at 3.00 s (its event limit)"
+        );
+        assert_eq!(cut_short(false, 3.0), "");
+    }
+
+    #[test]
+    fn only_a_stored_id_shape_is_asked_for() {
+        assert!(is_id("AbCdEfGh-_12"));
+        assert!(!is_id(""));
+        assert!(!is_id("AbCdEfGh-_1"));
+        assert!(!is_id("AbCdEfGh/_12"));
+        assert!(!is_id(&"x".repeat(3000)));
     }
 
     #[test]

@@ -96,13 +96,14 @@ pub fn draw(r: &RecordedRoom, layout: &Layout, chrome: &PanelChrome) {
             )
         },
     );
-    chrome.text(
-        "predicted-sub",
-        &format!(
+    let sub = match at(r.seat) {
+        Some(_) => format!(
             "{}'s seat, on the server · {link} · its own prediction is not recorded",
             seat_name(p, r.seat)
         ),
-    );
+        None => format!("{} is not in the room at this time", seat_name(p, r.seat)),
+    };
+    chrome.text("predicted-sub", &sub);
     chrome.mark("predicted-sub", "replay");
     chrome.text(
         "authoritative-sub",
@@ -124,6 +125,10 @@ pub fn draw(r: &RecordedRoom, layout: &Layout, chrome: &PanelChrome) {
         }),
     );
     chrome.show("replayed-empty", shot.is_none());
+    chrome.text(
+        "replayed-empty",
+        "Pick a shot in the Room section's list (or press Play): its views show here, with the playhead at its verdict.",
+    );
     let so_far = p.shots_until(r.t);
     chrome.text(
         "predicted-foot",

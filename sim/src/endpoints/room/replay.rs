@@ -164,7 +164,8 @@ pub struct Fork {
 }
 
 /// Replays `recording` as recorded and with `change`, and compares their
-/// verdicts shot by shot (a shot is its shooter and action number).
+/// verdicts shot by shot (a shot is its shooter and action number): a
+/// shot changed when its verdict did, or a hit hit someone else.
 ///
 /// # Errors
 /// As [`replay`].
@@ -182,8 +183,7 @@ pub fn fork(recording: &RoomRecording, change: RuleChange) -> Result<Fork, Recor
         .zip(shot_numbers(&base.shots))
         .filter_map(|(before, number)| {
             let after = *after.get(&(before.shooter, before.seq.0))?;
-            let same = (after.verdict, after.target) == (before.verdict, before.target);
-            (!same).then_some(VerdictChange {
+            judged_otherwise(before, after).then_some(VerdictChange {
                 number,
                 before: *before,
                 after: *after,
@@ -196,6 +196,13 @@ pub fn fork(recording: &RoomRecording, change: RuleChange) -> Result<Fork, Recor
         forked,
         changes,
     })
+}
+
+/// Whether a fork judged a shot otherwise: another verdict, or a hit on
+/// another character. A miss stays a miss whichever character the ray
+/// passed closest to (what a miss's target names).
+fn judged_otherwise(before: &JudgedShot, after: &JudgedShot) -> bool {
+    after.verdict != before.verdict || (before.verdict.is_hit() && after.target != before.target)
 }
 
 /// Each shot's number among its shooter's shots, from 1
@@ -291,6 +298,26 @@ mod tests {
     use super::*;
     use crate::foundation::time::SimTime;
     use crate::room::{PlayerId, Seq, Verdict};
+
+    #[test]
+    fn a_miss_passing_closest_to_someone_else_is_not_judged_otherwise() {
+        let shot = |verdict, target: u32| JudgedShot {
+            at: SimTime::ZERO,
+            shooter: PlayerId(1),
+            seq: Seq(1),
+            verdict,
+            target: Some(PlayerId(target)),
+            rewind_ms: 0,
+        };
+        let head = Verdict::HitHead;
+        assert!(!judged_otherwise(
+            &shot(Verdict::Miss, 2),
+            &shot(Verdict::Miss, 3)
+        ));
+        assert!(judged_otherwise(&shot(head, 2), &shot(head, 3)));
+        assert!(judged_otherwise(&shot(head, 2), &shot(Verdict::Miss, 2)));
+        assert!(!judged_otherwise(&shot(head, 2), &shot(head, 2)));
+    }
 
     #[test]
     fn shots_are_numbered_per_shooter_and_a_reload_takes_no_number() {
