@@ -90,7 +90,10 @@ test('a saved room recording replays in a fresh profile with the relay\'s hashes
   // An unknown id says so.
   const other = await fresh.context.newPage();
   await other.goto(`${env.relay.url}?room-recording=AAAAAAAAAAAA`);
-  await waitFor(async () => /room recording AAAAAAAAAAAA: /.test(await text(other, '[data-note="room"]')), 10_000, 'the unknown id named');
+  await waitFor(async () => /^room recording AAAAAAAAAAAA: no room recording with id AAAAAAAAAAAA.* · running live instead$/.test(await text(other, '[data-note="room"]')), 10_000, 'the unknown id named');
+  // One that cannot be an id is named at once, in the run bar too.
+  await other.goto(`${env.relay.url}?room-recording=`);
+  await waitFor(async () => /^\?room-recording=: not a recording's id/.test(await text(other, '[data-note="room"]')), 10_000, 'the blank id named');
   await page.close();
   assert.deepEqual(errors, []);
 });
