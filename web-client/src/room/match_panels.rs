@@ -79,7 +79,10 @@ pub fn draw(run: &MatchRun, input: SimVec2, layout: &Layout) {
 fn everyone(v: &View, s: &Snapshot, local: usize, alpha: f32) {
     let order = (0..s.players.len()).filter(|&p| p != local).chain([local]);
     for p in order {
-        let st = &s.players[p];
+        // (A spectator's `local` is no seat.)
+        let Some(st) = s.players.get(p) else {
+            continue;
+        };
         let at = st.position.to_cm();
         player(v, st, at, colour(p, local), alpha);
         let (x, y) = v.pt(at);
