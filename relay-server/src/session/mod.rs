@@ -58,7 +58,7 @@ struct Shared {
     rooms: Arc<Rooms>,
     /// The client's address (its seats in the room are capped).
     client: IpAddr,
-    /// `None` until the client's Join (or Resume).
+    /// `None` until the client's Join (a spectator's Watch, or Resume).
     seat: Option<Seat>,
     /// The room's frames for this player (from the Join on).
     out: Option<mpsc::Receiver<Out>>,
