@@ -38,6 +38,14 @@ impl App {
         self.driver.close();
         self.driver = Driver::local(self.setup());
         self.room_controls.set_joined(Some(name));
+        if watch {
+            // A spectator plays nothing (Leave turns them on again).
+            for id in ["add-bot", "fire-shot"] {
+                if let Some(e) = self.doc().get_element_by_id(id) {
+                    crate::dom::set_flag(&e, "disabled", true);
+                }
+            }
+        }
         run.borrow_page(&self.doc());
         self.match_run = Some(Box::new(run));
         self.match_card.show(true);
