@@ -67,7 +67,7 @@ test('two pages in one room', async (t) => {
       'the room list on A',
     );
     const listed = await (await fetch(`${env.relay.url}api/rooms`)).json();
-    assert.deepEqual(listed.rooms, [{ room: 'e2e-lobby', players: 2, bots: 0, max_players: 16, model: 'cmc' }]);
+    assert.deepEqual(listed.rooms, [{ room: 'e2e-lobby', players: 2, bots: 0, spectators: 0, max_players: 16, model: 'cmc' }]);
   });
 
   // The bots wander among the arena's blocks, which stop a shot: shots

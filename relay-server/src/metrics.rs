@@ -122,7 +122,8 @@ pub(crate) enum Ended {
     /// The room left this relay: the player reconnects to its new home
     /// (1012).
     RoomMoved = 10,
-    /// The room runs another model than the one asked for
+    /// The room runs another model than the one asked for, or a
+    /// spectator's Watch found no rollback match
     /// ([`crate::rooms::CLOSE_ROOM_MODEL`]).
     RoomModel = 11,
 }

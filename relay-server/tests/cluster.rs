@@ -219,7 +219,7 @@ async fn two_players_of_one_shared_room_land_on_one_relay_and_see_each_other() {
     assert_eq!(listed.header("x-relay-instance"), Some(on_a.as_str()));
     assert_eq!(
         listed.json()["rooms"],
-        serde_json::json!([{"room": "arena", "players": 2, "bots": 0, "max_players": 16, "model": "cmc"}])
+        serde_json::json!([{"room": "arena", "players": 2, "bots": 0, "spectators": 0, "max_players": 16, "model": "cmc"}])
     );
     cluster.finish().await;
 }

@@ -4,6 +4,9 @@
 //! and converge to the server's world after their inputs stop;
 //! `/api/rooms` shows the model; a fourth player over the room's flag, and
 //! one asking the room for another model, are refused with their reasons.
+//! A spectator (`Room(Watch)`, issue 22) of a full match of two takes no
+//! seat and receives Views whose hashes are the States' the players
+//! converge to; watching a CMC room or no room is refused with its reason.
 
 mod common;
 
@@ -30,10 +33,15 @@ fn next_address() -> IpAddr {
 
 /// Opens `/ws?{query}` and sends Room(Join).
 async fn open(relay: &Served, query: &str) -> Ws {
+    open_as(relay, query, RoomClientMsg::Join).await
+}
+
+/// Opens `/ws?{query}` and sends `greeting` (Join, or a spectator's Watch).
+async fn open_as(relay: &Served, query: &str, greeting: RoomClientMsg) -> Ws {
     let (mut ws, _) = ws_connect(&relay.ws_url(query), &[], Some(next_address()))
         .await
         .unwrap();
-    send(&mut ws, &ClientMsg::Room(RoomClientMsg::Join)).await;
+    send(&mut ws, &ClientMsg::Room(greeting)).await;
     ws
 }
 
@@ -200,7 +208,7 @@ async fn three_pages_in_one_rollback_match_converge_to_the_servers_world() {
         .json();
     assert_eq!(
         listed["rooms"],
-        serde_json::json!([{"room": "duel", "players": 3, "bots": 0, "max_players": 3, "model": "rollback"}])
+        serde_json::json!([{"room": "duel", "players": 3, "bots": 0, "spectators": 0, "max_players": 3, "model": "rollback"}])
     );
 
     // A fourth is over the room's flag.
@@ -216,6 +224,99 @@ async fn three_pages_in_one_rollback_match_converge_to_the_servers_world() {
     let (refused, close) = refusal(&mut other).await;
     let reason =
         "room duel runs the rollback model, not cmc: join it without model= or choose another room";
+    assert_eq!(refused.as_deref(), Some(reason));
+    assert_eq!(close, Some((4000, reason.into())));
+}
+
+/// Reads a spectator's socket for `ms`: whether Watch came, every View's
+/// tick and hash (checked against its world), and anything else rollback.
+async fn watch(ws: &mut Ws, ms: u64) -> (bool, Vec<(sim::rollback::Tick, u64)>, usize) {
+    let end = tokio::time::Instant::now() + Duration::from_millis(ms);
+    let (mut watched, mut views, mut other) = (false, Vec::new(), 0);
+    let mut pings = tokio::time::interval(Duration::from_millis(250));
+    loop {
+        tokio::select! {
+            () = tokio::time::sleep_until(end) => break,
+            // A spectator's page sends Pings (a silent seat is closed).
+            _ = pings.tick() => send(ws, &ClientMsg::Ping { id: 1 }).await,
+            msg = ws.next() => match msg {
+                Some(Ok(Message::Binary(b))) => match codec::decode::<ServerMsg>(&b) {
+                    Ok(ServerMsg::Rollback(RollbackServerMsg::Watch(_))) => watched = true,
+                    Ok(ServerMsg::Rollback(RollbackServerMsg::View(v))) => {
+                        assert_eq!(v.hash(), v.snapshot.state_hash());
+                        assert_eq!((v.players, v.bots), (0b11, 0));
+                        views.push((v.snapshot.tick, v.hash()));
+                    }
+                    Ok(ServerMsg::Rollback(_)) => other += 1,
+                    _ => {}
+                },
+                Some(Ok(Message::Close(f))) => panic!("closed: {f:?}"),
+                Some(Ok(_)) => {}
+                _ => panic!("the socket ended"),
+            },
+        }
+    }
+    (watched, views, other)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_spectator_of_a_full_match_sees_the_world_the_players_converge_to() {
+    let limits = Limits {
+        max_rollback_players: 2,
+        ..Limits::default()
+    };
+    let relay = Served::start(AppState::with_limits("/nonexistent", 1, limits)).await;
+    // Nothing to watch yet.
+    let mut early = open_as(&relay, "room=final&model=rollback", RoomClientMsg::Watch).await;
+    let (refused, close) = refusal(&mut early).await;
+    let reason = "room final does not exist: there is no match to watch";
+    assert_eq!(refused.as_deref(), Some(reason));
+    assert_eq!(close, Some((4000, reason.into())));
+
+    let mut a = Page::join(&relay, "final").await;
+    let mut b = Page::join(&relay, "final").await;
+    let mut spectator = open_as(&relay, "room=final&model=rollback", RoomClientMsg::Watch).await;
+    let ((), (), (watched, mut views, other)) = tokio::join!(
+        a.play(2500, Vec2::new(1.0, 0.0)),
+        b.play(2500, Vec2::new(0.0, -1.0)),
+        watch(&mut spectator, 2500),
+    );
+    let ((), (), (_, later, more)) = tokio::join!(
+        a.play(1500, Vec2::ZERO),
+        b.play(1500, Vec2::ZERO),
+        watch(&mut spectator, 1500),
+    );
+    views.extend(later);
+    // Watch, then Views only: no Acks, no States, no Start.
+    assert!(watched);
+    assert_eq!(other + more, 0);
+    // A View with every State: 4 s at 30 States/s on a perfect link.
+    assert!(views.len() >= 100, "{} views", views.len());
+    for (name, page) in [("a", &a), ("b", &b)] {
+        let (tick, hash) = page.newest_state.expect("States arrived");
+        let seen = views.iter().find(|(t, _)| *t == tick);
+        assert_eq!(
+            seen,
+            Some(&(tick, hash)),
+            "{name}: the spectator saw its newest State"
+        );
+        assert_eq!(page.predictor.metrics().hash_mismatches, 0, "{name}");
+    }
+
+    let listed = http(&relay.addr.to_string(), "GET /api/rooms", "", b"")
+        .await
+        .unwrap()
+        .json();
+    assert_eq!(
+        listed["rooms"],
+        serde_json::json!([{"room": "final", "players": 2, "bots": 0, "spectators": 1, "max_players": 2, "model": "rollback"}])
+    );
+
+    // A CMC room is not watched.
+    let _cmc = open(&relay, "room=lobby").await;
+    let mut other = open_as(&relay, "room=lobby", RoomClientMsg::Watch).await;
+    let (refused, close) = refusal(&mut other).await;
+    let reason = "room lobby runs the cmc model: only a rollback match is watched";
     assert_eq!(refused.as_deref(), Some(reason));
     assert_eq!(close, Some((4000, reason.into())));
 }

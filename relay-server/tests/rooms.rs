@@ -263,7 +263,7 @@ async fn the_17th_player_is_refused_with_a_reason_and_close_code_1013() {
         .json();
     assert_eq!(
         listed["rooms"],
-        serde_json::json!([{"room": "packed", "players": 1, "bots": 15, "max_players": 16, "model": "cmc"}])
+        serde_json::json!([{"room": "packed", "players": 1, "bots": 15, "spectators": 0, "max_players": 16, "model": "cmc"}])
     );
     let mut late = open(&relay, "packed", &ClientMsg::Room(RoomClientMsg::Join)).await;
     let mut refused = None;
@@ -416,8 +416,8 @@ async fn rooms_are_listed_counted_and_dropped_when_empty() {
     assert_eq!(
         listed["rooms"],
         serde_json::json!([
-            {"room": "alpha", "players": 1, "bots": 0, "max_players": 16, "model": "cmc"},
-            {"room": "beta", "players": 2, "bots": 1, "max_players": 16, "model": "cmc"},
+            {"room": "alpha", "players": 1, "bots": 0, "spectators": 0, "max_players": 16, "model": "cmc"},
+            {"room": "beta", "players": 2, "bots": 1, "spectators": 0, "max_players": 16, "model": "cmc"},
         ])
     );
     let text = get("/metrics").await.text();

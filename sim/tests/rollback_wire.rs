@@ -83,6 +83,21 @@ fn the_observer_view_and_the_model_switch_are_small() {
     // rollback switch and the input delay since protocol 7); Start of a
     // session id as large as it gets.
     assert_eq!((set.len(), start.len()), (13, 43));
+    // A spectator's Watch of the same world (issue 22): no ids, the hash
+    // 8 and the two seat masks 1+1 instead.
+    let snapshot =
+        sim::rollback::Arena::new(sim::rollback::TickRate::Hz60).initial(sim::rollback::Tick(0));
+    let watch = codec::encode(&ServerMsg::Rollback(RollbackServerMsg::Watch(
+        sim::rollback::wire::ViewMsg {
+            match_id: 1,
+            tick_rate: sim::rollback::TickRate::Hz60,
+            hash: snapshot.state_hash().to_le_bytes(),
+            snapshot,
+            players: 0b01,
+            bots: 0b10,
+        },
+    )));
+    assert_eq!(watch.len(), 44);
 }
 
 #[test]

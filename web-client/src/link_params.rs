@@ -8,6 +8,7 @@
 //! | `seed` | an unsigned integer: the in-page run's seed |
 //! | `room` | a room name (checked where rooms are: `crate::room::rules`) |
 //! | `model` | `cmc` or `rollback`: the model a new room runs |
+//! | `watch` | `1`: watch the rollback room's match (a spectator, issue 22) |
 //! | `link` | `clean`: open on the default link, not the opening |
 //! | `tour` | a stop of the guided tour, from 1, or its key (`sim::tour::parse`) |
 //!
@@ -27,10 +28,10 @@ pub fn ignored(pairs: &[(String, String)]) -> Vec<String> {
                     "only model=cmc or model=rollback"
                 }
                 "link" if value != "clean" => "only link=clean",
+                "watch" if value != "1" => "only watch=1",
                 "tour" if sim::tour::parse(value).is_none() => "no such stop of the tour",
-                "mode" | "seed" | "room" | "model" | "link" | "tour" | "room-recording" => {
-                    return None
-                }
+                "mode" | "seed" | "room" | "model" | "link" | "tour" | "watch"
+                | "room-recording" => return None,
                 _ => "not a parameter of this page",
             };
             Some(format!("{name}={value} ({why})"))
@@ -63,6 +64,16 @@ mod tests {
     #[test]
     fn bad_and_unknown_parameters_are_named_with_why() {
         assert!(ignored(&pairs(&[("mode", "local"), ("seed", "42"), ("room", "x")])).is_empty());
+        assert!(ignored(&pairs(&[
+            ("room", "x"),
+            ("model", "rollback"),
+            ("watch", "1")
+        ]))
+        .is_empty());
+        assert_eq!(
+            ignored(&pairs(&[("watch", "yes")])),
+            ["watch=yes (only watch=1)"]
+        );
         let bad = ignored(&pairs(&[
             ("mode", "banana"),
             ("seed", "abc"),

@@ -148,6 +148,7 @@ impl Gate {
             | ClientMsg::Trace(_)
             | ClientMsg::Room(
                 RoomClientMsg::Join
+                | RoomClientMsg::Watch
                 | RoomClientMsg::SetPlayerSettings(_)
                 | RoomClientMsg::SetMaxRecordTime { .. }
                 | RoomClientMsg::AddBot,

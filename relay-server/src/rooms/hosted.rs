@@ -58,11 +58,22 @@ impl Hosted {
         }
     }
 
-    /// A new remote player.
-    pub(super) fn add_player(&mut self, now: SimTime) -> Result<PlayerId, RoomError> {
+    /// A new remote player, or with `watch` a rollback match's spectator
+    /// (issue 22; a CMC room has none: `Rooms::join` refuses that first).
+    pub(super) fn add(&mut self, now: SimTime, watch: bool) -> Result<PlayerId, RoomError> {
         match self {
+            Hosted::Cmc(_) if watch => Err(RoomError::NotInRoom("Watch")),
             Hosted::Cmc(h) => h.add_player(now),
+            Hosted::Rollback(h) if watch => h.add_spectator(now),
             Hosted::Rollback(h) => h.add_player(now),
+        }
+    }
+
+    /// Spectators (a rollback match's; a CMC room has none).
+    pub(super) fn spectator_count(&self) -> usize {
+        match self {
+            Hosted::Cmc(_) => 0,
+            Hosted::Rollback(h) => h.spectator_count(),
         }
     }
 

@@ -18,6 +18,8 @@ pub struct RoomSummary {
     pub players: usize,
     /// Server-driven bots.
     pub bots: usize,
+    /// Spectators watching a rollback match (issue 22); 0 in a CMC room.
+    pub spectators: usize,
     /// Most players, bots included.
     pub max_players: usize,
     /// The model it runs: `cmc` or `rollback` (issue 22).
@@ -34,6 +36,7 @@ impl Rooms {
                 room: id.to_string(),
                 players: e.info.players.load(Ordering::Relaxed),
                 bots: e.info.bots.load(Ordering::Relaxed),
+                spectators: e.info.spectators.load(Ordering::Relaxed),
                 max_players: e.info.max_players,
                 model: e.info.model.as_str(),
             })
@@ -43,9 +46,10 @@ impl Rooms {
     }
 }
 
-/// `GET /api/rooms`: this relay's shared rooms with their players and
-/// bots, `{"instance": …, "rooms": [{"room", "players", "bots",
-/// "max_players", "model"}]}`, by name. Private sessions are not listed.
+/// `GET /api/rooms`: this relay's shared rooms with their players, bots
+/// and spectators, `{"instance": …, "rooms": [{"room", "players", "bots",
+/// "spectators", "max_players", "model"}]}`, by name. Private sessions are
+/// not listed.
 pub(crate) async fn list(State(state): State<AppState>) -> impl IntoResponse {
     Json(serde_json::json!({
         "instance": state.inner.deployment.instance,

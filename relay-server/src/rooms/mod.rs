@@ -124,6 +124,8 @@ struct RoomInfo {
     players: AtomicUsize,
     /// Server-driven bots.
     bots: AtomicUsize,
+    /// Spectators of a rollback room (issue 22).
+    spectators: AtomicUsize,
     /// The newest checkpoint, encoded (with a shared registry only).
     checkpoint: Mutex<Option<Arc<Vec<u8>>>>,
 }
@@ -233,9 +235,13 @@ impl Rooms {
             .is_some()
     }
 
-    /// A seat in room `id` for a client at `addr` whose session's token
-    /// hashes to `token`, and the channel its frames come back on. The
-    /// room answers with [`Out::Seated`] or, when full, [`Out::Refused`].
+    /// A seat in room `id` (running `model`, if named) for a client at
+    /// `addr` whose session's token hashes to `token`, and the channel its
+    /// frames come back on; with `watch` a spectator's place (issue 22),
+    /// which needs a rollback room that exists (else refused with
+    /// [`CLOSE_ROOM_MODEL`] and the reason) and counts towards the
+    /// address's share like a seat. The room answers with
+    /// [`Out::Seated`] or, when full, [`Out::Refused`].
     /// `None` and an [`Out::Refused`] already waiting when `addr` holds its
     /// share of the room's seats; an [`Out::Moved`] waiting when the room
     /// is not here (with a shared registry: it ended or moved since the
@@ -243,7 +249,7 @@ impl Rooms {
     pub(crate) fn join(
         self: &Arc<Self>,
         id: &RoomId,
-        model: Option<RoomModel>,
+        (model, watch): (Option<RoomModel>, bool),
         addr: IpAddr,
         token: Option<TokenHash>,
         metrics: &Arc<Metrics>,
@@ -255,6 +261,19 @@ impl Rooms {
             drop(map);
             let reason = format!("room {id} is no longer on this relay: reconnect");
             let _ = out.try_send(Out::Moved { reason });
+            return (None, rx);
+        }
+        let watched = map.get(id).map(|e| e.info.model);
+        if watch && watched != Some(RoomModel::Rollback) {
+            drop(map);
+            metrics.seat_refused(SeatRefusal::RoomModel);
+            let reason = match watched {
+                None => format!("room {id} does not exist: there is no match to watch"),
+                Some(runs) => {
+                    format!("room {id} runs the {runs} model: only a rollback match is watched")
+                }
+            };
+            refuse(&out, reason, CLOSE_ROOM_MODEL);
             return (None, rx);
         }
         let entry = map.entry(id.clone()).or_insert_with(|| {
@@ -291,7 +310,7 @@ impl Rooms {
             addr,
         );
         drop(map);
-        seat.join(out, token);
+        seat.join(out, token, watch);
         (Some(seat), rx)
     }
 

@@ -23,6 +23,8 @@ pub(super) enum Command {
         addr: IpAddr,
         /// The hash of the session's resume token, if it has one.
         token: Option<TokenHash>,
+        /// A spectator's place, not a seat (issue 22).
+        watch: bool,
     },
     /// A seat taken back by a resume: its frames go to `out` from now.
     Rebind {
@@ -180,13 +182,15 @@ impl Seat {
         &self.room
     }
 
-    /// Asks the room to take the player in, answering on `out`.
-    pub(super) fn join(&self, out: mpsc::Sender<Out>, token: Option<TokenHash>) {
+    /// Asks the room to take the player (with `watch`, the spectator) in,
+    /// answering on `out`.
+    pub(super) fn join(&self, out: mpsc::Sender<Out>, token: Option<TokenHash>, watch: bool) {
         let _ = self.tx.send(Command::Join {
             seat: self.key,
             out,
             addr: self.addr,
             token,
+            watch,
         });
     }
 

@@ -210,13 +210,14 @@ impl RoomTask {
                 out,
                 addr,
                 token,
-            } => match self.host.add_player(now) {
+                watch,
+            } => match self.host.add(now, watch) {
                 Ok(id) => {
                     self.seats.insert(seat, SeatState { id, token, addr });
                     let _ = out.try_send(Out::Seated);
                     self.outs.insert(id, out);
                     self.changed = true;
-                    info!(room = %self.id, player = id.0, players = self.seats.len(), "player joined");
+                    info!(room = %self.id, player = id.0, watch, players = self.seats.len(), "player joined");
                 }
                 Err(e) => {
                     let frame = RoomHost::refusal_frame(&e);
@@ -296,7 +297,11 @@ impl RoomTask {
                 return true;
             }
         }
-        self.info.players.store(self.seats.len(), Ordering::Relaxed);
+        let spectators = self.host.spectator_count();
+        self.info
+            .players
+            .store(self.seats.len() - spectators, Ordering::Relaxed);
+        self.info.spectators.store(spectators, Ordering::Relaxed);
         self.info
             .bots
             .store(self.host.bot_count(), Ordering::Relaxed);

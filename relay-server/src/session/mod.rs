@@ -58,7 +58,7 @@ struct Shared {
     rooms: Arc<Rooms>,
     /// The client's address (its seats in the room are capped).
     client: IpAddr,
-    /// `None` until the client's Join (or Resume).
+    /// `None` until the client's Join (a spectator's Watch, or Resume).
     seat: Option<Seat>,
     /// The room's frames for this player (from the Join on).
     out: Option<mpsc::Receiver<Out>>,
@@ -248,19 +248,25 @@ impl Session {
                 }
             }
             Authority::Shared(shared) => {
-                if msg == ClientMsg::Room(RoomClientMsg::Join) {
+                // A spectator's Watch takes a place like a Join (issue 22).
+                let greeting = matches!(
+                    msg,
+                    ClientMsg::Room(RoomClientMsg::Join | RoomClientMsg::Watch)
+                );
+                if greeting {
                     shared.silent_since = Some(now);
                 }
-                if shared.seat.is_none() && msg == ClientMsg::Room(RoomClientMsg::Join) {
+                if shared.seat.is_none() && greeting {
                     if shared.out.is_some() {
                         // Refused already: the close is on its way.
                         return Ok(());
                     }
                     let token = self.token.as_ref().map(TokenHash::of);
                     let metrics = self.log.metrics();
+                    let watch = msg == ClientMsg::Room(RoomClientMsg::Watch);
                     let (seat, out) = shared.rooms.join(
                         &shared.room,
-                        shared.model,
+                        (shared.model, watch),
                         shared.client,
                         token,
                         metrics,
@@ -278,7 +284,7 @@ impl Session {
                     }
                     None => self.reject(
                         now,
-                        &"this connection is in a shared room: send Room(Join) first",
+                        &"this connection is in a shared room: send Room(Join) (or Room(Watch)) first",
                     ),
                 }
             }

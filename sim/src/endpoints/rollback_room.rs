@@ -9,11 +9,15 @@
 //! receive_msg(p) ─► control? act now: Join ─► Start │ SetNetSettings │
 //!                 │   LagSpike │ AddBot
 //!                 └► Inputs, Ping ─► p's uplink conditioner
+//! receive_msg(s), a spectator: Watch (or Join) ─► Watch · settings as a
+//!                 player's · Inputs ─► refused, counted · Ping ─► uplink
 //! poll(now): every uplink's due messages: Inputs ─► MatchServer::deliver
 //!            (ids checked per seat) · Ping ─► Pong
 //!            each tick due (the match's rate): MatchServer::run_tick
 //!            ─► Ack (every tick), State (every k) ─► each joined player's
-//!            downlink; then per player: control frames, due downlink frames
+//!            downlink; View (with every State) ─► each watching
+//!            spectator's downlink; then per connection: control frames,
+//!            due downlink frames
 //! ```
 //!
 //! A player is seated by [`RollbackRoomHost::add_player`] and receives
@@ -24,6 +28,16 @@
 //! name (another seed, another match id) is refused and counted
 //! ([`MatchServer::deliver`]). A player leaving frees the seat; the match
 //! goes on (their input held, then empty, `001_…` §5.1).
+//!
+//! A spectator (issue 22) is added by [`RollbackRoomHost::add_spectator`]
+//! from the same id space: it takes no seat (a full match still admits
+//! it, up to [`MAX_SPECTATORS`]), has its own [`HostLink`] like a player,
+//! and once its `Room(Watch)` is answered with
+//! [`RollbackServerMsg::Watch`] receives a [`RollbackServerMsg::View`] (the
+//! whole world and its hash) at every State, and no Acks. Inputs it sends
+//! never reach the match: they are refused and counted
+//! ([`RollbackRoomHost::spectator_inputs_refused`]). Leaving frees
+//! nothing in the match.
 
 use crate::endpoints::link::{HostLink, Traffic};
 use crate::endpoints::room::RoomError;
@@ -39,14 +53,21 @@ use crate::rollback::wire::{RollbackServerMsg, MAX_INPUTS_PER_PACKET};
 use crate::room::replication::PlayerId;
 use crate::room::wire::RoomClientMsg;
 
-/// One remote player.
+/// Most spectators a rollback room takes (issue 22): each costs a
+/// downlink of Views (≈ 44 bytes every State) and is not a player, so a
+/// full match of 8 can still be watched by this many.
+pub const MAX_SPECTATORS: usize = 16;
+
+/// One remote connection: a player or a spectator.
 #[derive(Debug, Clone)]
 struct Remote {
     id: PlayerId,
-    /// Their seat in the match: their player index.
-    seat: usize,
+    /// Their seat in the match (their player index); `None` for a
+    /// spectator.
+    seat: Option<usize>,
     link: HostLink<ClientMsg>,
-    /// Their Join was answered with Start: Acks and States go to them.
+    /// Their Join was answered with Start (a spectator's Watch with
+    /// Watch): Acks and States (Views) go to them.
     joined: bool,
 }
 
@@ -57,8 +78,10 @@ pub struct RollbackRoomHost {
     /// Every player's link conditioners and session id draw from this and
     /// their id.
     seed: u64,
-    /// By id, ascending (ids only grow).
+    /// Players and spectators, by id, ascending (ids only grow).
     players: Vec<Remote>,
+    /// Input packets spectators sent (refused: they hold no seat).
+    spectator_inputs_refused: u64,
     /// The id the next player gets; ids are never reused.
     next_id: u32,
     bots: usize,
@@ -98,6 +121,7 @@ impl RollbackRoomHost {
             game,
             seed,
             players: Vec::new(),
+            spectator_inputs_refused: 0,
             next_id: 1,
             bots: 0,
             created: now,
@@ -123,21 +147,47 @@ impl RollbackRoomHost {
         self.next_id += 1;
         self.players.push(Remote {
             id,
-            seat: usize::from(start.ids.player),
+            seat: Some(usize::from(start.ids.player)),
             link: HostLink::new(seed, now),
             joined: false,
         });
         Ok(id)
     }
 
-    /// Takes remote player `id` out; their seat is free for the next
-    /// joiner. `false` if there was no such player.
+    /// Admits a spectator at `now` (issue 22): no seat, its own link
+    /// (conditioners seeded like a player's); its first frame should be
+    /// [`RoomClientMsg::Watch`].
+    ///
+    /// # Errors
+    /// [`RoomError::Spectators`] when [`MAX_SPECTATORS`] watch already:
+    /// send [`RollbackRoomHost::refusal_frame`] and close.
+    pub fn add_spectator(&mut self, now: SimTime) -> Result<PlayerId, RoomError> {
+        if self.spectator_count() >= MAX_SPECTATORS {
+            return Err(RoomError::Spectators {
+                max: MAX_SPECTATORS,
+            });
+        }
+        let id = PlayerId(self.next_id);
+        self.next_id += 1;
+        self.players.push(Remote {
+            id,
+            seat: None,
+            link: HostLink::new(self.player_seed(id), now),
+            joined: false,
+        });
+        Ok(id)
+    }
+
+    /// Takes remote player or spectator `id` out; a player's seat is free
+    /// for the next joiner, a spectator frees nothing in the match.
+    /// `false` if there was no such connection.
     pub fn remove_player(&mut self, id: PlayerId) -> bool {
         let Ok(i) = self.index(id) else {
             return false;
         };
-        let p = self.players.remove(i);
-        self.game.leave(p.seat);
+        if let Some(seat) = self.players.remove(i).seat {
+            self.game.leave(seat);
+        }
         true
     }
 
@@ -157,7 +207,9 @@ impl RollbackRoomHost {
     /// [`RoomError::Settings`] (a setting out of range, or an input packet
     /// with more than [`MAX_INPUTS_PER_PACKET`] inputs),
     /// [`RoomError::Full`] (AddBot in a full match),
-    /// [`RoomError::NotInRoom`] (a message a rollback room does not speak).
+    /// [`RoomError::NotInRoom`] (a message a rollback room does not speak),
+    /// [`RoomError::Spectator`] (AddBot from a spectator). A spectator's
+    /// Inputs are no error: they are counted and dropped.
     pub fn receive_msg(
         &mut self,
         now: SimTime,
@@ -177,18 +229,28 @@ impl RollbackRoomHost {
         len: usize,
         msg: ClientMsg,
     ) -> Result<(), RoomError> {
+        let spectator = self.players[i].seat.is_none();
         match msg {
-            ClientMsg::Room(RoomClientMsg::Join) => {
-                let p = &mut self.players[i];
-                if let Some(start) = self.game.start_msg(p.seat) {
+            // The role was chosen when the connection was added: either
+            // greeting is answered with that role's start.
+            ClientMsg::Room(RoomClientMsg::Join | RoomClientMsg::Watch) => {
+                let answer = match self.players[i].seat {
+                    Some(seat) => self.game.start_msg(seat).map(RollbackServerMsg::Start),
+                    None => Some(RollbackServerMsg::Watch(self.game.view())),
+                };
+                if let Some(answer) = answer {
+                    let p = &mut self.players[i];
                     p.joined = true;
-                    p.link
-                        .send_now(&ServerMsg::Rollback(RollbackServerMsg::Start(start)));
+                    p.link.send_now(&ServerMsg::Rollback(answer));
                 }
             }
             ClientMsg::SetNetSettings(s) => self.players[i].link.set_net_settings(s)?,
             ClientMsg::SetTransport(t) => self.players[i].link.set_transport(t),
             ClientMsg::LagSpike(spike) => self.players[i].link.start_lag_spike(now, spike)?,
+            ClientMsg::Room(RoomClientMsg::AddBot) if spectator => {
+                return Err(RoomError::Spectator("adds no bot"));
+            }
+            ClientMsg::Inputs(_) if spectator => self.spectator_inputs_refused += 1,
             ClientMsg::Room(RoomClientMsg::AddBot) => {
                 let start = 3 * (self.bots + 1);
                 self.game.add_bot(BotPlayer::new(start)).map_err(full)?;
@@ -229,8 +291,19 @@ impl RollbackRoomHost {
             self.out.clear();
             self.game.run_tick(&mut self.out);
             for (seat, msg) in self.out.drain(..) {
-                if let Some(p) = self.players.iter_mut().find(|p| p.seat == seat && p.joined) {
+                if let Some(p) = self
+                    .players
+                    .iter_mut()
+                    .find(|p| p.seat == Some(seat) && p.joined)
+                {
                     p.link.send(at, &ServerMsg::Rollback(msg));
+                }
+            }
+            let watching = |p: &&mut Remote| p.seat.is_none() && p.joined;
+            if self.game.state_due() && self.players.iter_mut().any(|p| watching(&p)) {
+                let view = ServerMsg::Rollback(RollbackServerMsg::View(self.game.view()));
+                for p in self.players.iter_mut().filter(watching) {
+                    p.link.send(at, &view);
                 }
             }
         }
@@ -276,14 +349,26 @@ impl RollbackRoomHost {
         &self.game
     }
 
-    /// Remote players, in id order.
+    /// Remote players and spectators, in id order.
     pub fn player_ids(&self) -> impl Iterator<Item = PlayerId> + '_ {
         self.players.iter().map(|p| p.id)
     }
 
-    /// Remote player `id`'s seat (their player index in the match).
+    /// Remote player `id`'s seat (their player index in the match);
+    /// `None` for a spectator or no such player.
     pub fn seat(&self, id: PlayerId) -> Option<usize> {
-        self.index(id).ok().map(|i| self.players[i].seat)
+        self.index(id).ok().and_then(|i| self.players[i].seat)
+    }
+
+    /// Spectators watching (or admitted and about to).
+    pub fn spectator_count(&self) -> usize {
+        self.players.iter().filter(|p| p.seat.is_none()).count()
+    }
+
+    /// Input packets spectators sent, refused before the match (they
+    /// hold no seat).
+    pub fn spectator_inputs_refused(&self) -> u64 {
+        self.spectator_inputs_refused
     }
 
     /// What crossed remote player `id`'s connection (frames and bytes each

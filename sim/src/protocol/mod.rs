@@ -47,7 +47,7 @@ use trace::TraceFrame;
 
 /// Version byte at the start of every frame of [`ClientMsg`] and
 /// [`ServerMsg`]. Bump on any wire change.
-pub const PROTOCOL_VERSION: u8 = 8;
+pub const PROTOCOL_VERSION: u8 = 9;
 
 /// A client → server message.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -226,6 +226,9 @@ impl Traced for ServerMsg {
             ServerMsg::Rollback(RollbackServerMsg::State(s)) => {
                 (PacketKind::State, s.snapshot.tick.0)
             }
+            ServerMsg::Rollback(RollbackServerMsg::View(v)) => {
+                (PacketKind::State, v.snapshot.tick.0)
+            }
             ServerMsg::Proxy(p) => (PacketKind::Proxy, p.seq),
             ServerMsg::Room(RoomServerMsg::Proxies(b)) => (PacketKind::Proxy, b.seq.0),
             ServerMsg::Room(RoomServerMsg::ShotResult(r)) => {
@@ -309,9 +312,9 @@ mod tests {
     fn bad_frames_are_errors_with_reasons() {
         assert_eq!(decode::<ClientMsg>(&[]), Err(DecodeError::Empty));
         assert_eq!(
-            decode::<ClientMsg>(&[9, 0]),
+            decode::<ClientMsg>(&[PROTOCOL_VERSION + 1, 0]),
             Err(DecodeError::UnsupportedVersion {
-                got: 9,
+                got: PROTOCOL_VERSION + 1,
                 expected: PROTOCOL_VERSION
             })
         );

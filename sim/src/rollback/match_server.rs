@@ -11,6 +11,7 @@
 //!     ─► that player's input ring            (refusals counted per seat)
 //! run_tick ─► bots' inputs ─► RollbackServer::advance
 //!     ─► Ack to every player (every tick) ─► State to every player (every k)
+//! view() ─► the world, its hash and the seats, for a spectator (issue 22)
 //! restart(config) ─► match id + 1, the world from its start, seats kept
 //! record(max_ticks) ─► each tick's used inputs and hash ─► recording()
 //! ```
@@ -30,7 +31,9 @@ use super::recording::{MatchRecording, RecordedJoin, RecordedTick, UsedInput, MA
 use super::server::{AckInfo, InputCounters, RollbackServer};
 use super::snapshot::Snapshot;
 use super::tick::Tick;
-use super::wire::{AckMsg, IdentityError, Ids, InputPacket, RollbackServerMsg, StartMsg, StateMsg};
+use super::wire::{
+    AckMsg, IdentityError, Ids, InputPacket, RollbackServerMsg, StartMsg, StateMsg, ViewMsg,
+};
 use crate::foundation::control::SettingsError;
 use thiserror::Error;
 
@@ -351,9 +354,10 @@ impl MatchServer {
                 rec.truncated = true;
             }
         }
-        let interval = u64::from(self.config.state_interval);
-        let update =
-            (self.ticks_run % interval == 0).then(|| self.server.state_update(interval as u32));
+        let interval = self.config.state_interval;
+        let update = self
+            .state_due()
+            .then(|| self.server.state_update(u32::from(interval)));
         for player in 0..self.seats.len() {
             let Some(ids) = self.ids(player) else {
                 continue;
@@ -364,6 +368,33 @@ impl MatchServer {
             if let Some(u) = &update {
                 out.push((player, RollbackServerMsg::State(StateMsg::new(ids, u))));
             }
+        }
+    }
+
+    /// The last tick run sent every player a State (every
+    /// `state_interval` ticks of the match): a spectator's View is due
+    /// too.
+    pub fn state_due(&self) -> bool {
+        self.ticks_run > 0 && self.ticks_run % u64::from(self.config.state_interval) == 0
+    }
+
+    /// The match as a spectator sees it now: the world, its hash and who
+    /// sits where (issue 22).
+    pub fn view(&self) -> ViewMsg {
+        let mask = |f: fn(&Occupant) -> bool| {
+            self.seats
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| f(&s.occupant))
+                .fold(0u8, |m, (i, _)| m | 1 << i)
+        };
+        ViewMsg {
+            match_id: self.match_id,
+            tick_rate: self.config.tick_rate,
+            hash: self.state().state_hash().to_le_bytes(),
+            snapshot: self.state().clone(),
+            players: mask(|o| matches!(o, Occupant::Player { .. })),
+            bots: mask(|o| matches!(o, Occupant::Bot { .. })),
         }
     }
 

@@ -56,6 +56,9 @@ pub enum RollbackEndpointError {
     /// A State the client refused.
     #[error("state rejected: {0}")]
     State(#[from] StateRejected),
+    /// A spectator's message (Watch, View): this end holds a seat.
+    #[error("a spectator's message to a seated player")]
+    Spectating,
 }
 
 /// Messages refused before they reached the client, and matches started.
@@ -69,7 +72,8 @@ pub struct PredictorCounters {
     /// Of those, for another session (another player's connection, or a
     /// previous one of this page).
     pub foreign_session: u64,
-    /// Impossible State shapes.
+    /// Impossible State shapes, and a spectator's messages (they are not
+    /// a seated player's).
     pub malformed: u64,
     /// Matches started.
     pub starts: u64,
@@ -257,7 +261,11 @@ impl RollbackPredictor {
         let (Some(ids), Some(client)) = (self.ids, &mut self.client) else {
             return Err(RollbackEndpointError::NotStarted);
         };
-        msg.ids().check(&ids).inspect_err(|e| {
+        let Some(msg_ids) = msg.ids() else {
+            self.counters.malformed += 1;
+            return Err(RollbackEndpointError::Spectating);
+        };
+        msg_ids.check(&ids).inspect_err(|e| {
             self.counters.identity_rejected += 1;
             match e {
                 IdentityError::Match => self.counters.stale_match += 1,
@@ -266,7 +274,9 @@ impl RollbackPredictor {
             }
         })?;
         match msg {
-            RollbackServerMsg::Start(_) => Ok(()),
+            RollbackServerMsg::Start(_)
+            | RollbackServerMsg::Watch(_)
+            | RollbackServerMsg::View(_) => Ok(()),
             RollbackServerMsg::Ack(a) => {
                 self.acks += 1;
                 self.missed = a.missed;

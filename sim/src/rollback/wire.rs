@@ -16,6 +16,8 @@
 //! | [`RollbackServerMsg::Start`] | after the Welcome, and for a new match | ≈ 43 |
 //! | [`RollbackServerMsg::Ack`] | every server tick | 20 |
 //! | [`RollbackServerMsg::State`] | every 2 server ticks | ≈ 63 + 12 per projectile |
+//! | [`RollbackServerMsg::Watch`] | a spectator's Watch answered | ≈ 44 |
+//! | [`RollbackServerMsg::View`] | to each spectator, with every State | ≈ 44 + 12 per projectile |
 //! | [`RollbackObserver`] | 20 Hz, past the conditioner (debug view) | ≈ 78 + 12 per projectile |
 //!
 //! (`sim/tests/rollback_wire.rs` pins these.) Ticks go as postcard
@@ -244,6 +246,39 @@ pub struct StartMsg {
     pub snapshot: Snapshot,
 }
 
+/// The match as a spectator sees it (issue 22): the authoritative world
+/// with its hash and who sits where — no seat and so no [`Ids`] (a
+/// spectator sends no input), and no inputs (it predicts nothing).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ViewMsg {
+    /// The match it shows ([`Ids::match_id`] of its players).
+    pub match_id: u32,
+    /// Simulation rate.
+    pub tick_rate: TickRate,
+    /// [`Snapshot::state_hash`] of `snapshot`, little-endian (as
+    /// [`StateMsg::hash`]).
+    pub hash: [u8; 8],
+    /// The authoritative world; its tick is the view's.
+    pub snapshot: Snapshot,
+    /// Seats taken by remote players: bit `i` is seat (player index) `i`.
+    pub players: u8,
+    /// Seats taken by the server's bots: bit `i` is seat `i`.
+    pub bots: u8,
+}
+
+impl ViewMsg {
+    /// The seats with a remote player (`players`) or a bot (`bots`) in
+    /// `mask`, ascending.
+    pub fn seats(mask: u8) -> impl Iterator<Item = usize> {
+        (0..8).filter(move |i| mask & (1 << i) != 0)
+    }
+
+    /// [`ViewMsg::hash`] as a number.
+    pub fn hash(&self) -> u64 {
+        u64::from_le_bytes(self.hash)
+    }
+}
+
 /// Server → client.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum RollbackServerMsg {
@@ -254,15 +289,23 @@ pub enum RollbackServerMsg {
     Ack(AckMsg),
     /// Every `state_interval` ticks.
     State(StateMsg),
+    /// The answer to a spectator's
+    /// [`crate::room::wire::RoomClientMsg::Watch`]: the match as it
+    /// stands (issue 22).
+    Watch(ViewMsg),
+    /// To a spectator, with every State (every `state_interval` ticks).
+    View(ViewMsg),
 }
 
 impl RollbackServerMsg {
-    /// The ids the message carries.
-    pub fn ids(&self) -> &Ids {
+    /// The ids the message carries; `None` for a spectator's messages
+    /// (they name no seat).
+    pub fn ids(&self) -> Option<&Ids> {
         match self {
-            RollbackServerMsg::Start(m) => &m.ids,
-            RollbackServerMsg::Ack(m) => &m.ids,
-            RollbackServerMsg::State(m) => &m.ids,
+            RollbackServerMsg::Start(m) => Some(&m.ids),
+            RollbackServerMsg::Ack(m) => Some(&m.ids),
+            RollbackServerMsg::State(m) => Some(&m.ids),
+            RollbackServerMsg::Watch(_) | RollbackServerMsg::View(_) => None,
         }
     }
 }

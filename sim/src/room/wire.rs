@@ -298,6 +298,13 @@ pub enum RoomClientMsg {
     },
     /// Put a server-driven bot in the room (control channel).
     AddBot,
+    /// Watch a rollback room's match without a seat (a spectator, issue
+    /// 22), instead of Join as the first frame (and again after a
+    /// resume): answered with
+    /// [`crate::rollback::wire::RollbackServerMsg::Watch`], then every
+    /// State as a [`crate::rollback::wire::RollbackServerMsg::View`]. A CMC
+    /// room refuses it.
+    Watch,
 }
 
 /// A room → client message (on the wire as

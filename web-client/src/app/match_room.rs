@@ -1,6 +1,8 @@
 //! Entering and leaving a rollback room (issue 22), and the loop's frame
 //! while the page plays in one: `?room=NAME&model=rollback`, or Join with
-//! the model selector on Rollback (or a listed rollback room clicked). The
+//! the model selector on Rollback (or a listed rollback room clicked);
+//! `&watch=1` or Join with Watch ticked watches the match instead (a
+//! spectator: no seat, no input, the keys do nothing). The
 //! match replaces the page's private session while it lasts, like a CMC
 //! room; Leave, a refusal or a lost relay returns to a private one. What
 //! the match does with the input, draws and writes is
@@ -15,15 +17,20 @@ use sim::rollback::InputCmd;
 use sim::SimTime;
 
 impl App {
-    /// Joins the rollback match of room `name`: the private session (or
-    /// a CMC room) ends, the match begins.
-    pub(super) fn enter_match(&mut self, name: &str) {
-        if self.match_run.as_ref().is_some_and(|r| r.name == name) {
+    /// Joins the rollback match of room `name` (with `watch`, as a
+    /// spectator): the private session (or a CMC room) ends, the match
+    /// begins.
+    pub(super) fn enter_match(&mut self, name: &str, watch: bool) {
+        if self
+            .match_run
+            .as_ref()
+            .is_some_and(|r| r.name == name && r.watch == watch)
+        {
             return;
         }
         self.leave_room(None);
         self.leave_match(None);
-        let Some(mut run) = MatchRun::connect(name, self.rollback) else {
+        let Some(mut run) = MatchRun::connect(name, self.rollback, watch) else {
             self.room_controls
                 .note("could not open a socket to the relay", true);
             return;
@@ -31,12 +38,21 @@ impl App {
         self.driver.close();
         self.driver = Driver::local(self.setup());
         self.room_controls.set_joined(Some(name));
+        if watch {
+            // A spectator plays nothing (Leave turns them on again).
+            for id in ["add-bot", "fire-shot"] {
+                if let Some(e) = self.doc().get_element_by_id(id) {
+                    crate::dom::set_flag(&e, "disabled", true);
+                }
+            }
+        }
         run.borrow_page(&self.doc());
         self.match_run = Some(Box::new(run));
         self.match_card.show(true);
         let share = format!("?room={name}&model=rollback");
+        let doing = if watch { "watching" } else { "joining" };
         self.room_controls.note(
-            &format!("joining the rollback match {name}… (share: {share})"),
+            &format!("{doing} the rollback match {name}… (share: {share})"),
             false,
         );
         self.header.set_mode(&format!("rollback room {name}"));
@@ -87,9 +103,17 @@ impl App {
         let Some(run) = self.match_run.as_mut() else {
             return;
         };
+        // A spectator's keys do nothing: no stick, no buttons, no bots.
+        let (dir, buttons) = if run.watch {
+            (sim::Vec2::ZERO, 0)
+        } else {
+            (dir, buttons)
+        };
         run.set_net_settings(self.settings);
         for _ in 0..self.room_controls.take_add_bot() {
-            run.add_bot();
+            if !run.watch {
+                run.add_bot();
+            }
         }
         run.receive(&mut events);
         run.frame(t, page_dt, dir, buttons);
@@ -116,8 +140,13 @@ impl App {
                     self.header
                         .set_status("connected", &format!("rollback room {name}"));
                     let share = format!("?room={name}&model=rollback");
-                    self.room_controls
-                        .note(&format!("in {name} · share: {share}"), false);
+                    let watching = self.match_run.as_ref().is_some_and(|r| r.watch);
+                    let note = if watching {
+                        format!("watching {name} · play: {share} · watch: {share}&watch=1")
+                    } else {
+                        format!("in {name} · share: {share}")
+                    };
+                    self.room_controls.note(&note, false);
                 }
                 MatchLink::ServerError(reason) => self
                     .room_controls

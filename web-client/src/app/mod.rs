@@ -251,7 +251,7 @@ impl App {
         } else if let (false, Some(name)) = (local, query_param("room")) {
             match crate::room::rules::room_name(&name) {
                 Ok(name) if query_param("model").as_deref() == Some("rollback") => {
-                    app.enter_match(&name);
+                    app.enter_match(&name, query_param("watch").as_deref() == Some("1"));
                 }
                 Ok(name) => app.enter_room(&name),
                 Err(why) => app

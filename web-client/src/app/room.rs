@@ -81,15 +81,16 @@ impl App {
     /// Join / Leave (in any mode), then the room's frame if the page is in
     /// one; `true` if it was.
     pub(super) fn room_tick(&mut self) -> bool {
-        if let Some(name) = self.room_controls.take_join() {
+        if let Some((name, watch)) = self.room_controls.take_join() {
             // A listed room's model, else the model selector, chooses a
             // rollback match (issue 22).
+            // Watch watches a match (a CMC room refuses it).
             let rollback = self
                 .room_controls
                 .listed_rollback(&name)
                 .unwrap_or_else(|| self.rollback_controls.rollback_selected());
-            if rollback {
-                self.enter_match(&name);
+            if rollback || watch {
+                self.enter_match(&name, watch);
             } else {
                 self.enter_room(&name);
             }

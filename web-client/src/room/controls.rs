@@ -32,6 +32,8 @@ pub struct RoomControls {
     doc: Document,
     name: Option<HtmlInputElement>,
     join: Clicks,
+    /// Watch beside Join: watch the room's rollback match (issue 22).
+    watch: Clicks,
     enter: Clicks,
     leave: Clicks,
     add_bot: Clicks,
@@ -113,6 +115,7 @@ impl RoomControls {
         RoomControls {
             name: input(doc, "room-name"),
             join: Clicks::on(doc, "room-join", "click"),
+            watch: Clicks::on(doc, "room-watch", "click"),
             enter: on_enter(doc, "room-name"),
             leave: Clicks::on(doc, "room-leave", "click"),
             add_bot: Clicks::on(doc, "add-bot", "click"),
@@ -135,18 +138,20 @@ impl RoomControls {
     }
 
     /// A room to join, if the user asked (Join, Enter, a room in the
-    /// list): its checked name, or why the name typed is not one (shown
-    /// under the field).
-    pub fn take_join(&self) -> Option<String> {
+    /// list, or Watch): its checked name and whether to watch its match
+    /// (Watch pressed), or why the name typed is not one (shown under the
+    /// field).
+    pub fn take_join(&self) -> Option<(String, bool)> {
         if let Some(room) = self.picked_room.borrow_mut().take() {
-            return Some(room);
+            return Some((room, false));
         }
-        if self.join.take() + self.enter.take() == 0 {
+        let watch = self.watch.take() > 0;
+        if self.join.take() + self.enter.take() == 0 && !watch {
             return None;
         }
         let typed = self.name.as_ref().map(|e| e.value()).unwrap_or_default();
         match rules::room_name(&typed) {
-            Ok(name) => Some(name),
+            Ok(name) => Some((name, watch)),
             Err(why) => {
                 self.note(why, true);
                 None

@@ -3,11 +3,16 @@
 //! per-player table — for each remote player the ticks their input was
 //! mispredicted and the rebases that caused (`RemoteCounters`), for you
 //! the RTT, input buffer and time dilation as the Metrics card shows them.
-//! Written a few times a second (DOM writes cost).
+//! A spectator's card says watching and lists the seated players, with
+//! the newest View's positions, HP and tick. Written a few times a second
+//! (DOM writes cost).
 
-use super::match_rules::{hp, name, positions, remote_line, remote_row, replayed_line};
+use super::match_rules::{
+    hp, name, positions, remote_line, remote_row, replayed_line, seated_line,
+};
 use super::match_run::MatchRun;
 use crate::dom::{emptied, query, set_flag, write_text};
+use sim::rollback::wire::ViewMsg;
 use sim::SimTime;
 use web_sys::Document;
 
@@ -63,6 +68,10 @@ impl MatchCard {
             return;
         }
         self.next_write = SimTime(t.0 + WRITE_EVERY_US);
+        if run.watch {
+            self.write_watching(run);
+            return;
+        }
         let Some(local) = run.seat else {
             self.metric("match-state", &format!("{}: joining…", run.name));
             return;
@@ -103,6 +112,63 @@ impl MatchCard {
             let [who, mis, caused] = remote_row(i, local, c);
             rows.push([who, mis, caused, "–".into(), "–".into(), "–".into()]);
         }
+        self.write_table(rows);
+    }
+
+    /// A spectator's card (issue 22): watching, who is seated, the newest
+    /// View's world; a row per seated player.
+    fn write_watching(&mut self, run: &MatchRun) {
+        let Some(w) = &run.watched else {
+            self.metric("match-state", &format!("{}: watching… (joining)", run.name));
+            return;
+        };
+        let v = &w.view;
+        self.metric("room-state", &format!("{} (rollback, watching)", run.name));
+        self.metric(
+            "match-state",
+            &format!(
+                "{}: watching (rollback) · seated {}",
+                run.name,
+                seated_line(v.players, v.bots)
+            ),
+        );
+        self.metric("match-players", &positions(&v.snapshot));
+        self.metric("match-hp", &hp(&v.snapshot));
+        self.metric("match-tick", &v.snapshot.tick.0.to_string());
+        self.metric("match-remote", "watching: no prediction");
+        self.metric("match-replayed", "–");
+        let rtt = run
+            .rtt_ms
+            .map_or("–".to_owned(), |ms| format!("{ms:.0} ms"));
+        let mut rows = vec![[
+            "you (watching)".to_owned(),
+            "–".into(),
+            "–".into(),
+            rtt,
+            "–".into(),
+            "–".into(),
+        ]];
+        let bots = v.bots;
+        for p in ViewMsg::seats(v.players | bots) {
+            let who = if bots & (1 << p) != 0 {
+                format!("P{} (bot)", p + 1)
+            } else {
+                format!("P{}", p + 1)
+            };
+            rows.push([
+                who,
+                "–".into(),
+                "–".into(),
+                "–".into(),
+                "–".into(),
+                "–".into(),
+            ]);
+        }
+        self.write_table(rows);
+    }
+
+    /// Writes the per-player table when its rows changed.
+    fn write_table(&mut self, rows: Vec<[String; 6]>) {
         let signature = format!("{rows:?}");
         let Some(body) = emptied(&self.doc, "match-table", &mut self.table_shown, signature) else {
             return;

@@ -10,6 +10,10 @@
 //!   dashed), the restored State (white rings), the re-simulated ticks
 //!   (each player's colour), and which remote player's input was
 //!   mispredicted (labelled; the panel's line says it, `match_texts`).
+//!
+//! A spectator (issue 22) has no seat and no prediction: the Predicted and
+//! Authoritative panels both draw the newest View's world (the panels'
+//! lines say so), coloured by seat with nobody cyan; Replayed stays empty.
 
 use super::match_rules::name;
 use super::match_run::{MatchRun, Replay};
@@ -42,6 +46,16 @@ fn colour(p: usize, local: usize) -> Color {
 /// Draws the three panels of `run` into `layout`'s bodies (those with
 /// room), the local stick `input` as the arrow.
 pub fn draw(run: &MatchRun, input: SimVec2, layout: &Layout) {
+    if let Some(w) = &run.watched {
+        // No seat: every seat in its colour, none as "you".
+        let nobody = usize::MAX;
+        for area in [layout.predicted, layout.authoritative] {
+            if area.is_drawable() {
+                authoritative(&w.view.snapshot, &w.world, nobody, area);
+            }
+        }
+        return;
+    }
     let (Some(client), Some(local)) = (run.predictor.client(), run.seat) else {
         return;
     };
@@ -65,7 +79,10 @@ pub fn draw(run: &MatchRun, input: SimVec2, layout: &Layout) {
 fn everyone(v: &View, s: &Snapshot, local: usize, alpha: f32) {
     let order = (0..s.players.len()).filter(|&p| p != local).chain([local]);
     for p in order {
-        let st = &s.players[p];
+        // (A spectator's `local` is no seat.)
+        let Some(st) = s.players.get(p) else {
+            continue;
+        };
         let at = st.position.to_cm();
         player(v, st, at, colour(p, local), alpha);
         let (x, y) = v.pt(at);

@@ -1,8 +1,10 @@
 //! The words and numbers a rollback room shows (issue 22), pure: the
 //! players' names, their positions and HP as read-outs, which remote
 //! players caused a rebase, the Replayed line, and one row of the
-//! per-player table.
+//! per-player table; for a spectator, who is seated and which View to
+//! keep.
 
+use sim::rollback::wire::ViewMsg;
 use sim::rollback::{RemoteCounters, Snapshot};
 
 /// A player's name in a match: `P1`… by seat, `you` for the local one.
@@ -83,6 +85,30 @@ pub fn remote_line(counters: &[RemoteCounters], local: usize) -> String {
         .join(" · ")
 }
 
+/// Who a spectator sees seated (a View's seat masks): `P1, P3 · bots P2`,
+/// by seat; `nobody seated` when no seat is taken.
+pub fn seated_line(players: u8, bots: u8) -> String {
+    let names = |mask| {
+        ViewMsg::seats(mask)
+            .map(|p| format!("P{}", p + 1))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    match (players, bots) {
+        (0, 0) => "nobody seated".to_owned(),
+        (_, 0) => names(players),
+        (0, _) => format!("bots {}", names(bots)),
+        _ => format!("{} · bots {}", names(players), names(bots)),
+    }
+}
+
+/// Whether a spectator keeps `next` over its newest View `kept`: the first,
+/// one of another match (a restart), or a later tick (Views may arrive out
+/// of order over a jittery link).
+pub fn newer_view(kept: Option<&ViewMsg>, next: &ViewMsg) -> bool {
+    kept.is_none_or(|k| k.match_id != next.match_id || next.snapshot.tick.is_after(k.snapshot.tick))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -128,5 +154,28 @@ mod tests {
         let s = arena.initial(sim::rollback::Tick::default());
         assert_eq!(positions(&s), "P1 400,750 · P2 1450,1300");
         assert_eq!(hp(&s), "P1 100 · P2 100");
+    }
+
+    #[test]
+    fn a_spectator_names_the_seated_and_keeps_the_newest_view() {
+        assert_eq!(seated_line(0b101, 0b010), "P1, P3 · bots P2");
+        assert_eq!(seated_line(0b11, 0), "P1, P2");
+        assert_eq!(seated_line(0, 0b1000_0000), "bots P8");
+        assert_eq!(seated_line(0, 0), "nobody seated");
+        let arena = sim::rollback::arena::Arena::with_players(Default::default(), 2).unwrap();
+        let view = |match_id, tick| ViewMsg {
+            match_id,
+            tick_rate: Default::default(),
+            hash: [0; 8],
+            snapshot: arena.initial(sim::rollback::Tick(tick)),
+            players: 0b11,
+            bots: 0,
+        };
+        assert!(newer_view(None, &view(1, 10)));
+        assert!(newer_view(Some(&view(1, 10)), &view(1, 12)));
+        assert!(!newer_view(Some(&view(1, 12)), &view(1, 10)));
+        assert!(!newer_view(Some(&view(1, 12)), &view(1, 12)));
+        // A restarted match starts again from its start tick.
+        assert!(newer_view(Some(&view(1, 900)), &view(2, 0)));
     }
 }

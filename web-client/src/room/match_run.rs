@@ -3,23 +3,28 @@
 //! playing this player's seat of the relay's match (`Room(Join)`, then
 //! the match's Start, then `Inputs` up and Acks and States down, as
 //! against the bot), Pings for the round trip, and the last rebase with
-//! the remote players whose mispredicted input caused it.
+//! the remote players whose mispredicted input caused it. A spectator
+//! (`&watch=1`, issue 22) sends `Room(Watch)` instead and keeps the
+//! newest View: no seat, no input, no prediction.
 //!
 //! ```text
 //! receive: Start ─► seat · Ack, State ─► predictor · Pong ─► RTT ·
-//!          Refused ─► Lost
+//!          Watch, View ─► Watched (the newest) · Refused ─► Lost
 //! frame(dt, stick, buttons): predictor.frame ─► Inputs ─► socket;
-//!          a new rebase ─► Replay (who caused it: RemoteCounters grew)
+//!          a new rebase ─► Replay (who caused it: RemoteCounters grew);
+//!          a spectator's: Pings only
 //! ```
 //!
 //! The match keeps no seat for a dropped socket's page: a drop leaves the
 //! room (rejoining is a new seat).
 
-use super::match_rules::caused_by;
+use super::match_rules::{caused_by, newer_view};
 use crate::net::{LinkState, Transport};
+use sim::foundation::world::World;
 use sim::net::codec;
 use sim::protocol::{ClientMsg, ServerMsg};
-use sim::rollback::wire::RollbackServerMsg;
+use sim::rollback::arena::Arena;
+use sim::rollback::wire::{RollbackServerMsg, ViewMsg};
 use sim::rollback::{RemoteCounters, RollbackConfig, RollbackPredictor, RollbackRecord, Snapshot};
 use sim::room::{RoomClientMsg, RoomServerMsg};
 use sim::{NetSettings, SimTime, Vec2 as SimVec2};
@@ -37,9 +42,20 @@ pub struct Replay {
     pub caused_by: Vec<usize>,
 }
 
+/// What a spectator has of the match (issue 22).
+pub struct Watched {
+    /// The match's arena (its size and blocks), from the Watch.
+    pub world: World,
+    /// The newest View: the server's world and who sits where.
+    pub view: ViewMsg,
+    /// Views kept so far.
+    pub views: u64,
+}
+
 /// What happened to the match's connection this frame.
 pub enum MatchLink {
-    /// The match's Start arrived: the page has its seat.
+    /// The match's Start arrived: the page has its seat (a spectator: its
+    /// Watch).
     Seated,
     /// Leave the room, with what to tell the user.
     Lost(String),
@@ -56,6 +72,10 @@ pub struct MatchRun {
     pub predictor: RollbackPredictor,
     /// This page's seat, once the Start came.
     pub seat: Option<usize>,
+    /// The page watches (`&watch=1`): it sent Watch, not Join.
+    pub watch: bool,
+    /// A spectator's match, once the Watch came.
+    pub watched: Option<Watched>,
     /// The newest round trip of a Ping, ms.
     pub rtt_ms: Option<f64>,
     pings: VecDeque<(u32, SimTime)>,
@@ -75,15 +95,22 @@ pub struct MatchRun {
 impl MatchRun {
     /// A connection to rollback room `name` (checked) with the page's
     /// rollback settings, if a socket can be opened; its first frame is
-    /// `Room(Join)`.
-    pub fn connect(name: &str, config: RollbackConfig) -> Option<MatchRun> {
+    /// `Room(Join)`, or with `watch` a spectator's `Room(Watch)`.
+    pub fn connect(name: &str, config: RollbackConfig, watch: bool) -> Option<MatchRun> {
         let mut transport = Transport::connect_rollback(name)?;
-        transport.send(vec![codec::encode(&ClientMsg::Room(RoomClientMsg::Join))]);
+        let greeting = if watch {
+            RoomClientMsg::Watch
+        } else {
+            RoomClientMsg::Join
+        };
+        transport.send(vec![codec::encode(&ClientMsg::Room(greeting))]);
         Some(MatchRun {
             name: name.to_owned(),
             transport,
             predictor: RollbackPredictor::new(config).ok()?,
             seat: None,
+            watch,
+            watched: None,
             rtt_ms: None,
             pings: VecDeque::new(),
             next_ping: (1, SimTime::ZERO),
@@ -129,6 +156,27 @@ impl MatchRun {
         }
         for (arrived, frame) in self.transport.receive() {
             match codec::decode::<ServerMsg>(&frame) {
+                Ok(ServerMsg::Rollback(RollbackServerMsg::Watch(view))) if self.watch => {
+                    let players = view.snapshot.players.len();
+                    let Some(arena) = Arena::with_players(view.tick_rate, players) else {
+                        out.push(MatchLink::Lost(format!("a match of {players} players")));
+                        return;
+                    };
+                    self.watched = Some(Watched {
+                        world: arena.world().clone(),
+                        view,
+                        views: 0,
+                    });
+                    out.push(MatchLink::Seated);
+                }
+                Ok(ServerMsg::Rollback(RollbackServerMsg::View(view))) => {
+                    if let Some(w) = &mut self.watched {
+                        if newer_view(Some(&w.view), &view) {
+                            w.view = view;
+                            w.views += 1;
+                        }
+                    }
+                }
                 Ok(ServerMsg::Rollback(m)) => {
                     if let RollbackServerMsg::Start(s) = &m {
                         self.seat = Some(usize::from(s.ids.player));
@@ -163,10 +211,15 @@ impl MatchRun {
 
     /// Runs this player's frame: the predictor's ticks with the stick and
     /// buttons, their input packets sent, a Ping when due, and the
-    /// rebase it applied kept with who caused it.
+    /// rebase it applied kept with who caused it. A spectator's frame
+    /// sends Pings only.
     pub fn frame(&mut self, t: SimTime, dt: f64, dir: SimVec2, buttons: u16) {
         let before: Vec<RemoteCounters> = self.remote_counters().to_vec();
-        let packets = self.predictor.frame(dt, dir, buttons);
+        let packets = if self.watch {
+            Vec::new()
+        } else {
+            self.predictor.frame(dt, dir, buttons)
+        };
         let mut frames: Vec<Vec<u8>> = packets
             .into_iter()
             .map(|p| codec::encode(&ClientMsg::Inputs(p)))

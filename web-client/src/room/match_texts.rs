@@ -67,6 +67,10 @@ impl MatchRun {
 
     /// Writes the panels' lines for this frame.
     pub fn write_texts(&self, chrome: &PanelChrome) {
+        if self.watch {
+            self.write_watching(chrome);
+            return;
+        }
         let p = &self.predictor;
         let m = p.metrics();
         chrome.text(
@@ -109,5 +113,31 @@ impl MatchRun {
             "No rebase yet: each State the server sends is restored and the predicted ticks re-simulated; the last one shows here, with the remote player whose input was mispredicted.",
         );
         chrome.show("replayed-empty", self.replay.is_none());
+    }
+
+    /// A spectator's lines (issue 22): both panels draw the newest View.
+    fn write_watching(&self, chrome: &PanelChrome) {
+        let tick = self.watched.as_ref().map(|w| w.view.snapshot.tick.0);
+        let views = self.watched.as_ref().map_or(0, |w| w.views);
+        chrome.text(
+            "predicted-sub",
+            "watching: no prediction · the server's world as the newest View showed it",
+        );
+        chrome.text(
+            "authoritative-sub",
+            "the server's world: the newest View it sent a spectator (a State's world and hash)",
+        );
+        let foot = match tick {
+            Some(t) => format!("watching · tick {t} · views {views}"),
+            None => "watching · waiting for the match".to_owned(),
+        };
+        chrome.text("predicted-foot", &foot);
+        chrome.text("authoritative-foot", &foot);
+        chrome.text("replayed-sub", "watching: no prediction, so no rebase");
+        chrome.text(
+            "replayed-empty",
+            "A spectator predicts nothing: it draws each View the server sends and never rebases.",
+        );
+        chrome.show("replayed-empty", true);
     }
 }

@@ -128,6 +128,7 @@ fn set_room_url(room: Option<(&str, Option<&str>)>) {
         None => {
             params.delete("room");
             params.delete("model");
+            params.delete("watch");
         }
     }
     if let Ok(history) = window.history() {

@@ -80,6 +80,16 @@ pub enum RoomError {
     /// sent to a room; it names the message.
     #[error("{0} is not spoken in a room: send Room(Join)")]
     NotInRoom(&'static str),
+    /// A rollback room already has its most spectators
+    /// ([`crate::endpoints::rollback_room::MAX_SPECTATORS`], issue 22).
+    #[error("the match has its most spectators ({max} watching)")]
+    Spectators {
+        /// The room's limit.
+        max: usize,
+    },
+    /// A spectator sent what only a player may (issue 22); it says what.
+    #[error("a spectator {0}: it only watches")]
+    Spectator(&'static str),
 }
 
 /// Runs `poll` on `host` at every wake-up before `now` and then at `now`;
@@ -304,6 +314,11 @@ impl RoomHost {
             ClientMsg::Resume { .. } => return Err(RoomError::NotInRoom("Resume")),
             ClientMsg::SetModel(_) => return Err(RoomError::NotInRoom("SetModel")),
             ClientMsg::Inputs(_) => return Err(RoomError::NotInRoom("Inputs")),
+            ClientMsg::Room(RoomClientMsg::Watch) => {
+                return Err(RoomError::NotInRoom(
+                    "Watch (only a rollback match is watched)",
+                ))
+            }
         }
         Ok(())
     }
