@@ -8,7 +8,7 @@
 //! (DOM writes cost).
 
 use super::match_rules::{
-    hp, name, positions, remote_line, remote_row, replayed_line, seated_line,
+    hp, name, positions, remote_line, remote_row, replayed_line, seated_line, EVERY_SEAT,
 };
 use super::match_run::MatchRun;
 use crate::dom::{emptied, query, set_flag, write_text};
@@ -84,10 +84,10 @@ impl MatchCard {
             &format!("{}: seat P{} of {players} (rollback)", run.name, local + 1),
         );
         if let Some(s) = p.predicted() {
-            self.metric("match-players", &positions(s));
+            self.metric("match-players", &positions(s, EVERY_SEAT));
         }
         if let Some(s) = p.confirmed() {
-            self.metric("match-hp", &hp(s));
+            self.metric("match-hp", &hp(s, EVERY_SEAT));
             self.metric("match-tick", &s.tick.0.to_string());
         }
         let counters = run.remote_counters();
@@ -132,8 +132,9 @@ impl MatchCard {
                 seated_line(v.players, v.bots)
             ),
         );
-        self.metric("match-players", &positions(&v.snapshot));
-        self.metric("match-hp", &hp(&v.snapshot));
+        let seated = v.players | v.bots;
+        self.metric("match-players", &positions(&v.snapshot, seated));
+        self.metric("match-hp", &hp(&v.snapshot, seated));
         self.metric("match-tick", &v.snapshot.tick.0.to_string());
         self.metric("match-remote", "watching: no prediction");
         self.metric("match-replayed", "–");

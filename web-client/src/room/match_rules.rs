@@ -16,12 +16,14 @@ pub fn name(player: usize, local: usize) -> String {
     }
 }
 
-/// Every player's position as `P1 x,y · P2 x,y` (cm, rounded), by seat
-/// (`P<seat + 1>` for everyone, so two pages' lines compare).
-pub fn positions(s: &Snapshot) -> String {
+/// Every seated player's position as `P1 x,y · P2 x,y` (cm, rounded), by
+/// seat (`P<seat + 1>` for everyone, so two pages' lines compare);
+/// `seated` is a mask of seats, bit 0 = P1.
+pub fn positions(s: &Snapshot, seated: u8) -> String {
     s.players
         .iter()
         .enumerate()
+        .filter(|(i, _)| is_seated(seated, *i))
         .map(|(i, p)| {
             let at = p.position.to_cm();
             format!("P{} {:.0},{:.0}", i + 1, at.x, at.y)
@@ -30,11 +32,22 @@ pub fn positions(s: &Snapshot) -> String {
         .join(" · ")
 }
 
-/// Every player's HP as `P1 100 · P2 90`, by seat.
-pub fn hp(s: &Snapshot) -> String {
+/// Whether seat `i` is in the mask of `seated` seats (bit `i`;
+/// [`EVERY_SEAT`] for all).
+fn is_seated(seated: u8, i: usize) -> bool {
+    i >= 8 || seated & (1 << i) != 0
+}
+
+/// The mask of every seat: a player's card shows the whole match.
+pub const EVERY_SEAT: u8 = u8::MAX;
+
+/// Every seated player's HP as `P1 100 · P2 90`, by seat (`seated`: a
+/// mask of seats, bit 0 = P1).
+pub fn hp(s: &Snapshot, seated: u8) -> String {
     s.players
         .iter()
         .enumerate()
+        .filter(|(i, _)| is_seated(seated, *i))
         .map(|(i, p)| format!("P{} {}", i + 1, p.hp))
         .collect::<Vec<_>>()
         .join(" · ")
@@ -152,8 +165,11 @@ mod tests {
     fn positions_and_hp_read_by_seat() {
         let arena = sim::rollback::arena::Arena::with_players(Default::default(), 2).unwrap();
         let s = arena.initial(sim::rollback::Tick::default());
-        assert_eq!(positions(&s), "P1 400,750 · P2 1450,1300");
-        assert_eq!(hp(&s), "P1 100 · P2 100");
+        assert_eq!(positions(&s, EVERY_SEAT), "P1 400,750 · P2 1450,1300");
+        assert_eq!(hp(&s, EVERY_SEAT), "P1 100 · P2 100");
+        // A spectator lists the seated only.
+        assert_eq!(positions(&s, 0b10), "P2 1450,1300");
+        assert_eq!(hp(&s, 0b01), "P1 100");
     }
 
     #[test]
