@@ -173,7 +173,7 @@ test('local mode runs the host inside the page: loss brings adjustments the clie
   await page.close();
 });
 
-test('a bare link opens on a bad link that corrects within 5 s, and one click gives the clean link back', async (t) => {
+test('a bare link opens on a bad link that corrects within seconds, and one click gives the clean link back', async (t) => {
   const page = await env.browser.context.newPage();
   await page.goto(env.relay.url);
   await waitForConn(page, 'connected');
@@ -183,7 +183,12 @@ test('a bare link opens on a bad link that corrects within 5 s, and one click gi
     await Promise.all(['rtt', 'loss', 'spike-extra', 'spike-duration'].map((id) => page.inputValue(`#${id}`))),
     ['200', '10', '400', '0.5'],
   );
-  const ms = await waitFor(async () => (await metric(page, 'adjustments')) > 0, 5_000, 'a correction within 5 s of connecting');
+  // sim/tests/opening.rs pins the correction by 3.3 s of run time on every
+  // seed and frame rate; a quiet machine shows it 2.5–2.8 s after this
+  // test sees the page connected. Under the full suite's load on 2 cores
+  // (software WebGL, the relay and Chromium sharing them) it once took
+  // just over 5 s of wall clock: the bound leaves that margin.
+  const ms = await waitFor(async () => (await metric(page, 'adjustments')) > 0, 6_000, 'a correction within 6 s of connecting');
   t.diagnostic(`first correction shown ${ms} ms after connecting`);
   await page.click('#opening-clean');
   await waitFor(async () => (await page.inputValue('#rtt')) === '100' && (await page.inputValue('#loss')) === '0', 2_000, 'the clean link');
