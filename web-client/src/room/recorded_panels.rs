@@ -35,6 +35,7 @@ pub fn draw(r: &RecordedRoom, layout: &Layout, chrome: &PanelChrome) {
     };
     let at = |id| now.bodies.iter().find(|b| b.0 == id).map(|b| b.1);
     let (start, _) = p.span();
+    // The index of `now` (the newest tick at or before the playhead).
     let tick = p.ticks.partition_point(|k| k.at <= r.t).saturating_sub(1);
     let trail_from = tick.saturating_sub(TRAIL_TICKS);
     let trail = |v: &View, id| {
@@ -145,10 +146,10 @@ pub fn draw(r: &RecordedRoom, layout: &Layout, chrome: &PanelChrome) {
     );
     chrome.text(
         "replayed-foot",
-        if shot.is_some_and(|s| s.detail.result.target.is_some()) {
-            "2 the target on the server at the verdict · 3 the rewound boxes tested · 4 where the target saw itself (view 1, the shooter's own screen, is not recorded)"
-        } else {
-            "no one in front of the ray: the others where the server had them at the shot's hit time"
+        match shot.map(|s| s.detail.result.target.is_some()) {
+            Some(true) => "2 the target on the server at the verdict · 3 the rewound boxes tested · 4 where the target saw itself (view 1, the shooter's own screen, is not recorded)",
+            Some(false) => "no one in front of the ray: the others where the server had them at the shot's hit time",
+            None => "",
         },
     );
 }
