@@ -202,11 +202,8 @@ async fn sixteen_silent_sockets_from_one_address_hold_two_seats_and_only_for_the
     let talked = talk.await.unwrap();
     assert!(talked.joined && talked.close.is_none(), "{talked:?}");
     // The silent seats were freed at once (not kept for a resume).
-    let rooms = http(&relay.addr.to_string(), "GET /api/rooms", "", b"")
-        .await
-        .unwrap()
-        .json();
-    assert_eq!(rooms["rooms"][0]["players"], 1);
+    let rooms = rooms_listed(&relay).await;
+    assert_eq!(rooms[0]["players"], 1);
     assert_eq!(
         metric(&relay, "relay_sessions_ended_total{reason=\"silent_seat\"}").await,
         2.0

@@ -130,13 +130,18 @@ async fn refusal(ws: &mut Ws) -> (Option<String>, Option<(u16, String)>) {
     (refused, None)
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn three_pages_in_one_rollback_match_converge_to_the_servers_world() {
+/// A relay whose rollback matches seat at most `players`.
+async fn match_relay(players: usize) -> Served {
     let limits = Limits {
-        max_rollback_players: 3,
+        max_rollback_players: players,
         ..Limits::default()
     };
-    let relay = Served::start(AppState::with_limits("/nonexistent", 1, limits)).await;
+    Served::start(AppState::with_limits("/nonexistent", 1, limits)).await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn three_pages_in_one_rollback_match_converge_to_the_servers_world() {
+    let relay = match_relay(3).await;
     let mut a = Page::join(&relay, "duel").await;
     let mut b = Page::join(&relay, "duel").await;
     let mut c = Page::join(&relay, "duel").await;
@@ -202,12 +207,9 @@ async fn three_pages_in_one_rollback_match_converge_to_the_servers_world() {
         assert_ne!(p.position, sim::rollback::snapshot::MmVec::from_cm(s));
     }
 
-    let listed = http(&relay.addr.to_string(), "GET /api/rooms", "", b"")
-        .await
-        .unwrap()
-        .json();
+    let listed = rooms_listed(&relay).await;
     assert_eq!(
-        listed["rooms"],
+        listed,
         serde_json::json!([{"room": "duel", "players": 3, "bots": 0, "spectators": 0, "max_players": 3, "model": "rollback"}])
     );
 
@@ -261,11 +263,7 @@ async fn watch(ws: &mut Ws, ms: u64) -> (bool, Vec<(sim::rollback::Tick, u64)>, 
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_spectator_of_a_full_match_sees_the_world_the_players_converge_to() {
-    let limits = Limits {
-        max_rollback_players: 2,
-        ..Limits::default()
-    };
-    let relay = Served::start(AppState::with_limits("/nonexistent", 1, limits)).await;
+    let relay = match_relay(2).await;
     // Nothing to watch yet.
     let mut early = open_as(&relay, "room=final&model=rollback", RoomClientMsg::Watch).await;
     let (refused, close) = refusal(&mut early).await;
@@ -303,12 +301,9 @@ async fn a_spectator_of_a_full_match_sees_the_world_the_players_converge_to() {
         assert_eq!(page.predictor.metrics().hash_mismatches, 0, "{name}");
     }
 
-    let listed = http(&relay.addr.to_string(), "GET /api/rooms", "", b"")
-        .await
-        .unwrap()
-        .json();
+    let listed = rooms_listed(&relay).await;
     assert_eq!(
-        listed["rooms"],
+        listed,
         serde_json::json!([{"room": "final", "players": 2, "bots": 0, "spectators": 1, "max_players": 2, "model": "rollback"}])
     );
 

@@ -257,12 +257,9 @@ async fn the_17th_player_is_refused_with_a_reason_and_close_code_1013() {
     }
     let seen = first.play(300).await;
     assert!(seen.errors().is_empty(), "{:?}", seen.errors());
-    let listed = http(&relay.addr.to_string(), "GET /api/rooms", "", b"")
-        .await
-        .unwrap()
-        .json();
+    let listed = rooms_listed(&relay).await;
     assert_eq!(
-        listed["rooms"],
+        listed,
         serde_json::json!([{"room": "packed", "players": 1, "bots": 15, "spectators": 0, "max_players": 16, "model": "cmc"}])
     );
     let mut late = open(&relay, "packed", &ClientMsg::Room(RoomClientMsg::Join)).await;

@@ -137,6 +137,15 @@ impl Answer {
     }
 }
 
+/// `GET /api/rooms`'s `rooms` array, as JSON.
+pub async fn rooms_listed(relay: &Served) -> serde_json::Value {
+    http(&relay.addr.to_string(), "GET /api/rooms", "", b"")
+        .await
+        .unwrap()
+        .json()["rooms"]
+        .take()
+}
+
 /// One HTTP/1.1 request with `Connection: close` (`head` is `"GET /path"`;
 /// `extra` more header lines, each ending in `\r\n`).
 pub async fn http(addr: &str, head: &str, extra: &str, body: &[u8]) -> std::io::Result<Answer> {
