@@ -1,7 +1,8 @@
 // Browser benchmarks (issue #6), run by scripts/bench.sh — not part of
-// `npm test`. Starts the real relay serving the real release page, drives
-// Debian's headless Chromium (SwiftShader WebGL, no GPU) and prints one
-// JSON object:
+// `npm test`. Starts the real relay serving the real release page (and a
+// second serving the bench page, for the wasm exports: `scripts/build-web.sh
+// --bench`), drives Debian's headless Chromium (SwiftShader WebGL, no GPU)
+// and prints one JSON object:
 //
 //   first_frame  time from navigation start to the end of the first
 //                animation frame that issued a WebGL draw call (cold load
@@ -46,7 +47,7 @@
 //
 //   node e2e/bench-wasm.mjs [--out file.json] [--seconds 10] [--loss 10] [--only a,b]
 import { writeFileSync } from 'node:fs';
-import { startRelay, launchBrowser, setControl, waitForConn, sleep } from './harness.mjs';
+import { startRelay, launchBrowser, setControl, waitForConn, sleep, BENCH_DIST } from './harness.mjs';
 
 const arg = (name, dflt) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -124,13 +125,17 @@ const stats = (xs) => {
 };
 const median = (xs) => stats(xs).p50;
 
+// The page users load (dist/) for the load and frame timings; the bench
+// page (its wasm exports) for the rest.
 const relay = await startRelay();
+const benchRelay = await startRelay({ dist: BENCH_DIST });
 const browser = await launchBrowser();
 const result = { date: new Date().toISOString(), chromium: null, renderer: null };
 // Stop by itself whatever happens.
 const watchdog = setTimeout(() => {
   console.error('bench-wasm: 5 min watchdog fired, stopping');
   relay.stop();
+  benchRelay.stop();
   process.exit(2);
 }, 300_000);
 try {
@@ -220,15 +225,21 @@ try {
   };
   }
 
+  await page.close();
+
+  const bench = await browser.context.newPage();
+  await bench.goto(benchRelay.url);
+  await bench.waitForFunction(() => window.wasmBindings && window.wasmBindings.bench_replay, null, { timeout: 30_000 });
+
   // 3. Replay in wasm: batches of ~40 ms, median ns per replaying tick.
   if (want('replay')) {
   result.replay = {};
   for (const n of REPLAY_MOVES) {
-    const probe = await page.evaluate((n) => window.wasmBindings.bench_replay(n, 200), n);
+    const probe = await bench.evaluate((n) => window.wasmBindings.bench_replay(n, 200), n);
     const iters = Math.max(50, Math.min(20_000, Math.round(40e6 / Math.max(probe, 1))));
     const samples = [];
     for (let s = 0; s < REPLAY_SAMPLES; s++) {
-      samples.push(await page.evaluate(([n, it]) => window.wasmBindings.bench_replay(n, it), [n, iters]));
+      samples.push(await bench.evaluate(([n, it]) => window.wasmBindings.bench_replay(n, it), [n, iters]));
     }
     result.replay[n] = { median_ns: Math.round(median(samples)), iters, samples: samples.map((v) => Math.round(v)) };
   }
@@ -238,7 +249,7 @@ try {
   if (want('scrub')) {
   result.scrub = {};
   for (const [name, rollback] of [['cmc', false], ['rollback', true]]) {
-    const text = await page.evaluate((r) => window.wasmBindings.bench_scrub(60, r), rollback);
+    const text = await bench.evaluate((r) => window.wasmBindings.bench_scrub(60, r), rollback);
     result.scrub[name] = Object.fromEntries(text.split(' ').map((kv) => kv.split('=')).map(([k, v]) => [k, Number(v)]));
   }
   }
@@ -248,11 +259,11 @@ try {
   if (want('rollback')) {
     result.rollback = {};
     for (const [name, fn] of [['rebase_8', 'bench_rollback'], ['rebase_8x8', 'bench_match_rebase']]) {
-      const probe = await page.evaluate((f) => window.wasmBindings[f](200), fn);
+      const probe = await bench.evaluate((f) => window.wasmBindings[f](200), fn);
       const iters = Math.max(50, Math.min(20_000, Math.round(40e6 / Math.max(probe, 1))));
       const samples = [];
       for (let s = 0; s < REPLAY_SAMPLES; s++) {
-        samples.push(await page.evaluate(([f, it]) => window.wasmBindings[f](it), [fn, iters]));
+        samples.push(await bench.evaluate(([f, it]) => window.wasmBindings[f](it), [fn, iters]));
       }
       result.rollback[name] = { median_ns: Math.round(median(samples)), iters, samples: samples.map((v) => Math.round(v)) };
     }
@@ -262,21 +273,22 @@ try {
   if (want('match')) {
     result.match = [];
     for (const n of [2, 4, 8]) {
-      const text = await page.evaluate((n) => window.wasmBindings.bench_match(n, 10), n);
+      const text = await bench.evaluate((n) => window.wasmBindings.bench_match(n, 10), n);
       result.match.push(text.startsWith('{') ? JSON.parse(text) : { players: n, error: text });
     }
   }
 
   // 7. A saved room recording of 4 players over 60 s played back in wasm.
   if (want('playback')) {
-    const text = await page.evaluate(() => window.wasmBindings.bench_room_playback(60));
+    const text = await bench.evaluate(() => window.wasmBindings.bench_room_playback(60));
     result.room_playback = text.startsWith('{') ? JSON.parse(text) : { error: text };
   }
-  await page.close();
+  await bench.close();
 } finally {
   clearTimeout(watchdog);
   await browser.close();
   relay.stop();
+  benchRelay.stop();
 }
 const json = JSON.stringify(result);
 if (OUT) writeFileSync(OUT, json + '\n');

@@ -19,14 +19,18 @@
 // The frozen corpus of old links (scenarios/frozen/, one per released
 // format version) opens, upgrades and replays in wasm to what
 // scenarios/frozen/manifest.json declares, as sim/tests/frozen.rs checks
-// natively.
+// natively. So does the link conditioner's fate of a fixed packet sequence
+// (`fate_fingerprint`, pinned in sim/tests/conditioner.rs).
+// These exports live in the bench page (`scripts/build-web.sh --bench`,
+// target/dist-bench/); the page users load leaves them out.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { relayAndBrowser, ROOT } from './harness.mjs';
+import { relayAndBrowser, ROOT, BENCH_DIST } from './harness.mjs';
 
-const env = relayAndBrowser();
+assert.ok(existsSync(join(BENCH_DIST, 'index.html')), `no bench page in ${BENCH_DIST}: build it with scripts/build-web.sh --bench`);
+const env = relayAndBrowser({ dist: BENCH_DIST });
 
 /** The recorded outcome of a JSON scenario, hashes as 16 hex digits
  * (read from the text: they are 64-bit integers, beyond JSON.parse). */
@@ -166,5 +170,14 @@ test('every golden room recording replays in wasm to its native line', async (t)
   broken[0] = 9;
   const refused = await page.evaluate((b) => window.wasmBindings.room_replay(new Uint8Array(b)), broken);
   assert.equal(refused, 'error: room recording version 9 is unknown (this build reads version 1)');
+  await page.close();
+});
+
+test('wasm gives the conditioner fates native gives', async () => {
+  const page = await env.browser.context.newPage();
+  await page.goto(`${env.relay.url}?mode=local`);
+  await page.waitForFunction(() => window.wasmBindings && window.wasmBindings.fate_fingerprint, null, { timeout: 20_000 });
+  // Pinned in sim/tests/conditioner.rs (fate_sequence_hash_is_pinned).
+  assert.equal(await page.evaluate(() => window.wasmBindings.fate_fingerprint(7, 10_000)), 'bd81a58dd70734e6');
   await page.close();
 });

@@ -15,6 +15,11 @@ mkdirSync(ARTIFACTS, { recursive: true });
 
 export const RELAY_BIN = process.env.RELAY_BIN ?? join(ROOT, 'target', 'release', 'relay-server');
 export const SCENARIO_BIN = join(dirname(RELAY_BIN), 'scenario');
+/**
+ * The bench page (`scripts/build-web.sh --bench`): the page with the
+ * golden suite's and the benches' wasm exports, which dist/ leaves out.
+ */
+export const BENCH_DIST = process.env.BENCH_DIST_DIR ?? join(ROOT, 'target', 'dist-bench');
 
 /**
  * Every page of the suite saves from 127.0.0.1: the per-address save
@@ -24,12 +29,12 @@ export const SCENARIO_BIN = join(dirname(RELAY_BIN), 'scenario');
 const SAVE_BUDGET = ['--save-burst', '1000'];
 
 /**
- * Starts `relay-server --addr 127.0.0.1:0` and resolves with its URL, the
- * scenario store it uses (`db`: a fresh temporary SQLite file unless given)
- * and `stop()`/`kill()`.
+ * Starts `relay-server --addr 127.0.0.1:0` serving the page in `dist`
+ * (`DIST_DIR`, else dist/; the bench page: {@link BENCH_DIST}) and
+ * resolves with its URL, the scenario store it uses (`db`: a fresh
+ * temporary SQLite file unless given) and `stop()`/`kill()`.
  */
-export function startRelay({ db, addr = '127.0.0.1:0' } = {}) {
-  const dist = process.env.DIST_DIR ?? join(ROOT, 'dist');
+export function startRelay({ db, addr = '127.0.0.1:0', dist = process.env.DIST_DIR ?? join(ROOT, 'dist') } = {}) {
   db ??= join(mkdtempSync(join(tmpdir(), 'np-db-')), 'scenarios.sqlite3');
   const child = spawn(RELAY_BIN, ['--addr', addr, '--dist', dist, '--seed', '1', '--db', db, ...SAVE_BUDGET], {
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -126,14 +131,15 @@ export async function waitFor(fn, ms, what) {
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /**
- * One relay and one browser for a whole test file: registers `before` and
- * `after` hooks that start and stop them, and returns an object whose
- * `relay` and `browser` are set once `before` has run.
+ * One relay (serving `dist`, as {@link startRelay}) and one browser for a
+ * whole test file: registers `before` and `after` hooks that start and
+ * stop them, and returns an object whose `relay` and `browser` are set
+ * once `before` has run.
  */
-export function relayAndBrowser() {
+export function relayAndBrowser({ dist } = {}) {
   const env = { relay: null, browser: null };
   before(async () => {
-    env.relay = await startRelay();
+    env.relay = await startRelay({ dist });
     env.browser = await launchBrowser();
   });
   after(async () => {

@@ -1,7 +1,8 @@
 // The network model in a real browser (issue #4): picking a preset changes
 // the link live and the *measured* read-outs (Ping/Pong RTT, observed loss
 // each way) follow; a lag spike shows up in the measured RTT; the timeline
-// canvas draws; and wasm gives the same conditioner fates as native.
+// canvas draws. (Wasm gives the conditioner fates native gives:
+// golden.test.mjs, on the bench page.)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -144,14 +145,5 @@ test('presets apply live in local mode too', async () => {
     15_000,
     'UE Bad: measured RTT p50 within 300 −50/+120 ms',
   );
-  await page.close();
-});
-
-test('wasm gives the conditioner fates native gives', async () => {
-  const page = await env.browser.context.newPage();
-  await page.goto(`${env.relay.url}?mode=local`);
-  await page.waitForFunction(() => window.wasmBindings && window.wasmBindings.fate_fingerprint, null, { timeout: 20_000 });
-  // Pinned in sim/tests/conditioner.rs (fate_sequence_hash_is_pinned).
-  assert.equal(await page.evaluate(() => window.wasmBindings.fate_fingerprint(7, 10_000)), 'bd81a58dd70734e6');
   await page.close();
 });

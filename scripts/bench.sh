@@ -61,8 +61,9 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 bash scripts/setup.sh --test >/dev/null
-say "building the page, the relay and the load generator (release)"
+say "building the page, the bench page, the relay and the load generator (release)"
 bash scripts/build-web.sh >"$tmp/build-web.log" 2>&1 || { cat "$tmp/build-web.log"; exit 1; }
+bash scripts/build-web.sh --bench >"$tmp/build-web-bench.log" 2>&1 || { cat "$tmp/build-web-bench.log"; exit 1; }
 cargo build --release --quiet -p relay-server --bin relay-server --example loadgen
 bash scripts/check-size.sh
 bash scripts/check-size.sh --json >"$tmp/size.json" || true

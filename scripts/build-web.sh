@@ -3,6 +3,12 @@
 # the precompressed copies the relay serves (NAME.br with brotli -Z when
 # brotli is installed, NAME.gz with gzip -9; relay-server/src/static_files.rs)
 # and prints the wasm size. Needs the tools from scripts/setup.sh.
+#
+# `--bench` builds the bench page instead, into target/dist-bench/: the
+# same page with web-client's feature `bench` (the golden suite's wasm
+# fingerprints and the wasm timings, web-client/src/bench/), which
+# e2e/golden.test.mjs and e2e/bench-wasm.mjs load. dist/ stays the page
+# users get, without them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
@@ -10,15 +16,22 @@ export PATH="$HOME/.cargo/bin:$PATH"
 command -v trunk >/dev/null || { echo "build-web: trunk not found; run scripts/setup.sh" >&2; exit 1; }
 command -v wasm-bindgen >/dev/null || { echo "build-web: wasm-bindgen not found; run scripts/setup.sh" >&2; exit 1; }
 
+dist=dist
+if [[ "${1:-}" == "--bench" ]]; then
+  shift
+  dist=target/dist-bench
+  set -- --features bench --dist "$dist" "$@"
+fi
+
 start=$(date +%s.%N)
 trunk build --release "$@"
 end=$(date +%s.%N)
 
 shopt -s nullglob
-wasm=(dist/*.wasm)
-[[ ${#wasm[@]} -eq 1 ]] || { echo "build-web: expected one .wasm in dist/, found ${#wasm[@]}" >&2; exit 1; }
-[[ -f dist/gl.js ]] || { echo "build-web: dist/gl.js missing (post_build hook did not run?)" >&2; exit 1; }
-for f in dist/*.wasm dist/*.js dist/*.html dist/*.css; do
+wasm=("$dist"/*.wasm)
+[[ ${#wasm[@]} -eq 1 ]] || { echo "build-web: expected one .wasm in $dist/, found ${#wasm[@]}" >&2; exit 1; }
+[[ -f "$dist/gl.js" ]] || { echo "build-web: $dist/gl.js missing (post_build hook did not run?)" >&2; exit 1; }
+for f in "$dist"/*.wasm "$dist"/*.js "$dist"/*.html "$dist"/*.css; do
   gzip -9 -k -f "$f"
   if command -v brotli >/dev/null; then brotli -Z -k -f "$f"; fi
 done

@@ -17,6 +17,7 @@ say "cargo clippy (all targets, warnings are errors)"
 cargo clippy --workspace --all-targets --quiet -- -D warnings
 say "cargo clippy for wasm32 (web-client, sim)"
 cargo clippy --target wasm32-unknown-unknown -p web-client -p sim --quiet -- -D warnings
+cargo clippy --target wasm32-unknown-unknown -p web-client --features bench --quiet -- -D warnings
 
 say "Rust tests (sim, relay-server, web-client)"
 cargo test --workspace
@@ -24,9 +25,10 @@ cargo test --workspace
 say "relay tests on PostgreSQL and through nginx (#[ignore]d by default; a throwaway server on loopback)"
 bash scripts/with-postgres.sh cargo test -p relay-server -- --ignored
 
-say "building the page and the relay (release)"
+say "building the page, the bench page (golden and bench exports) and the relay (release)"
 bash scripts/build-web.sh
 bash scripts/check-size.sh
+bash scripts/build-web.sh --bench
 cargo build --release -p relay-server --quiet
 
 say "relay soak, 60 s: 50 clients at 20 % loss, RSS growth ≤ 1 MiB (scripts/soak.sh runs 30 min)"

@@ -47,7 +47,8 @@
 //! At the top: `dom` (web-sys helpers), `net` (the WebSocket and the
 //! connection that resumes after a drop), `reconnect` (when to retry),
 //! `clock` (page clock, URL query, seed), `download`, and `bench` (what
-//! the browser tests and `scripts/bench.sh` call besides the page).
+//! the browser tests and `scripts/bench.sh` call besides the page: only
+//! in the bench page's build, feature `bench`, and in the unit tests).
 //!
 //! The page's decisions are pure modules with native unit tests
 //! (`cargo test -p web-client`): the run's state, pause / step / speed
@@ -69,6 +70,7 @@
 
 mod ab;
 mod app;
+#[cfg(any(feature = "bench", test))]
 mod bench;
 mod canvas;
 mod clock;
@@ -114,136 +116,4 @@ pub fn start(paced: bool) {
     };
     conf.platform.blocking_event_loop = paced;
     macroquad::Window::from_config(conf, app::run());
-}
-
-/// Replays a scenario (its compact encoding, as
-/// `GET /api/scenarios/{id}` with `Accept: application/octet-stream` serves
-/// it) headless inside wasm and returns its outcome as
-/// `"frames=<n> state=<16 hex> trajectory=<16 hex> adjustments=<n>
-/// replayed=<n> acks=<n> moves=<n>"`, or `"error: <reason>"` for bytes that
-/// do not decode. The browser test replays every file of the golden suite
-/// (`scenarios/`) this way and compares with the outcome recorded
-/// natively, bit for bit.
-#[wasm_bindgen]
-pub fn scenario_outcome(bytes: &[u8]) -> String {
-    match sim::scenario::codec::decode(bytes) {
-        Ok(s) => {
-            let o = sim::ScenarioRun::run_to_end(s);
-            format!(
-                "frames={} state={:016x} trajectory={:016x} adjustments={} replayed={} acks={} moves={}",
-                o.frames,
-                o.state_hash,
-                o.trajectory_hash,
-                o.adjustments,
-                o.replayed_moves,
-                o.acks,
-                o.moves_sent
-            )
-        }
-        Err(e) => format!("error: {e}"),
-    }
-}
-
-/// Opens a scenario of any version (its compact bytes, as a link or the
-/// relay's store holds them), upgrades and replays it headless inside
-/// wasm, and returns `"version=<saved as> frames=<n> trajectory=<16 hex>
-/// verdict=<the verdict's sentence>"`, or `"error: <reason>"`. The browser
-/// test replays the frozen corpus of old links (`scenarios/frozen/`) this
-/// way and compares with the native replay's declaration.
-#[wasm_bindgen]
-pub fn scenario_verdict(bytes: &[u8]) -> String {
-    use sim::scenario::{codec, Verdict};
-    match codec::open(bytes) {
-        Ok(d) => {
-            let recorded = d.scenario.outcome.clone();
-            let o = sim::ScenarioRun::run_to_end(d.scenario);
-            format!(
-                "version={} frames={} trajectory={:016x} verdict={}",
-                d.saved_version,
-                o.frames,
-                o.trajectory_hash,
-                Verdict::of(recorded.as_ref(), &o)
-            )
-        }
-        Err(e) => format!("error: {e}"),
-    }
-}
-
-/// The fate of a fixed packet sequence through a link conditioner inside
-/// wasm, as 16 hex digits: `sim::net::conditioner::fate_fingerprint` with
-/// `FINGERPRINT_CONDITIONS` (every impairment on). The browser test
-/// compares it with the native value pinned in `sim/tests/conditioner.rs`.
-#[wasm_bindgen]
-pub fn fate_fingerprint(seed: u32, packets: u32) -> String {
-    use sim::net::conditioner as c;
-    let h = c::fate_fingerprint(u64::from(seed), c::FINGERPRINT_CONDITIONS, packets);
-    format!("{h:016x}")
-}
-
-/// Benchmarks the client's replay inside wasm (issue #6) and returns the
-/// mean time of one replaying tick, ns.
-///
-/// Same set-up as `replay_client/N` in `sim/benches/sim.rs`: a client
-/// that predicted `moves + 1` frames of the bot's tour from spawn, and a
-/// real Adjustment of the oldest move (a server told a location 50 cm
-/// off). `iters` copies of that client get the Adjustment *before* the
-/// clock starts (as criterion's `iter_batched` prepares inputs); then each
-/// runs one `Client::tick`, which replays the `moves` moves left and
-/// predicts the frame's own new move. `e2e/bench-wasm.mjs` calls it and
-/// `scripts/bench.sh` divides by the native median of the same run.
-/// `moves` is clamped to what the SavedMove queue holds (95); returns NaN
-/// if the set-up fails.
-#[wasm_bindgen]
-pub fn bench_replay(moves: u32, iters: u32) -> f64 {
-    use clock::clock_ms;
-    use sim::{Bot, Client, MoveResponse, MovementParams, ServerCharacter, ServerConfig};
-    use sim::{SimTime, SmoothingMode, Vec2, World};
-    const FRAME: f64 = 1.0 / 60.0;
-    let n = (moves as usize).clamp(1, sim::cmc::saved_move::MAX_SAVED_MOVE_COUNT - 1);
-    let iters = iters.max(1);
-    let world = World::arena();
-    let params = MovementParams::default();
-    let mut client = Client::new(params, world.spawn);
-    let mut bot = Bot::new();
-    let mut first = None;
-    for _ in 0..10 * (n + 1) {
-        if client.saved_moves().len() > n {
-            break;
-        }
-        let (dir, dash) = bot.input(client.state().position, FRAME as f32);
-        let m = client.tick(FRAME, dir, dash, SmoothingMode::Exponential, &world);
-        if first.is_none() {
-            first = m;
-        }
-    }
-    let Some(mut wrong) = first.filter(|_| client.saved_moves().len() == n + 1) else {
-        return f64::NAN;
-    };
-    wrong.client_location.y += 5_000;
-    let mut server = ServerCharacter::new(params, ServerConfig::default(), world.spawn);
-    let _ = server.receive_server_move(&wrong, SimTime::ZERO, &world);
-    let Some(adjustment @ MoveResponse::Adjustment { .. }) = server.flush(SimTime::ZERO) else {
-        return f64::NAN;
-    };
-    let mut batch: Vec<Client> = (0..iters)
-        .map(|_| {
-            let mut c = client.clone();
-            c.handle_move_response(&adjustment, &world);
-            c
-        })
-        .collect();
-    let started = clock_ms();
-    for c in &mut batch {
-        let out = c.tick(
-            FRAME,
-            Vec2::new(1.0, 0.0),
-            false,
-            SmoothingMode::Exponential,
-            &world,
-        );
-        std::hint::black_box(out);
-    }
-    let elapsed = clock_ms() - started;
-    drop(std::hint::black_box(batch));
-    elapsed * 1e6 / f64::from(iters)
 }

@@ -22,13 +22,11 @@
 //! | `console_text` | what a console line answers (pure) |
 //! | `lifetime` | which corrections `p.NetShowCorrections` / `p.NetCorrectionLifetime` leave drawn (pure) |
 //! | `budget` | the latency budget card |
-//! | `bench` | `bench_scrub`: the inspector's costs in wasm |
 //! | `lane_canvas`, `pointer` | the timeline's canvas, its window and its events |
 //! | `lane_paint` | the scene a draw is given and the strokes |
 //! | `panel` | the corrections list, the story, the what-ifs and the fork's result |
 //! | `console_line` | the `#console` input and its output |
 
-pub mod bench;
 pub mod budget;
 pub mod console_line;
 pub mod console_text;
