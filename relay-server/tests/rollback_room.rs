@@ -14,8 +14,8 @@ use common::*;
 use futures_util::{SinkExt, StreamExt};
 use relay_server::{AppState, Limits};
 use sim::net::codec;
-use sim::protocol::{ClientMsg, ServerMsg};
-use sim::rollback::wire::RollbackServerMsg;
+use sim::protocol::{ClientMsg, ResumeToken, ServerMsg};
+use sim::rollback::wire::{Ids, RollbackServerMsg};
 use sim::rollback::{RollbackConfig, RollbackPredictor};
 use sim::room::{RoomClientMsg, RoomServerMsg};
 use sim::Vec2;
@@ -51,6 +51,10 @@ struct Page {
     ws: Ws,
     predictor: RollbackPredictor,
     newest_state: Option<(sim::rollback::Tick, u64)>,
+    /// The newest Start: the seat's ids and the tick it started from.
+    start: Option<(Ids, sim::rollback::Tick)>,
+    /// The relay's resume token for this connection.
+    token: Option<ResumeToken>,
 }
 
 impl Page {
@@ -60,6 +64,8 @@ impl Page {
             ws,
             predictor: RollbackPredictor::new(RollbackConfig::default()).unwrap(),
             newest_state: None,
+            start: None,
+            token: None,
         }
     }
 
@@ -86,8 +92,12 @@ impl Page {
                     }
                 }
                 msg = self.ws.next() => match msg {
-                    Some(Ok(Message::Binary(b))) => {
-                        if let Ok(ServerMsg::Rollback(m)) = codec::decode::<ServerMsg>(&b) {
+                    Some(Ok(Message::Binary(b))) => match codec::decode::<ServerMsg>(&b) {
+                        Ok(ServerMsg::SessionToken { token, .. }) => self.token = Some(token),
+                        Ok(ServerMsg::Rollback(m)) => {
+                            if let RollbackServerMsg::Start(s) = &m {
+                                self.start = Some((s.ids, s.snapshot.tick));
+                            }
                             if let RollbackServerMsg::State(s) = &m {
                                 let tick = s.snapshot.tick;
                                 let hash = u64::from_le_bytes(s.hash);
@@ -98,7 +108,8 @@ impl Page {
                                 let _ = self.predictor.receive(m);
                             }
                         }
-                    }
+                        _ => {}
+                    },
                     Some(Ok(Message::Close(f))) => panic!("closed: {f:?}"),
                     Some(Ok(_)) => {}
                     _ => panic!("the socket ended"),
@@ -314,4 +325,55 @@ async fn a_spectator_of_a_full_match_sees_the_world_the_players_converge_to() {
     let reason = "room lobby runs the cmc model: only a rollback match is watched";
     assert_eq!(refused.as_deref(), Some(reason));
     assert_eq!(close, Some((4000, reason.into())));
+}
+
+/// A dropped socket is not a leave (issue 22, reference `003_…` §六
+/// 断线重连): the relay keeps the seat for its resume grace period — a
+/// full match of 2 still refuses a third player meanwhile — and a Resume
+/// on a new socket brings the match's Start again with the same ids
+/// (player, session, match) and the world as it stands, ticks later; the
+/// page's predictor starts over from it and takes the next States.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dropped_player_resumes_their_seat_with_the_same_ids() {
+    let relay = match_relay(2).await;
+    let mut a = Page::join(&relay, "rejoin").await;
+    let mut b = Page::join(&relay, "rejoin").await;
+    a.play(600, Vec2::new(1.0, 0.0)).await;
+    b.play(300, Vec2::new(0.0, 1.0)).await;
+    let (ids, first) = a.start.expect("a Start");
+    let token = a.token.expect("a resume token");
+    // The TCP connection ends with no Close frame: a drop, not a goodbye.
+    drop(a.ws);
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let mut third = open(&relay, "room=rejoin&model=rollback").await;
+    let (refused, _) = refusal(&mut third).await;
+    assert_eq!(refused.as_deref(), Some("the room is full (2 players)"));
+
+    let (mut ws, _) = ws_connect(
+        &relay.ws_url("room=rejoin&model=rollback"),
+        &[],
+        Some(next_address()),
+    )
+    .await
+    .unwrap();
+    send(&mut ws, &ClientMsg::Resume { token }).await;
+    let mut back = Page {
+        ws,
+        predictor: RollbackPredictor::new(RollbackConfig::default()).unwrap(),
+        newest_state: None,
+        start: None,
+        token: None,
+    };
+    back.play(1000, Vec2::new(-1.0, 0.0)).await;
+    let (again, resumed_at) = back.start.expect("the Start again after the Resume");
+    assert_eq!(again, ids, "the same seat, session and match");
+    assert!(
+        resumed_at.0 >= first.0 + 60,
+        "the match went on while the socket was gone: tick {} → {}",
+        first.0,
+        resumed_at.0
+    );
+    let (state_tick, _) = back.newest_state.expect("States after the Resume");
+    assert!(state_tick.0 > resumed_at.0);
+    assert_eq!(back.predictor.counters().identity_rejected, 0);
 }

@@ -115,6 +115,7 @@ impl App {
                 run.add_bot();
             }
         }
+        run.keep_link(t, &mut events);
         run.receive(&mut events);
         run.frame(t, page_dt, dir, buttons);
         crate::canvas::clear();
@@ -148,6 +149,13 @@ impl App {
                     };
                     self.room_controls.note(&note, false);
                 }
+                MatchLink::Reconnected => self
+                    .header
+                    .set_status("connected", &format!("rollback room {name} · reconnected")),
+                MatchLink::Reconnecting(n, why) => self.header.set_status(
+                    "connecting",
+                    &format!("relay lost{why} · reconnecting (attempt {n})"),
+                ),
                 MatchLink::ServerError(reason) => self
                     .room_controls
                     .note(&format!("the room refused: {reason}"), true),

@@ -15,11 +15,17 @@
 //!          a spectator's: Pings only
 //! ```
 //!
-//! The match keeps no seat for a dropped socket's page: a drop leaves the
-//! room (rejoining is a new seat).
+//! A dropped socket is not a leave: the relay keeps the seat for its
+//! resume grace period (10 s; the match holds the seat's last input, then
+//! the empty one, `001_…` §5.1) and the page reconnects with the
+//! session's token (reference `003_…` §六 断线重连). The relay answers the
+//! Resume as a Join: the match's Start again, same seat and ids, the
+//! world as it stands — the predictor starts over from it (a spectator
+//! gets its Watch). Past the grace period the page leaves the room.
 
 use super::match_rules::{caused_by, newer_view};
-use crate::net::{LinkState, Transport};
+use crate::net::{Connection, LinkState, Transport, Watch};
+use sim::endpoints::resume::ResumeTicket;
 use sim::foundation::world::World;
 use sim::net::codec;
 use sim::protocol::{ClientMsg, ServerMsg};
@@ -57,6 +63,11 @@ pub enum MatchLink {
     /// The match's Start arrived: the page has its seat (a spectator: its
     /// Watch).
     Seated,
+    /// The socket dropped: trying again (attempt number, from 1, and the
+    /// close reason or nothing).
+    Reconnecting(u32, String),
+    /// The seat (a spectator: the watch) was taken back after a drop.
+    Reconnected,
     /// Leave the room, with what to tell the user.
     Lost(String),
     /// The relay refused a message; the match goes on.
@@ -67,7 +78,9 @@ pub enum MatchLink {
 pub struct MatchRun {
     /// The room's name.
     pub name: String,
-    transport: Transport,
+    link: Connection,
+    /// The relay's resume token for this connection, once sent.
+    resume: ResumeTicket,
     /// The client's half of the match.
     pub predictor: RollbackPredictor,
     /// This page's seat, once the Start came.
@@ -97,16 +110,17 @@ impl MatchRun {
     /// rollback settings, if a socket can be opened; its first frame is
     /// `Room(Join)`, or with `watch` a spectator's `Room(Watch)`.
     pub fn connect(name: &str, config: RollbackConfig, watch: bool) -> Option<MatchRun> {
-        let mut transport = Transport::connect_rollback(name)?;
+        let mut link = Connection::new(Transport::connect_rollback(name)?);
         let greeting = if watch {
             RoomClientMsg::Watch
         } else {
             RoomClientMsg::Join
         };
-        transport.send(vec![codec::encode(&ClientMsg::Room(greeting))]);
+        link.send(vec![codec::encode(&ClientMsg::Room(greeting))]);
         Some(MatchRun {
             name: name.to_owned(),
-            transport,
+            link,
+            resume: ResumeTicket::default(),
             predictor: RollbackPredictor::new(config).ok()?,
             seat: None,
             watch,
@@ -124,7 +138,7 @@ impl MatchRun {
 
     /// Closes the socket (Leave, or the room ended).
     pub fn close(&self) {
-        self.transport.close();
+        self.link.close();
     }
 
     /// Sends this player's link settings when they changed (their own
@@ -132,7 +146,7 @@ impl MatchRun {
     pub fn set_net_settings(&mut self, s: NetSettings) {
         if self.sent_net != Some(s) {
             self.sent_net = Some(s);
-            self.transport
+            self.link
                 .send(vec![codec::encode(&ClientMsg::SetNetSettings(s))]);
         }
     }
@@ -140,21 +154,56 @@ impl MatchRun {
     /// Asks the room for a server-driven bot in a free seat (a full
     /// match refuses it with its reason).
     pub fn add_bot(&mut self) {
-        self.transport
+        self.link
             .send(vec![codec::encode(&ClientMsg::Room(RoomClientMsg::AddBot))]);
+    }
+
+    /// Tracks the socket at page time `t`: after a drop, reconnects with
+    /// the resume token while the relay's grace period lasts, and gives up
+    /// after it. A close with a reason (a full match, another model) is
+    /// final.
+    pub fn keep_link(&mut self, t: SimTime, out: &mut Vec<MatchLink>) {
+        if self.link.state() == LinkState::Closed && !self.link.is_reconnecting() {
+            if let Some((_, reason)) = self.link.close_reason().filter(|(c, _)| *c != 1001) {
+                if !reason.is_empty() {
+                    out.push(MatchLink::Lost(reason));
+                    return;
+                }
+            }
+        }
+        let (resume, name) = (&mut self.resume, &self.name);
+        let watched = self.link.watch(
+            t,
+            resume.grace(),
+            || resume.frame(),
+            || Transport::connect_rollback(name),
+        );
+        match watched {
+            Some(Watch::Reconnecting(n, why)) => out.push(MatchLink::Reconnecting(n, why)),
+            Some(Watch::Lost {
+                was_open,
+                closed_by,
+            }) => {
+                let what = if was_open { "relay lost" } else { "no relay" };
+                out.push(MatchLink::Lost(format!("{what}{closed_by}")));
+            }
+            Some(Watch::Opened) | None => {}
+        }
+    }
+
+    /// The seat (or watch) is back after a drop: reconnecting is over.
+    fn greeted(&mut self, out: &mut Vec<MatchLink>) {
+        if self.resume.greeted() || self.link.is_reconnecting() {
+            self.link.stop_reconnecting();
+            out.push(MatchLink::Reconnected);
+        } else {
+            out.push(MatchLink::Seated);
+        }
     }
 
     /// Frames in (network input first), then what happened.
     pub fn receive(&mut self, out: &mut Vec<MatchLink>) {
-        if self.transport.state() == LinkState::Closed {
-            let why = match self.transport.close_reason() {
-                Some((_, reason)) if !reason.is_empty() => reason,
-                _ => "relay lost".to_owned(),
-            };
-            out.push(MatchLink::Lost(why));
-            return;
-        }
-        for (arrived, frame) in self.transport.receive() {
+        for (arrived, frame) in self.link.receive() {
             match codec::decode::<ServerMsg>(&frame) {
                 Ok(ServerMsg::Rollback(RollbackServerMsg::Watch(view))) if self.watch => {
                     let players = view.snapshot.players.len();
@@ -167,7 +216,7 @@ impl MatchRun {
                         view,
                         views: 0,
                     });
-                    out.push(MatchLink::Seated);
+                    self.greeted(out);
                 }
                 Ok(ServerMsg::Rollback(RollbackServerMsg::View(view))) => {
                     if let Some(w) = &mut self.watched {
@@ -182,7 +231,7 @@ impl MatchRun {
                         self.seat = Some(usize::from(s.ids.player));
                         self.replay = None;
                         self.rebases_seen = 0;
-                        out.push(MatchLink::Seated);
+                        self.greeted(out);
                     }
                     // A refused message is counted by the predictor.
                     let _ = self.predictor.receive(m);
@@ -201,6 +250,13 @@ impl MatchRun {
                 }
                 Ok(ServerMsg::Room(RoomServerMsg::Refused { reason })) => {
                     out.push(MatchLink::Lost(reason));
+                }
+                Ok(ServerMsg::SessionToken { token, grace_ms }) => {
+                    self.resume.offered(token, grace_ms);
+                }
+                // The relay no longer holds the seat: the match is lost.
+                Ok(ServerMsg::Error { reason }) if self.resume.refused() => {
+                    out.push(MatchLink::Lost(format!("the seat was not kept: {reason}")));
                 }
                 Ok(ServerMsg::Error { reason }) => out.push(MatchLink::ServerError(reason)),
                 Ok(_) => {}
@@ -233,7 +289,7 @@ impl MatchRun {
             }
             self.next_ping = (id + 1, SimTime(t.0 + PING_EVERY_US));
         }
-        self.transport.send(frames);
+        self.link.send(frames);
         let rebases = self.predictor.metrics().rebases;
         if rebases > self.rebases_seen {
             self.rebases_seen = rebases;
