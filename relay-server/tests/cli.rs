@@ -141,8 +141,34 @@ async fn ids_are_looked_up_in_the_relays_store(backend: &Backend) {
     assert_eq!(code, 2, "{text}");
     assert!(
         text.contains(&format!(
-            "{room} in {db} is a room recording, not a scenario: download \
-             /api/room-recordings/{room} and run `scenario room-replay` on the file"
+            "{room} in {db} is a room recording, not a scenario: run `scenario room-replay {room}`"
+        )),
+        "{text}"
+    );
+    // A room recording saved with the page's Save link replays by its id
+    // or its link; a scenario's id is not one.
+    let golden = sim::endpoints::room::recording::RoomRecordingFile::from_json(
+        &std::fs::read_to_string(scenario_file("rooms", "duel-150-200ms-3pct.json")).unwrap(),
+    )
+    .unwrap();
+    let bytes = golden.recording().unwrap().to_bytes().unwrap();
+    let saved = store
+        .insert(ItemKind::Room, "duel", &bytes, 60, 0)
+        .await
+        .unwrap();
+    let link = format!("http://localhost:8080/?room-recording={saved}");
+    for source in [saved.as_str(), link.as_str()] {
+        let (code, text) = cli(&["room-replay", source, "--db", &db]);
+        assert_eq!(code, 0, "{text}");
+        assert_eq!(line(&text, "replay:"), golden.replay);
+    }
+    let (code, text) = cli(&["room-fork", &saved, "--db", &db, "--rewind-off"]);
+    assert_eq!(code, 0, "{text}");
+    let (code, text) = cli(&["room-replay", &id, "--db", &db]);
+    assert_eq!(code, 2, "{text}");
+    assert!(
+        text.contains(&format!(
+            "{id} in {db} is a scenario, not a room recording: run `scenario run {id}`"
         )),
         "{text}"
     );

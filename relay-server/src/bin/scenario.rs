@@ -11,6 +11,7 @@
 //! scenario bless scenarios/*.json             # record what this build gives
 //! scenario room-replay lobby.bin              # a room's recording (GET /api/rooms/lobby/recording)
 //! scenario room-replay scenarios/rooms/duel-150-200ms-3pct.json
+//! scenario room-replay 'http://localhost:8080/?room-recording=Xy3_kq9LmN0a' # a saved one (--db)
 //! scenario room-fork lobby.json --rewind-off  # which verdicts lag compensation decided
 //! scenario room-fork lobby.json --rewind-cap 100
 //! ```
@@ -31,7 +32,9 @@
 //! (`sim::endpoints::room::replay`): the compact bytes or a JSON
 //! `RoomRecordingFile` (the golden suite's `scenarios/rooms/*.json`, or
 //! the relay's `GET /api/rooms/{name}/recording` with `Accept:
-//! application/json`). Exit 0 when every tick's hash is the recorded one
+//! application/json`), or one saved with the page's Save link — its id or
+//! its `/?room-recording=ID` link, looked up in the relay's store
+//! (`--db`). Exit 0 when every tick's hash is the recorded one
 //! and the replay's line is the file's, 1 from the first tick that
 //! differs (printed), 2 for a file that is not a room recording.
 //! `room-fork` replays it again with one rule of lag compensation changed
@@ -86,15 +89,15 @@ enum Command {
     /// Replay a room's recording and check it gives the recorded tick
     /// hashes (and, for a JSON file, its `replay` line).
     RoomReplay {
-        /// A room recording: compact bytes or a JSON recording file.
-        file: PathBuf,
+        #[command(flatten)]
+        source: RoomSource,
     },
     /// Replay a room's recording with one rule of lag compensation
     /// changed for every player, and print the verdicts that change.
     #[command(group = clap::ArgGroup::new("rule").required(true))]
     RoomFork {
-        /// A room recording: compact bytes or a JSON recording file.
-        file: PathBuf,
+        #[command(flatten)]
+        source: RoomSource,
         /// Lag compensation off: every shot tested against the present.
         #[arg(long, group = "rule")]
         rewind_off: bool,
@@ -111,6 +114,20 @@ enum Command {
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },
+}
+
+/// Where a room recording comes from.
+#[derive(Debug, clap::Args)]
+struct RoomSource {
+    /// A room recording: a file (compact bytes or JSON), the id of one
+    /// saved with the page's Save link, or its `/?room-recording=ID` link.
+    /// May start with `-`, as ids may.
+    #[arg(allow_hyphen_values = true)]
+    source: String,
+    /// Store to look ids and links up in, as the relay's `--db` (read
+    /// only).
+    #[arg(long, default_value = "data/scenarios.sqlite3", env = "PLAYGROUND_DB")]
+    db: Location,
 }
 
 /// Reads a scenario of any version from whatever `source` names.
@@ -141,8 +158,7 @@ fn load(source: &str, db: &Location) -> anyhow::Result<Decoded> {
             })?;
         if row.kind == ItemKind::Room {
             bail!(
-                "{id} in {db} is a room recording, not a scenario: download \
-                 /api/room-recordings/{id} and run `scenario room-replay` on the file"
+                "{id} in {db} is a room recording, not a scenario: run `scenario room-replay {id}`"
             );
         }
         return codec::open(&row.bytes).with_context(|| format!("stored scenario {id}"));
@@ -227,9 +243,9 @@ fn real_main() -> anyhow::Result<bool> {
             csv,
             json,
         } => run(&source, &db, csv.as_deref(), json),
-        Command::RoomReplay { file } => room_replay(&file),
+        Command::RoomReplay { source } => room_replay(&source),
         Command::RoomFork {
-            file,
+            source,
             rewind_off,
             rewind_cap,
         } => {
@@ -237,7 +253,7 @@ fn real_main() -> anyhow::Result<bool> {
                 (_, Some(ms)) => RuleChange::RewindCap { ms },
                 _ => RuleChange::RewindOff,
             };
-            room_fork(&file, change)
+            room_fork(&source, change)
         }
         Command::Bless { files } => {
             for file in files {
@@ -346,11 +362,30 @@ fn run(source: &str, db: &Location, csv: Option<&Path>, json: bool) -> anyhow::R
     Ok(verdict.is_ok())
 }
 
-/// A room recording file: the recording, and the replay line a JSON file
-/// expects.
-fn read_room(path: &Path) -> anyhow::Result<(RoomRecording, Option<String>)> {
-    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
-    let what = || format!("room recording {}", path.display());
+/// The room recording `from` names (a file, or an id or link in the
+/// store): the recording, and the replay line a JSON file expects.
+fn read_room(from: &RoomSource) -> anyhow::Result<(RoomRecording, Option<String>)> {
+    let (source, db) = (from.source.as_str(), &from.db);
+    let path = Path::new(source);
+    let id = source
+        .rsplit_once("room-recording=")
+        .map_or(source, |(_, id)| id.split(['&', '#']).next().unwrap_or(id));
+    let bytes = if path.is_file() {
+        std::fs::read(path).with_context(|| format!("reading {source}"))?
+    } else if is_id(id) {
+        let row = lookup(db, id)
+            .with_context(|| format!("opening the scenario store {db} (pass the relay's --db)"))?
+            .with_context(|| {
+                format!("no room recording with id {id} in {db} (pass the relay's --db)")
+            })?;
+        if row.kind != ItemKind::Room {
+            bail!("{id} in {db} is a scenario, not a room recording: run `scenario run {id}`");
+        }
+        row.bytes
+    } else {
+        bail!("{source:?} is neither a file, a room recording id, nor a room recording link")
+    };
+    let what = || format!("room recording {source}");
     if bytes.trim_ascii_start().first() == Some(&b'{') {
         let text = std::str::from_utf8(&bytes).with_context(what)?;
         let file = RoomRecordingFile::from_json(text).with_context(what)?;
@@ -361,8 +396,8 @@ fn read_room(path: &Path) -> anyhow::Result<(RoomRecording, Option<String>)> {
 }
 
 /// Prints what the recording holds.
-fn describe_room(path: &Path, recording: &RoomRecording) {
-    println!("recording:  {}", path.display());
+fn describe_room(source: &str, recording: &RoomRecording) {
+    println!("recording:  {source}");
     println!(
         "room:       seed {} · {} inputs · {:.2} s{}",
         recording.seed,
@@ -388,10 +423,10 @@ fn divergence(out: &ReplayOutcome) -> String {
 }
 
 /// `scenario room-replay`: `Ok(matches)`.
-fn room_replay(path: &Path) -> anyhow::Result<bool> {
-    let (recording, expected) = read_room(path)?;
-    describe_room(path, &recording);
-    let out = replay(&recording).with_context(|| format!("replaying {}", path.display()))?;
+fn room_replay(from: &RoomSource) -> anyhow::Result<bool> {
+    let (recording, expected) = read_room(from)?;
+    describe_room(&from.source, &recording);
+    let out = replay(&recording).with_context(|| format!("replaying {}", from.source))?;
     let line = out.line();
     println!("replay:     {line}");
     println!("divergence: {}", divergence(&out));
@@ -403,10 +438,10 @@ fn room_replay(path: &Path) -> anyhow::Result<bool> {
 }
 
 /// `scenario room-fork`: `Ok(the recording replays as recorded)`.
-fn room_fork(path: &Path, change: RuleChange) -> anyhow::Result<bool> {
-    let (recording, _) = read_room(path)?;
-    describe_room(path, &recording);
-    let f = fork(&recording, change).with_context(|| format!("replaying {}", path.display()))?;
+fn room_fork(from: &RoomSource, change: RuleChange) -> anyhow::Result<bool> {
+    let (recording, _) = read_room(from)?;
+    describe_room(&from.source, &recording);
+    let f = fork(&recording, change).with_context(|| format!("replaying {}", from.source))?;
     println!("replay:     {}", f.base.line());
     println!("divergence: {}", divergence(&f.base));
     println!("fork:       {change}: {}", f.forked.line());
