@@ -3,7 +3,7 @@
 //! decided, record for record; tracing changes no fate; a page that reads
 //! slowly is thinned by rank and told so; a forged request is refused with
 //! a reason; in a room both the shooter and the target learn of a shot and
-//! its verdict.
+//! its verdict; a rollback room streams each player's own trace.
 
 mod common;
 
@@ -183,4 +183,127 @@ fn both_ends_of_a_shot_see_it_and_its_verdict() {
         (25..=31).contains(&updates),
         "{updates} net updates in 1.5 s"
     );
+}
+
+/// A rollback room streams each connection's own trace (issue 22: a
+/// match's packets in the page's lanes, as a CMC room's): at RTT 150 ms
+/// and 10 % loss each way, the page that asked gathers its Inputs (up),
+/// its Acks — one per tick — and States (down) with their fates, lost
+/// ones among them, placed on its clock by its Pings; the player who did
+/// not ask gets no batch; a forged request is refused with its reason.
+#[test]
+fn a_rollback_room_streams_each_players_own_trace() {
+    use sim::endpoints::rollback_room::RollbackRoomHost;
+    use sim::endpoints::trace::RelayTrace;
+    use sim::rollback::{RollbackConfig, RollbackPredictor, TickRate};
+    use sim::room::RoomClientMsg;
+    let config = RollbackConfig::at_rate(TickRate::Hz60);
+    let mut host = RollbackRoomHost::new(config, 2, 9, SimTime::ZERO).unwrap();
+    let send = |host: &mut RollbackRoomHost, now, id, msg: ClientMsg| {
+        let len = codec::encode(&msg).len();
+        host.receive_msg(now, id, len, msg)
+    };
+    let (a, b) = (
+        host.add_player(SimTime::ZERO).unwrap(),
+        host.add_player(SimTime::ZERO).unwrap(),
+    );
+    let forged = TraceRequest {
+        format: TRACE_FORMAT + 1,
+        ..TraceRequest::default()
+    };
+    let refused = send(&mut host, SimTime::ZERO, b, ClientMsg::Trace(forged));
+    assert_eq!(
+        refused.unwrap_err().to_string(),
+        "bad settings: trace format = 3 is outside 2–2"
+    );
+    let lossy = NetSettings::symmetric(150, 0, 10);
+    send(
+        &mut host,
+        SimTime::ZERO,
+        a,
+        ClientMsg::SetNetSettings(lossy),
+    )
+    .unwrap();
+    send(
+        &mut host,
+        SimTime::ZERO,
+        a,
+        ClientMsg::Trace(TraceRequest::default()),
+    )
+    .unwrap();
+    let mut pages = [a, b].map(|id| {
+        send(
+            &mut host,
+            SimTime::ZERO,
+            id,
+            ClientMsg::Room(RoomClientMsg::Join),
+        )
+        .unwrap();
+        (id, RollbackPredictor::new(config).unwrap())
+    });
+    let mut trace = RelayTrace::default();
+    let (mut batches_b, mut ping) = (0, 0);
+    for ms in 1..=6_000u64 {
+        let now = SimTime::from_millis(ms);
+        for (_, id, frame) in host.poll_until(now) {
+            match codec::decode::<ServerMsg>(&frame).unwrap() {
+                ServerMsg::Rollback(m) => {
+                    let page = pages.iter_mut().find(|(p, _)| *p == id).unwrap();
+                    let _ = page.1.receive(m);
+                }
+                ServerMsg::Pong { id: n, .. } if id == a => trace.pong_arrived(n, now),
+                _ => {}
+            }
+        }
+        for (id, batch) in host.take_traces() {
+            if id == a {
+                let bytes = codec::encode(&ServerMsg::Trace(Box::new(batch.clone()))).len();
+                trace.receive(now, &batch, bytes);
+            } else {
+                batches_b += 1;
+            }
+        }
+        if ms % 16 != 0 {
+            continue;
+        }
+        for (id, predictor) in &mut pages {
+            for packet in predictor.frame(0.016, Vec2::new(1.0, 0.0), 0) {
+                send(&mut host, now, *id, ClientMsg::Inputs(packet)).unwrap();
+            }
+        }
+        if ms % 256 == 0 {
+            ping += 1;
+            trace.ping_sent(ping, now);
+            send(&mut host, now, a, ClientMsg::Ping { id: ping }).unwrap();
+        }
+    }
+    assert_eq!(batches_b, 0, "the player who did not ask gets no trace");
+    let (batches, missed, bad, _) = trace.counts();
+    assert_eq!((missed, bad), (0, 0));
+    assert!((55..=60).contains(&batches), "{batches} batches in 6 s");
+    assert_eq!(trace.start().map(|s| s.made), Some(SimTime::ZERO));
+    let records = trace.log().records();
+    let count = |kind| records.iter().filter(|r| r.kind == kind).count();
+    // 60 Hz for 6 s (360 measured), less at most the last 100 ms still
+    // batching.
+    let acks = count(PacketKind::RollbackAck);
+    assert!((350..=361).contains(&acks), "{acks} Acks");
+    let states = count(PacketKind::State);
+    assert!(
+        (170..=181).contains(&states),
+        "{states}: a State every 2 ticks"
+    );
+    let inputs = count(PacketKind::Inputs);
+    assert!(
+        (350..=375).contains(&inputs),
+        "{inputs}: a packet every 16 ms frame"
+    );
+    let lost = records.iter().filter(|r| !r.fate.delivered()).count();
+    assert!(
+        (40..=160).contains(&lost),
+        "{lost} of {} lost at 10 % each way",
+        records.len()
+    );
+    // Placed on the page's clock by its Pings: one process, one clock.
+    assert_eq!(trace.clock().map(|c| c.offset_us), Some(0));
 }

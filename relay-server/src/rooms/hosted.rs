@@ -127,18 +127,19 @@ impl Hosted {
         }
     }
 
-    /// The tracing players' batches (a rollback room traces nothing yet).
+    /// The tracing players' batches.
     pub(super) fn take_traces(&mut self) -> Vec<(PlayerId, TraceFrame)> {
         match self {
             Hosted::Cmc(h) => h.take_traces(),
-            Hosted::Rollback(_) => Vec::new(),
+            Hosted::Rollback(h) => h.take_traces(),
         }
     }
 
     /// A player's trace stream is congested, or no longer.
     pub(super) fn trace_congested(&mut self, id: PlayerId, on: bool) {
-        if let Hosted::Cmc(h) = self {
-            h.trace_congested(id, on);
+        match self {
+            Hosted::Cmc(h) => h.trace_congested(id, on),
+            Hosted::Rollback(h) => h.trace_congested(id, on),
         }
     }
 }

@@ -7,7 +7,7 @@
 //!
 //! ```text
 //! receive_msg(p) ─► control? act now: Join ─► Start │ SetNetSettings │
-//!                 │   LagSpike │ AddBot
+//!                 │   LagSpike │ AddBot │ Trace
 //!                 └► Inputs, Ping ─► p's uplink conditioner
 //! receive_msg(s), a spectator: Watch (or Join) ─► Watch · settings as a
 //!                 player's · Inputs ─► refused, counted · Ping ─► uplink
@@ -29,6 +29,11 @@
 //! ([`MatchServer::deliver`]). A player leaving frees the seat; the match
 //! goes on (their input held, then empty, `001_…` §5.1).
 //!
+//! A connection that asks ([`ClientMsg::Trace`]) is streamed its own
+//! link's packet trace, as in a CMC room: its Inputs and Pings up, Acks,
+//! States and Pongs down, with their fates
+//! ([`RollbackRoomHost::take_traces`]).
+//!
 //! A spectator (issue 22) is added by [`RollbackRoomHost::add_spectator`]
 //! from the same id space: it takes no seat (a full match still admits
 //! it, up to [`MAX_SPECTATORS`]), has its own [`HostLink`] like a player,
@@ -44,6 +49,8 @@ use crate::endpoints::room::RoomError;
 use crate::foundation::control::{check, SettingsError};
 use crate::foundation::hash::Fnv64;
 use crate::foundation::time::SimTime;
+use crate::net::trace_wire::TraceStart;
+use crate::protocol::trace::TraceFrame;
 use crate::protocol::{ClientMsg, ServerMsg};
 use crate::rollback::arena::{MAX_PLAYERS, MIN_PLAYERS};
 use crate::rollback::bot::BotPlayer;
@@ -218,7 +225,12 @@ impl RollbackRoomHost {
         msg: ClientMsg,
     ) -> Result<(), RoomError> {
         let i = self.index(id)?;
+        let streams = self.players[i].link.streams_trace() || matches!(msg, ClientMsg::Trace(_));
+        let traced = (msg.is_control() && streams).then(|| msg.clone());
         let result = self.receive(now, i, frame_len, msg);
+        if let (Ok(()), Some(msg)) = (&result, traced) {
+            self.players[i].link.trace_control(now, msg);
+        }
         crate::endpoints::room::host::answer(&mut self.players[i].link, now, frame_len, result)
     }
 
@@ -243,6 +255,14 @@ impl RollbackRoomHost {
                     p.joined = true;
                     p.link.send_now(&ServerMsg::Rollback(answer));
                 }
+            }
+            ClientMsg::Trace(request) => {
+                request.validate()?;
+                let start = TraceStart {
+                    seed: self.player_seed(self.players[i].id),
+                    made: self.created,
+                };
+                self.players[i].link.stream_trace(now, request, start);
             }
             ClientMsg::SetNetSettings(s) => self.players[i].link.set_net_settings(s)?,
             ClientMsg::SetTransport(t) => self.players[i].link.set_transport(t),
@@ -401,9 +421,31 @@ fn not_spoken(msg: &ClientMsg) -> &'static str {
         ClientMsg::SetModel(_) => "SetModel",
         ClientMsg::ServerMove(_) => "ServerMove (the CMC model's)",
         ClientMsg::SetServerRules(_) => "SetServerRules (the CMC model's)",
-        ClientMsg::Trace(_) => "Trace (not in a rollback room yet)",
         ClientMsg::Room(_) => "this room message (the CMC room's)",
         _ => "this message",
+    }
+}
+
+impl RollbackRoomHost {
+    /// Every connection's trace batches the polls made since the last
+    /// call (issue 22: a match's packets in the page's lanes, as a CMC
+    /// room's): the driver fills in its processing times and sends each
+    /// as a [`ServerMsg::Trace`].
+    pub fn take_traces(&mut self) -> Vec<(PlayerId, TraceFrame)> {
+        let mut out = Vec::new();
+        for p in &mut self.players {
+            let id = p.id;
+            out.extend(p.link.take_trace().into_iter().map(|b| (id, b)));
+        }
+        out
+    }
+
+    /// The driver's word on connection `id`'s reading: `true` while its
+    /// last write did not go at once (its batches wait and thin).
+    pub fn trace_congested(&mut self, id: PlayerId, on: bool) {
+        if let Ok(i) = self.index(id) {
+            self.players[i].link.trace_congested(on);
+        }
     }
 }
 

@@ -51,7 +51,7 @@ impl App {
             trace: self.driver.endpoint().trace(),
             marks: Vec::new(),
             now_us: self.driver.now(t).0,
-            room: false,
+            room: None,
             held: None,
         };
         self.inspector.draw_lanes(mode, &live, transit_us, t);

@@ -6,11 +6,16 @@
 //! match replaces the page's private session while it lasts, like a CMC
 //! room; Leave, a refusal or a lost relay returns to a private one. What
 //! the match does with the input, draws and writes is
-//! `crate::room::match_*`'s.
+//! `crate::room::match_*`'s; its lanes are drawn by the inspector.
 
 use super::{App, Driver, Input};
-use crate::room::match_panels;
+use crate::inspector::gesture::Action;
+use crate::inspector::lanes::LIVE_SPAN_US;
+use crate::inspector::mode::LaneMode;
+use crate::inspector::panel::Click;
+use crate::inspector::view::{Live, LiveRoom};
 use crate::room::match_run::{MatchLink, MatchRun};
+use crate::room::{match_lanes, match_panels};
 use crate::runbar::playback::RunState;
 use macroquad::prelude::*;
 use sim::rollback::InputCmd;
@@ -126,7 +131,65 @@ impl App {
         self.rollback_readouts.write(Some(&m), None);
         self.model_view.show("rollback");
         self.net_controls.write(&self.settings);
+        self.match_lanes(t);
         self.match_events(events);
+    }
+
+    /// The packet lanes in a rollback match: this page's link as the
+    /// relay traced it and the rebases remote input caused (◆, listed);
+    /// a click on one holds it in the Replayed panel, Fit (or Close)
+    /// follows the newest again; a press in the lanes holds them to click
+    /// in.
+    fn match_lanes(&mut self, t: SimTime) {
+        let setup = self.setup();
+        let transit_us = u64::from(self.settings.uplink.latency_ms) * 1000;
+        let Some(run) = self.match_run.as_mut() else {
+            return;
+        };
+        let inspector = &mut self.inspector;
+        let live_extent = (t.0.saturating_sub(LIVE_SPAN_US), t.0);
+        for a in inspector
+            .lanes
+            .take_actions(run.hold.unwrap_or(live_extent))
+        {
+            match a {
+                Action::Open { index, .. } => run.pin(index),
+                Action::Select { branch, record } => inspector.selected = Some((branch, record)),
+                Action::Seek(_) => {
+                    run.hold = match run.hold {
+                        Some(_) => None,
+                        None => Some(live_extent),
+                    };
+                }
+                _ => {}
+            }
+        }
+        for c in inspector.panel.take_clicks() {
+            match c {
+                Click::Open(i) => run.pin(i),
+                Click::Close => run.unpin(),
+                Click::Fit => {
+                    run.hold = None;
+                    run.unpin();
+                }
+                _ => {}
+            }
+        }
+        let live = Live {
+            run: None,
+            trace: Some(&run.trace),
+            marks: match_lanes::marks(&run.rebases),
+            now_us: t.0,
+            room: Some(LiveRoom::Match),
+            held: run.hold,
+        };
+        inspector.draw_lanes(LaneMode::Relay, &live, transit_us, t);
+        let local = run.seat.unwrap_or(usize::MAX);
+        let open = match_lanes::place(&run.rebases, run.pinned);
+        inspector
+            .panel
+            .write_list(&match_lanes::rows(&run.rebases, local), open, &[]);
+        inspector.write(LaneMode::Relay, &live, &setup, t);
     }
 
     /// Shows what the match's connection did; a lost or refused match is

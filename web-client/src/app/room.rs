@@ -11,7 +11,7 @@ use crate::inspector::gesture::Action;
 use crate::inspector::lanes::LIVE_SPAN_US;
 use crate::inspector::mode::LaneMode;
 use crate::inspector::panel::Click;
-use crate::inspector::view::Live;
+use crate::inspector::view::{Live, LiveRoom};
 use crate::inspector::Inspector;
 use crate::room::frame::Turn;
 use crate::room::lanes::{room_lanes, story, Item, RoomLanes};
@@ -216,7 +216,7 @@ impl App {
             trace: e.trace(),
             marks: lanes.marks,
             now_us: t.0,
-            room: true,
+            room: Some(LiveRoom::Cmc),
             held: room.hold,
         };
         inspector.draw_lanes(LaneMode::Relay, &live, transit_us, t);

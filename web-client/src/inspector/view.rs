@@ -30,11 +30,21 @@ pub struct Live<'a> {
     pub marks: Vec<MarkSpec>,
     /// The run's clock now, µs (the page's on the relay).
     pub now_us: u64,
-    /// In a room.
-    pub room: bool,
+    /// In a room, and which.
+    pub room: Option<LiveRoom>,
     /// The span the lanes hold instead of following the run, µs (a room's
     /// lanes, held to click in).
     pub held: Option<(u64, u64)>,
+}
+
+/// The shared room a live run's lanes belong to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LiveRoom {
+    /// A CMC room: the marks are its shots and jumps.
+    Cmc,
+    /// A rollback match (issue 22): the marks are the rebases remote
+    /// players' inputs caused.
+    Match,
 }
 
 impl Live<'_> {
@@ -67,7 +77,7 @@ impl Inspector {
     /// whose arrival is not known yet).
     pub fn draw_lanes(&mut self, mode: LaneMode, live: &Live, transit_us: u64, t: SimTime) {
         let extent = live.held.unwrap_or_else(|| self.extent(mode, live.now_us));
-        let waiting = if live.room {
+        let waiting = if live.room.is_some() {
             "Waiting for the room's packet trace…"
         } else {
             "Waiting for the relay's packet trace…"
@@ -167,8 +177,8 @@ impl Inspector {
                     scene.lanes.push(Lane {
                         title: match (live.run, live.room) {
                             (Some(_), _) => "live",
-                            (None, false) => "the relay",
-                            (None, true) => "you",
+                            (None, None) => "the relay",
+                            (None, Some(_)) => "you",
                         },
                         records: log.records(),
                         marks: live.marks.clone(),
@@ -191,11 +201,15 @@ impl Inspector {
         let i = self;
         let inspected = i.scrub.is_some() || i.relay.is_some();
         i.panel.show_body(
-            (matches!(mode, LaneMode::Inspect | LaneMode::Playback) && inspected) || live.room,
+            (matches!(mode, LaneMode::Inspect | LaneMode::Playback) && inspected)
+                || live.room.is_some(),
         );
         let note = match (mode, live.run.is_some(), live.room) {
-            (_, _, true) => {
+            (_, _, Some(LiveRoom::Cmc)) => {
                 "room · your link and the room's events, last 10 s · click a shot or a jump"
+            }
+            (_, _, Some(LiveRoom::Match)) => {
+                "match · your link, last 10 s · ◆ a rebase a remote player's input caused: click it for the Replayed panel"
             }
             (LaneMode::Relay, ..) => {
                 "relay · its trace, last 10 s · pause (or click the timeline) to inspect"
@@ -212,13 +226,14 @@ impl Inspector {
         i.panel.metric("lanes-mode", note);
         i.panel.metric(
             "list-title",
-            if live.room {
-                "Shots and jumps"
-            } else {
-                "Corrections"
+            match live.room {
+                Some(LiveRoom::Cmc) => "Shots and jumps",
+                Some(LiveRoom::Match) => "Rebases by remote input",
+                None => "Corrections",
             },
         );
-        i.panel.offer_local(live.run.is_none() && !live.room);
+        i.panel
+            .offer_local(live.run.is_none() && live.room.is_none());
         let cost = |v: Option<f64>| v.map_or("–".to_owned(), |ms| format!("{ms:.1}"));
         i.panel.metric("inspect-ms", &cost(i.costs.inspect_ms));
         i.panel.metric("seek-ms", &cost(i.costs.seek_ms));

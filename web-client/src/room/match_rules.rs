@@ -67,13 +67,22 @@ pub fn caused_by(before: &[RemoteCounters], after: &[RemoteCounters]) -> Vec<usi
 /// The Replayed panel's line for a rebase restoring tick `from` and
 /// re-simulating `ticks` ticks, caused by `players` (seats).
 pub fn replayed_line(from: u32, ticks: usize, players: &[usize], local: usize) -> String {
+    format!(
+        "rebase to tick {from}: {}",
+        rebase_cause(ticks, players, local)
+    )
+}
+
+/// Who a rebase of `ticks` re-simulated ticks is about, as seen by seat
+/// `local`: `P2's input mispredicted · 9 ticks re-simulated`.
+pub fn rebase_cause(ticks: usize, players: &[usize], local: usize) -> String {
     let who = if players.is_empty() {
         "no remote input mispredicted".to_owned()
     } else {
         let names: Vec<_> = players.iter().map(|&p| name(p, local)).collect();
         format!("{}'s input mispredicted", names.join(", "))
     };
-    format!("rebase to tick {from}: {who} · {ticks} ticks re-simulated")
+    format!("{who} · {ticks} ticks re-simulated")
 }
 
 /// One remote player's row of the table: name, mispredicted ticks,

@@ -3,15 +3,18 @@
 //! playing this player's seat of the relay's match (`Room(Join)`, then
 //! the match's Start, then `Inputs` up and Acks and States down, as
 //! against the bot), Pings for the round trip, and the last rebase with
-//! the remote players whose mispredicted input caused it. A spectator
-//! (`&watch=1`, issue 22) sends `Room(Watch)` instead and keeps the
-//! newest View: no seat, no input, no prediction.
+//! the remote players whose mispredicted input caused it, the rebases
+//! remote input caused (for the lanes), and the relay's trace of this
+//! page's link (asked for with the greeting). A spectator (`&watch=1`,
+//! issue 22) sends `Room(Watch)` instead and keeps the newest View: no
+//! seat, no input, no prediction.
 //!
 //! ```text
-//! receive: Start ─► seat · Ack, State ─► predictor · Pong ─► RTT ·
-//!          Watch, View ─► Watched (the newest) · Refused ─► Lost
+//! receive: Start ─► seat · Ack, State ─► predictor · Pong ─► RTT, trace clock ·
+//!          Trace ─► trace · Watch, View ─► Watched (the newest) · Refused ─► Lost
 //! frame(dt, stick, buttons): predictor.frame ─► Inputs ─► socket;
-//!          a new rebase ─► Replay (who caused it: RemoteCounters grew);
+//!          a new rebase ─► Replay (who caused it: RemoteCounters grew),
+//!          kept in rebases when remote input caused it;
 //!          a spectator's: Pings only
 //! ```
 //!
@@ -26,8 +29,10 @@
 use super::match_rules::{caused_by, newer_view};
 use crate::net::{Connection, LinkState, Transport, Watch};
 use sim::endpoints::resume::ResumeTicket;
+use sim::endpoints::trace::RelayTrace;
 use sim::foundation::world::World;
 use sim::net::codec;
+use sim::net::trace_wire::TraceRequest;
 use sim::protocol::{ClientMsg, ServerMsg};
 use sim::rollback::arena::Arena;
 use sim::rollback::wire::{RollbackServerMsg, ViewMsg};
@@ -38,6 +43,20 @@ use std::collections::VecDeque;
 
 /// How often a Ping goes up, µs.
 const PING_EVERY_US: u64 = 250_000;
+
+/// Rebases caused by remote input kept for the lanes and their list (the
+/// newest; at the 4–8 a minute of a 150 ms match, minutes of them).
+pub const REBASES_KEPT: usize = 32;
+
+/// A rebase some remote player's mispredicted input caused, for the
+/// lanes: when the page applied it.
+#[derive(Debug, Clone)]
+pub struct Rebase {
+    /// Page time it was applied.
+    pub at: SimTime,
+    /// What it discarded and re-simulated, and who caused it.
+    pub replay: Replay,
+}
 
 /// The last rebase the page applied, and who caused it.
 #[derive(Debug, Clone)]
@@ -95,8 +114,20 @@ pub struct MatchRun {
     next_ping: (u32, SimTime),
     /// The link settings last sent.
     sent_net: Option<NetSettings>,
-    /// The last rebase applied.
+    /// The rebase the Replayed panel shows: the last one applied, or the
+    /// one picked in the lanes ([`MatchRun::pinned`]).
     pub replay: Option<Replay>,
+    /// The rebases remote input caused, oldest first (at most
+    /// [`REBASES_KEPT`]).
+    pub rebases: VecDeque<Rebase>,
+    /// The rebase picked in the lanes (its time): the Replayed panel holds
+    /// it until Fit or Close.
+    pub pinned: Option<SimTime>,
+    /// The span the lanes hold instead of following, µs (a press in them).
+    pub hold: Option<(u64, u64)>,
+    /// The relay's trace of this page's link (asked for with the
+    /// greeting), on the page's clock.
+    pub trace: RelayTrace,
     /// Rebases applied so far (a new one replaces [`MatchRun::replay`]).
     rebases_seen: u64,
     /// What the match borrowed of the page, restored on leaving.
@@ -116,7 +147,10 @@ impl MatchRun {
         } else {
             RoomClientMsg::Join
         };
-        link.send(vec![codec::encode(&ClientMsg::Room(greeting))]);
+        link.send(vec![
+            codec::encode(&ClientMsg::Room(greeting)),
+            codec::encode(&ClientMsg::Trace(TraceRequest::default())),
+        ]);
         Some(MatchRun {
             name: name.to_owned(),
             link,
@@ -130,6 +164,10 @@ impl MatchRun {
             next_ping: (1, SimTime::ZERO),
             sent_net: None,
             replay: None,
+            rebases: VecDeque::new(),
+            pinned: None,
+            hold: None,
+            trace: RelayTrace::default(),
             rebases_seen: 0,
             borrowed: Default::default(),
             saved_model: None,
@@ -245,12 +283,14 @@ impl MatchRun {
                         if sent_id == id {
                             let us = arrived.0.saturating_sub(sent.0);
                             self.rtt_ms = Some(us as f64 / 1000.0);
+                            self.trace.pong_arrived(id, arrived);
                         }
                     }
                 }
                 Ok(ServerMsg::Room(RoomServerMsg::Refused { reason })) => {
                     out.push(MatchLink::Lost(reason));
                 }
+                Ok(ServerMsg::Trace(batch)) => self.trace.receive(arrived, &batch, frame.len()),
                 Ok(ServerMsg::SessionToken { token, grace_ms }) => {
                     self.resume.offered(token, grace_ms);
                 }
@@ -283,6 +323,7 @@ impl MatchRun {
         if t >= self.next_ping.1 {
             let id = self.next_ping.0;
             frames.push(codec::encode(&ClientMsg::Ping { id }));
+            self.trace.ping_sent(id, t);
             self.pings.push_back((id, t));
             if self.pings.len() > 64 {
                 self.pings.pop_front();
@@ -295,15 +336,44 @@ impl MatchRun {
             self.rebases_seen = rebases;
             let caused = caused_by(&before, self.remote_counters());
             if let Some(record) = self.predictor.last_rollback() {
-                // Keep the last rebase that some remote input caused, or
-                // the first one.
+                // Show the last rebase that some remote input caused, or
+                // the first one (unless one is pinned); list the caused.
                 if !caused.is_empty() || self.replay.is_none() {
-                    self.replay = Some(Replay {
+                    let replay = Replay {
                         record: record.clone(),
                         caused_by: caused,
-                    });
+                    };
+                    if !replay.caused_by.is_empty() {
+                        if self.rebases.len() == REBASES_KEPT {
+                            self.rebases.pop_front();
+                        }
+                        self.rebases.push_back(Rebase {
+                            at: t,
+                            replay: replay.clone(),
+                        });
+                    }
+                    if self.pinned.is_none() {
+                        self.replay = Some(replay);
+                    }
                 }
             }
+        }
+    }
+
+    /// Shows rebase `index` of [`MatchRun::rebases`] in the Replayed
+    /// panel until [`MatchRun::unpin`] (a click in the lanes or the list).
+    pub fn pin(&mut self, index: usize) {
+        if let Some(r) = self.rebases.get(index) {
+            self.pinned = Some(r.at);
+            self.replay = Some(r.replay.clone());
+        }
+    }
+
+    /// The Replayed panel follows the newest rebase again.
+    pub fn unpin(&mut self) {
+        self.pinned = None;
+        if let Some(r) = self.rebases.back() {
+            self.replay = Some(r.replay.clone());
         }
     }
 

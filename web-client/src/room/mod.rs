@@ -23,6 +23,7 @@
 //! | `match_run` | a rollback room (issue 22): [`match_run::MatchRun`], the socket to `/ws?room=NAME&model=rollback` and the page's rollback predictor in the match, the last rebase and who caused it |
 //! | `match_panels` | the three panels of a rollback room: everyone predicted, the confirmed State, the last rebase |
 //! | `match_card` | the Room section's match card: seat, positions, HP, the per-player table |
+//! | `match_lanes` | a rollback match's lanes: this page's link as the relay traced it, the rebases remote input caused (pure) |
 //! | `match_texts` | the panel texts and controls a match borrows (the model selector off: the room chose it), the address bar |
 //! | `match_rules` | a match's names, read-outs and who caused a rebase (pure) |
 
@@ -32,6 +33,7 @@ pub mod frame;
 pub mod lanes;
 pub mod link;
 pub mod match_card;
+pub mod match_lanes;
 pub mod match_panels;
 pub mod match_rules;
 pub mod match_run;
