@@ -131,26 +131,22 @@ pub fn shot_mark(
 
 /// Seat `seat`'s lanes over a room playback: a ▲ for each shot it fired
 /// and a ▼ for each judged with it as the target (another's shot), both
-/// at the verdict's server time, µs, the rewind drawn back from it. A
+/// at the verdict's time, µs since the recording's first tick (as the
+/// card's clock counts), the rewind drawn back from it. A
 /// mark's index is its shot's in `p.shots`, so a click opens it as the
 /// card's shot list does. A recording holds only what reached the
 /// server: no packets, no ammo, no proxies.
 pub fn playback_marks(p: &RoomPlayback, seat: PlayerId) -> Vec<MarkSpec> {
+    let start = p.span().0 .0;
     p.shots
         .iter()
         .enumerate()
         .filter_map(|(i, s)| {
             let j = &s.judged;
             let mine = j.shooter == seat;
-            (mine || j.target == Some(seat)).then(|| {
-                shot_mark(
-                    i,
-                    j.at.0,
-                    mine,
-                    Some(j.verdict),
-                    Some((j.at.0, j.rewind_ms)),
-                )
-            })
+            let at = j.at.0.saturating_sub(start);
+            (mine || j.target == Some(seat))
+                .then(|| shot_mark(i, at, mine, Some(j.verdict), Some((at, j.rewind_ms))))
         })
         .collect()
 }
@@ -656,6 +652,7 @@ mod tests {
         // verdict's time and opens its shot.
         let (start, end) = p.span();
         let w = Window::new(start.0, end.0, 0.0, 1000.0);
+        assert_eq!(start.0, 0, "the duel's first tick");
         for m in &up {
             let s = &p.shots[m.index];
             assert_eq!(m.t_us, s.judged.at.0);
