@@ -4,7 +4,10 @@
 // (a third browser) replays the room in wasm with every tick hash equal
 // to the relay's, lists the shots with their verdicts, follows any seat,
 // and a shot's click puts its views in the Replayed panel and the
-// playhead at it.
+// playhead at it. Under the card, the followed seat's lanes: a ▲ per shot
+// it fired (as many as the list's), a click on one opens that shot, a
+// press on the lanes seeks, the playhead line moves with Play. Join
+// during the playback closes it and joins the room.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -12,6 +15,7 @@ import { relayAndBrowser, launchBrowser, metricText, setControl, waitFor, sleep,
 
 const env = relayAndBrowser();
 
+const WIDTH = process.env.E2E_WIDTH ?? '1280';
 const text = (page, selector) => page.evaluate((s) => document.querySelector(s)?.textContent ?? '', selector);
 
 test('a saved room recording replays in a fresh profile with the relay\'s hashes', async (t) => {
@@ -71,8 +75,49 @@ test('a saved room recording replays in a fresh profile with the relay\'s hashes
   const at = Number((await metricText(viewer, 'recorded-time')).split(' ')[0]);
   assert.ok(at > 2, `the playhead at the first shot's verdict, ${at} s`);
   assert.match(await text(viewer, '[data-panel-text="predicted-sub"]'), /^P1's seat, on the server · RTT 200 ms, loss 0\.0 %/);
-  await viewer.screenshot({ path: join(ARTIFACTS, 'room-recording.png') });
-  await viewer.locator('#recorded-room').screenshot({ path: join(ARTIFACTS, 'room-recording-card.png') });
+
+  // The lanes follow P1: one ▲ per shot of P1's in the list (the canvas
+  // draws while in view).
+  await viewer.locator('#recorded-lanes').scrollIntoViewIfNeeded();
+  const p1Shots = await viewer.$$eval('#recorded-shots button', (b) => b.filter((x) => x.title.startsWith("P1's shot")).length);
+  await waitFor(async () => /^P1 · ▲ \d+ fired/.test(await metricText(viewer, 'recorded-lanes')), 5_000, 'the lanes follow P1');
+  const lanesLine = await metricText(viewer, 'recorded-lanes');
+  const [, fired, atThem] = lanesLine.match(/^P1 · ▲ (\d+) fired · ▼ (\d+) at them$/).map(Number);
+  console.log(`# lanes: ${lanesLine}; P1's shots in the list: ${p1Shots}`);
+  assert.equal(fired, p1Shots, lanesLine);
+  assert.equal(fired, shots, 'P1 fired every shot');
+  assert.equal(Number(await viewer.getAttribute('#recorded-lanes', 'data-shots')), fired + atThem);
+  // Where time s (from the start, as the card counts) is on the lanes, CSS
+  // px from the canvas's left.
+  const lanes = async () => {
+    const a = (n) => viewer.getAttribute('#recorded-lanes', n).then(Number);
+    const [from, to, left, right] = await Promise.all(['data-from-us', 'data-to-us', 'data-left', 'data-right'].map(a));
+    return { xOf: (s) => left + (s * 1e6 - from) / (to - from) * (right - left), left, right };
+  };
+  // A click on P1's newest ▲ (client row, 36 px down) opens that shot.
+  const newest = await viewer.$$eval('#recorded-shots button', (b) => b.find((x) => x.title.startsWith("P1's shot")).title);
+  const [, n, atS] = newest.match(/^P1's shot #(\d+) at ([\d.]+) s$/);
+  const geo = await lanes();
+  await viewer.locator('#recorded-lanes').click({ position: { x: geo.xOf(Number(atS)), y: 36 } });
+  await waitFor(async () => new RegExp(`^P1's shot #${n} · `).test(await text(viewer, '[data-panel-text="replayed-sub"]')), 5_000, `shot #${n} opened from its mark`)
+    .catch(async (e) => { throw new Error(`${e.message}: ${await text(viewer, '[data-panel-text="replayed-sub"]')}`); });
+  assert.equal(await viewer.locator('#recorded-shots button[aria-current="true"]').getAttribute('title'), newest);
+  assert.equal((await metricText(viewer, 'recorded-time')).split(' ')[0], Number(atS).toFixed(2));
+  // A press between the rows seeks there.
+  const quarter = geo.left + (geo.right - geo.left) / 4;
+  await viewer.locator('#recorded-lanes').click({ position: { x: quarter, y: 63 } });
+  const end = Number((await metricText(viewer, 'recorded-time')).split(' / ')[1].split(' ')[0]);
+  await waitFor(async () => Math.abs(Number((await metricText(viewer, 'recorded-time')).split(' ')[0]) - end / 4) < 0.05, 5_000, 'seeked to a quarter');
+  await viewer.evaluate(() => window.scrollTo(0, 0));
+  await viewer.screenshot({ path: join(ARTIFACTS, `room-recording-${WIDTH}.png`) });
+  await viewer.screenshot({ path: join(ARTIFACTS, `room-recording-page-${WIDTH}.png`), fullPage: true });
+  await viewer.locator('#recorded-room').screenshot({ path: join(ARTIFACTS, `room-recording-card-${WIDTH}.png`) });
+  // The card sits right under the panels.
+  const gap = await viewer.evaluate(() => document.getElementById('recorded-room').getBoundingClientRect().top - document.getElementById('panels').getBoundingClientRect().bottom);
+  assert.ok(gap >= 0 && gap < 20, `the card ${gap} px under the panels`);
+  // Back to shot #1 (before P2 joined the playhead was nowhere near it).
+  await viewer.locator('#recorded-shots button').last().click();
+  await waitFor(async () => /^P1's shot #1 · /.test(await text(viewer, '[data-panel-text="replayed-sub"]')), 5_000, 'shot #1 again');
   assert.equal(await viewer.locator('#inspector').isHidden(), true, 'the live packet lanes are set aside');
   assert.equal(await viewer.evaluate(() => document.getElementById('play-pause').disabled), true, 'the run bar is off');
 
@@ -82,10 +127,23 @@ test('a saved room recording replays in a fresh profile with the relay\'s hashes
   await waitFor(async () => /^P2's seat, on the server · RTT 100 ms/.test(await text(viewer, '[data-panel-text="predicted-sub"]')), 5_000, 'P2 followed');
   await viewer.selectOption('#recorded-seat', '3');
   await waitFor(async () => /^bot 3's seat, on the server · a bot, run by the server/.test(await text(viewer, '[data-panel-text="predicted-sub"]')), 5_000, 'the bot followed');
+  await viewer.locator('#recorded-lanes').scrollIntoViewIfNeeded();
+  const lineX = () => viewer.getAttribute('#recorded-lanes', 'data-playhead-x').then(Number);
+  const x0 = await lineX();
+  assert.ok(Math.abs(x0 - (await lanes()).xOf(at)) < 2, `the playhead line at shot #1's verdict: ${x0} px`);
   await viewer.click('#recorded-play');
   await sleep(1000);
   const later = Number((await metricText(viewer, 'recorded-time')).split(' ')[0]);
   assert.ok(later > at + 0.3, `playing moves the playhead: ${at} → ${later} s`);
+  const x1 = await lineX();
+  assert.ok(x1 > x0 + 5, `the playhead line moves with Play: ${x0} → ${x1} px`);
+
+  // Join during the playback closes it and joins the room.
+  await viewer.fill('#room-name', 'e2e-rec');
+  await viewer.click('#room-join');
+  await waitFor(async () => (await metricText(viewer, 'room-state').catch(() => '')).startsWith('e2e-rec'), 20_000, 'joined from the playback');
+  assert.match(viewer.url(), /\?room=e2e-rec$/);
+  assert.equal(await viewer.locator('#recorded-room').isHidden(), true, 'the recording closed');
 
   // An unknown id says so.
   const other = await fresh.context.newPage();

@@ -1,7 +1,8 @@
 //! Opening a saved room recording (`?room-recording=ID`, issue 23): the
 //! page asks the relay for its bytes (`GET /api/room-recordings/{id}`),
 //! plays it back ([`RecordedRoom`]) and shows it instead of its own run
-//! until Close, which reloads the page without the link.
+//! until Close, which reloads the page without the link, or Join, which
+//! opens the room's link (`/?room=NAME`) instead.
 
 use super::App;
 use crate::room::recorded::RecordedRoom;
@@ -60,6 +61,21 @@ impl App {
                     self.room_controls.note(&why, true);
                 }
             }
+        }
+        if self.recorded.is_none() {
+            return false;
+        }
+        // Join (or a listed room, or Watch) closes the recording and joins:
+        // the page opens the room's link, as Close reloads the page.
+        if let Some((name, watch)) = self.room_controls.take_join() {
+            let link =
+                crate::room::recorded::join_link(&name, self.joins_match(&name, watch), watch);
+            self.room_controls
+                .note(&format!("closing the recording, joining {name}…"), false);
+            if let Some(w) = web_sys::window() {
+                let _ = w.location().set_href(&link);
+            }
+            return true;
         }
         let Some(r) = self.recorded.as_mut() else {
             return false;

@@ -78,18 +78,22 @@ impl App {
         }
     }
 
+    /// Whether joining room `name` (`watch`: Watch pressed) enters a
+    /// rollback match: a listed room's model, else the model selector,
+    /// chooses (issue 22); Watch watches a match (a CMC room refuses it).
+    pub(super) fn joins_match(&self, name: &str, watch: bool) -> bool {
+        watch
+            || self
+                .room_controls
+                .listed_rollback(name)
+                .unwrap_or_else(|| self.rollback_controls.rollback_selected())
+    }
+
     /// Join / Leave (in any mode), then the room's frame if the page is in
     /// one; `true` if it was.
     pub(super) fn room_tick(&mut self) -> bool {
         if let Some((name, watch)) = self.room_controls.take_join() {
-            // A listed room's model, else the model selector, chooses a
-            // rollback match (issue 22).
-            // Watch watches a match (a CMC room refuses it).
-            let rollback = self
-                .room_controls
-                .listed_rollback(&name)
-                .unwrap_or_else(|| self.rollback_controls.rollback_selected());
-            if rollback || watch {
+            if self.joins_match(&name, watch) {
                 self.enter_match(&name, watch);
             } else {
                 self.enter_room(&name);

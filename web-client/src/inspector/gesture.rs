@@ -170,6 +170,10 @@ enum Press {
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Gesture {
     press: Option<Press>,
+    /// A press on the empty lanes moves the playhead and a drag there
+    /// seeks, as on the ruler (a room playback's lanes, which have no
+    /// packets to pan along); off: a drag there pans.
+    pub seek_in_lanes: bool,
 }
 
 impl Gesture {
@@ -180,7 +184,7 @@ impl Gesture {
 
     /// A press at `p` on `target`.
     pub fn down(&mut self, p: (f64, f64), target: Target, window: &Window) -> Option<Action> {
-        if target == Target::Playhead {
+        if target == Target::Playhead || (self.seek_in_lanes && target == Target::Lane) {
             self.press = Some(Press::Playhead);
             return Some(Action::Seek(window.t_of(p.0)));
         }
@@ -395,5 +399,38 @@ mod tests {
         );
         assert_eq!(Gesture::wheel(500.0, 0.0, 40.0, true), Action::Pan(40.0));
         assert_eq!(Gesture::wheel(500.0, -30.0, 5.0, false), Action::Pan(-30.0));
+    }
+
+    #[test]
+    fn in_seeking_lanes_a_press_and_a_drag_on_the_lanes_move_the_playhead() {
+        let w = window();
+        let mut g = Gesture {
+            seek_in_lanes: true,
+            ..Gesture::default()
+        };
+        // 1000 px for 1 s: x 350 is 250 ms, x 600 is 500 ms.
+        assert_eq!(
+            g.down((350.0, 60.0), Target::Lane, &w),
+            Some(Action::Seek(250_000))
+        );
+        assert_eq!(g.drag((600.0, 62.0), &w), Some(Action::Seek(500_000)));
+        assert_eq!(g.up((600.0, 62.0), &w), None);
+        // A mark still opens.
+        let mark = Target::Correction {
+            branch: 0,
+            index: 3,
+        };
+        assert_eq!(g.down((600.0, 30.0), mark, &w), None);
+        assert_eq!(
+            g.up((600.0, 30.0), &w),
+            Some(Action::Open {
+                branch: 0,
+                index: 3
+            })
+        );
+        // Without it a drag on the lanes pans.
+        let mut g = Gesture::default();
+        assert_eq!(g.down((350.0, 60.0), Target::Lane, &w), None);
+        assert_eq!(g.drag((360.0, 60.0), &w), Some(Action::Pan(-10.0)));
     }
 }

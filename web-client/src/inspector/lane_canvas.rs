@@ -10,7 +10,8 @@
 //! `data-from-us`, `data-to-us`, `data-left`, `data-right` (read by the
 //! browser tests to aim at a time), and what the first lane shows as
 //! `data-moves`, `data-acks`, `data-lost` (packet lines in the window)
-//! and `data-shots` (shots marked).
+//! and `data-shots` (shots marked); `data-playhead-x` is where the
+//! playhead was drawn, CSS px (empty: off the window or none).
 
 use super::gesture::{self, Action, Gesture, Mark, Target};
 use super::lane_paint::{self as paint, Scene, BG, TEXT};
@@ -44,7 +45,13 @@ pub struct LaneCanvas {
 impl LaneCanvas {
     /// Finds `#lanes` and listens on it.
     pub fn new(doc: &Document) -> LaneCanvas {
-        let (canvas, ctx) = crate::dom::canvas_2d(doc, "lanes");
+        LaneCanvas::on(doc, "lanes")
+    }
+
+    /// Finds the canvas `#id` and listens on it (`#lanes`, or a room
+    /// playback's `#recorded-lanes`).
+    pub fn on(doc: &Document, id: &str) -> LaneCanvas {
+        let (canvas, ctx) = crate::dom::canvas_2d(doc, id);
         let events = canvas
             .as_ref()
             .map_or_else(Events::default, |c| Events::on(c));
@@ -62,6 +69,12 @@ impl LaneCanvas {
             signature: 0,
             next_live_draw: 0,
         }
+    }
+
+    /// A press or a drag on the empty lanes seeks instead of panning
+    /// ([`Gesture::seek_in_lanes`]).
+    pub fn seek_in_lanes(&mut self) {
+        self.gesture.seek_in_lanes = true;
     }
 
     /// Shows the whole run again.
@@ -226,9 +239,15 @@ impl LaneCanvas {
         }
         self.count(canvas, scene);
         self.playhead_x = scene.playhead_us.map(|t| w_.x_of(t));
-        if let Some(x) = self.playhead_x.filter(|x| (w_.left..=w_.right).contains(x)) {
+        let shown = self.playhead_x.filter(|x| (w_.left..=w_.right).contains(x));
+        if let Some(x) = shown {
             paint::playhead(ctx, x, h);
         }
+        write_attr(
+            canvas,
+            "data-playhead-x",
+            &shown.map_or(String::new(), |x| format!("{x:.1}")),
+        );
     }
 
     /// Mirrors what the first lane shows on the canvas (for the browser

@@ -59,7 +59,7 @@ impl Live<'_> {
 }
 
 /// No records (a lane of nothing).
-static NONE: VecDeque<sim::net::trace::PacketRecord> = VecDeque::new();
+pub static NONE: VecDeque<sim::net::trace::PacketRecord> = VecDeque::new();
 
 impl Inspector {
     /// The timeline's extent in `mode`, µs: the inspected run's whole

@@ -5,11 +5,14 @@
 //! as the target (▼ on the server row), proxy jumps (violet ◆), net
 //! updates that came late or twice (ticks), ammo jumps (bars) — and the
 //! list beside them: the shots and the jumps, each opening its story.
-//! Pure (tested natively): the room's frame draws and writes what this
-//! computes.
+//! A room playback's lanes are the same shot marks for one seat over the
+//! recording ([`playback_marks`], [`shot_mark`] serves both). Pure
+//! (tested natively): the room's frame and the playback's card draw and
+//! write what this computes.
 
 use crate::inspector::lane_paint::{Glyph, MarkSpec, Outcome};
 use crate::inspector::story_view::{CauseView, PacketRef, Row, StoryView};
+use sim::endpoints::room::playback::RoomPlayback;
 use sim::endpoints::room::{RoomEndpoint, UpdateFate};
 use sim::net::trace::{Direction, PacketKind};
 use sim::room::shots::ShotViews;
@@ -99,8 +102,66 @@ pub struct RoomLanes {
     pub rows: Vec<Row>,
 }
 
-fn hit(result: Option<ShotResult>) -> Outcome {
-    Outcome::of(result.map(|r| r.verdict))
+/// A shot's mark, live or in a playback: a ▲ on the client row when the
+/// lane's player fired it (`mine`), else a ▼ on the server row (judged
+/// with them as the target), at `t_us` (µs), coloured by its `verdict`
+/// (`None`: not answered yet); `judged` is when the server judged it, µs,
+/// and how far it rewound, ms, drawn back from there on the server row.
+/// `index` is what a click on it opens.
+pub fn shot_mark(
+    index: usize,
+    t_us: u64,
+    mine: bool,
+    verdict: Option<Verdict>,
+    judged: Option<(u64, u16)>,
+) -> MarkSpec {
+    let outcome = Outcome::of(verdict);
+    MarkSpec {
+        t_us,
+        index,
+        glyph: if mine {
+            Glyph::Shot(outcome)
+        } else {
+            Glyph::ShotAt(outcome)
+        },
+        rewound_from_us: judged.map(|(at, ms)| at.saturating_sub(u64::from(ms) * 1000)),
+        ..MarkSpec::default()
+    }
+}
+
+/// Seat `seat`'s lanes over a room playback: a ▲ for each shot it fired
+/// and a ▼ for each judged with it as the target (another's shot), both
+/// at the verdict's time, µs since the recording's first tick (as the
+/// card's clock counts), the rewind drawn back from it. A
+/// mark's index is its shot's in `p.shots`, so a click opens it as the
+/// card's shot list does. A recording holds only what reached the
+/// server: no packets, no ammo, no proxies.
+pub fn playback_marks(p: &RoomPlayback, seat: PlayerId) -> Vec<MarkSpec> {
+    let start = p.span().0 .0;
+    p.shots
+        .iter()
+        .enumerate()
+        .filter_map(|(i, s)| {
+            let j = &s.judged;
+            let mine = j.shooter == seat;
+            let at = j.at.0.saturating_sub(start);
+            (mine || j.target == Some(seat))
+                .then(|| shot_mark(i, at, mine, Some(j.verdict), Some((at, j.rewind_ms))))
+        })
+        .collect()
+}
+
+/// The playback lanes' line: "P1 · ▲ 13 fired · ▼ 2 at them" (`name`:
+/// the seat's name; the counts from [`playback_marks`]).
+pub fn playback_line(name: &str, marks: &[MarkSpec]) -> String {
+    let fired = marks
+        .iter()
+        .filter(|m| matches!(m.glyph, Glyph::Shot(_)))
+        .count();
+    format!(
+        "{name} · ▲ {fired} fired · ▼ {} at them",
+        marks.len() - fired
+    )
 }
 
 /// The room's lanes for endpoint `e`, naming players with `name`.
@@ -165,19 +226,13 @@ pub fn room_lanes(e: &RoomEndpoint, name: impl Fn(PlayerId) -> String) -> RoomLa
                 result,
                 judged,
                 ..
-            } => MarkSpec {
-                t_us: at.0,
+            } => shot_mark(
                 index,
-                glyph: if number.is_some() {
-                    Glyph::Shot(hit(result))
-                } else {
-                    Glyph::ShotAt(hit(result))
-                },
-                rewound_from_us: judged
-                    .zip(result)
-                    .map(|(j, r)| j.0.saturating_sub(u64::from(r.rewind_ms) * 1000)),
-                ..MarkSpec::default()
-            },
+                at.0,
+                number.is_some(),
+                result.map(|r| r.verdict),
+                judged.zip(result).map(|(j, r)| (j.0, r.rewind_ms)),
+            ),
             Item::Jump { at, .. } => MarkSpec {
                 t_us: at.0,
                 index,
@@ -572,5 +627,53 @@ mod tests {
         );
         let story = story(s.endpoint(a).unwrap(), &lanes.items[2], name);
         assert_eq!(story.title, "Your shot #3 (action 4)");
+    }
+
+    #[test]
+    fn a_playbacks_lanes_mark_a_seats_shots_at_their_verdicts() {
+        use crate::inspector::lanes::Window;
+        use sim::endpoints::room::playback::play;
+        use sim::endpoints::room::recording::RoomRecordingFile;
+        let text = include_str!("../../../scenarios/rooms/duel-150-200ms-3pct.json");
+        let file = RoomRecordingFile::from_json(text).unwrap();
+        let p = play(&file.recording().unwrap()).unwrap();
+        let fired_by = |id| p.shots.iter().filter(|s| s.judged.shooter == id).count();
+        let p1 = playback_marks(&p, PlayerId(1));
+        let up: Vec<&MarkSpec> = p1
+            .iter()
+            .filter(|m| matches!(m.glyph, Glyph::Shot(_)))
+            .collect();
+        // The golden duel: P1 fires 26 head shots at P2 at RTT 200 ms.
+        assert_eq!(up.len(), 26);
+        assert_eq!(up.len(), fired_by(PlayerId(1)));
+        assert_eq!(p1.len(), 26, "no shot judged at P1");
+        assert!(up.iter().all(|m| m.glyph == Glyph::Shot(Outcome::Hit)));
+        // On a 1000 px plot over the recording, each ▲ stands at its
+        // verdict's time and opens its shot.
+        let (start, end) = p.span();
+        let w = Window::new(start.0, end.0, 0.0, 1000.0);
+        assert_eq!(start.0, 0, "the duel's first tick");
+        for m in &up {
+            let s = &p.shots[m.index];
+            assert_eq!(m.t_us, s.judged.at.0);
+            let x = 1000.0 * s.judged.at.secs_since(start) / end.secs_since(start);
+            assert!((w.x_of(m.t_us) - x).abs() < 1e-6);
+        }
+        // The first: judged at 4.280823 s of 12 s (x 356.7 of 1000 px),
+        // the server rewound 164 ms (the line back from 343.1 px).
+        assert_eq!(up[0].t_us, 4_280_823);
+        assert_eq!(end.0, 12_000_000);
+        assert!((w.x_of(up[0].t_us) - 356.735).abs() < 1e-3);
+        assert_eq!(up[0].rewound_from_us, Some(4_116_823));
+        assert!((w.x_of(4_116_823) - 343.069).abs() < 1e-3);
+        // P2 fired none; all 26 were judged with it as the target.
+        let p2 = playback_marks(&p, PlayerId(2));
+        assert!(p2.iter().all(|m| m.glyph == Glyph::ShotAt(Outcome::Hit)));
+        assert_eq!(
+            p2.iter().map(|m| m.index).collect::<Vec<_>>(),
+            p1.iter().map(|m| m.index).collect::<Vec<_>>()
+        );
+        assert_eq!(playback_line("P1", &p1), "P1 · ▲ 26 fired · ▼ 0 at them");
+        assert_eq!(playback_line("P2", &p2), "P2 · ▲ 0 fired · ▼ 26 at them");
     }
 }

@@ -16,9 +16,9 @@
 //! | `page` | what a room borrows of the page (panel texts, controls turned off, the address bar) and gives back |
 //! | `controls` | the Room section: name, Join / Leave, the relay's rooms, the room's switches, the shot log |
 //! | `fork` | the Room section's What if: the relay's recording of the room forked in the page with rewind off or another cap, the shots judged otherwise |
-//! | `recorded`, `recorded_panels` | a saved room recording opened in the page (`?room-recording=ID`): played back in wasm, checked against the relay's tick hashes, a seat to watch from, play / seek, the shots; its three panels |
+//! | `recorded`, `recorded_panels` | a saved room recording opened in the page (`?room-recording=ID`): played back in wasm, checked against the relay's tick hashes, a seat to watch from, play / seek, the shots, the seat's lanes; its three panels |
 //! | `save` | the Room section's Save link: the relay keeps the room's recording, the page shows `/?room-recording=ID` |
-//! | `lanes` | the packet lanes' room events: shots and verdicts, rewinds, proxy jumps, late net updates, ammo jumps, and their stories (pure) |
+//! | `lanes` | the packet lanes' room events: shots and verdicts, rewinds, proxy jumps, late net updates, ammo jumps, and their stories; a playback seat's shot marks (pure) |
 //! | `rules` | names that join, whom F aims at, the shot shown, shot lines and tallies, ammo jumps (pure) |
 //! | `match_run` | a rollback room (issue 22): [`match_run::MatchRun`], the socket to `/ws?room=NAME&model=rollback` and the page's rollback predictor in the match, the last rebase and who caused it |
 //! | `match_panels` | the three panels of a rollback room: everyone predicted, the confirmed State, the last rebase |

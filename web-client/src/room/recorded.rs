@@ -4,11 +4,19 @@
 //! the hashes the relay recorded, and scrubbed like a run: a seat to watch
 //! from, play / pause, a seek bar, and the room's shots — one click puts a
 //! shot's views in the Replayed panel and the playhead at its verdict.
-//! The panels are drawn by `super::recorded_panels`.
+//! Under the card, the followed seat's lanes over the recording's time
+//! (`super::lanes::playback_marks`, drawn by the inspector's lane
+//! canvas): its shots ▲, the shots judged at it ▼, the playhead; a click
+//! on a mark opens its shot as the list does, a press or a drag on the
+//! lanes seeks. The panels are drawn by `super::recorded_panels`.
 
 use super::controls::on_button;
+use super::lanes::{playback_line, playback_marks};
 use crate::clock::clock_ms;
 use crate::dom::{append_button, emptied, input, query, select, set_flag, write_text, Clicks};
+use crate::inspector::gesture::Action;
+use crate::inspector::lane_canvas::LaneCanvas;
+use crate::inspector::lane_paint::{Lane, Scene};
 use sim::endpoints::room::playback::{play, RoomPlayback};
 use sim::endpoints::room::recording::RoomRecording;
 use sim::room::shots::ShotRecord;
@@ -49,6 +57,16 @@ pub fn cut_short(truncated: bool, seconds: f64) -> String {
     } else {
         String::new()
     }
+}
+
+/// The page's link to room `name` (a checked room name): `/?room=NAME`,
+/// with `&model=rollback` for a `rollback` match and `&watch=1` to watch
+/// it. Join during a playback opens it (the recording closes, the room
+/// is joined).
+pub fn join_link(name: &str, rollback: bool, watch: bool) -> String {
+    let model = if rollback { "&model=rollback" } else { "" };
+    let watch = if watch { "&watch=1" } else { "" };
+    format!("/?room={name}{model}{watch}")
 }
 
 /// The verdict line: whether the page's replay gave the relay's hashes.
@@ -130,6 +148,7 @@ struct Card {
     close: Clicks,
     picked: Rc<Cell<Option<usize>>>,
     shown: String,
+    lanes: LaneCanvas,
 }
 
 impl RecordedRoom {
@@ -164,8 +183,9 @@ impl RecordedRoom {
             close: Clicks::on(doc, "recorded-close", "click"),
             picked,
             shown: String::new(),
+            lanes: LaneCanvas::on(doc, "recorded-lanes"),
         };
-        let room = RecordedRoom {
+        let mut room = RecordedRoom {
             id,
             world: World::arena(),
             range_cm: f32::from(recording.config.weapon.range_cm),
@@ -176,6 +196,7 @@ impl RecordedRoom {
             playback,
             card,
         };
+        room.card.lanes.seek_in_lanes();
         let verdict = verdict_line(&room.playback, build_ms)
             + &cut_short(recording.truncated, recording.seconds());
         room.show_card(&verdict);
@@ -206,11 +227,28 @@ impl RecordedRoom {
     /// One page frame of `dt` s: the card's events, then the playhead.
     /// Returns `false` once Close was clicked.
     pub fn frame(&mut self, dt: f64) -> bool {
-        let c = &self.card;
-        if c.close.take() > 0 {
+        if self.card.close.take() > 0 {
             return false;
         }
         let (start, end) = self.playback.span();
+        // The lanes: a mark opens its shot as the list does, a press seeks.
+        let tick_us = 1_000_000 / sim::room::config::TICK_HZ;
+        // The lanes count µs from the recording's first tick.
+        for a in self.card.lanes.take_actions((0, end.0 - start.0)) {
+            let to = match a {
+                Action::Open { index, .. } => {
+                    self.card.picked.set(Some(index));
+                    continue;
+                }
+                Action::Seek(us) => start.0 + us,
+                Action::Step(n) if n < 0 => self.t.0.saturating_sub(n.unsigned_abs() * tick_us),
+                Action::Step(n) => self.t.0 + n.unsigned_abs() * tick_us,
+                _ => continue,
+            };
+            self.t = SimTime(to.clamp(start.0, end.0));
+            self.playing = false;
+        }
+        let c = &self.card;
         if c.play.take() > 0 {
             self.playing = !self.playing;
             if self.playing && self.t >= end {
@@ -256,7 +294,6 @@ impl RecordedRoom {
         let doc = &self.card.doc;
         if let Some(card) = doc.get_element_by_id("recorded-room") {
             set_flag(&card, "hidden", false);
-            card.scroll_into_view();
         }
         if let Some(e) = query(doc, "[data-metric=\"recorded-verdict\"]") {
             write_text(&e, verdict);
@@ -315,6 +352,30 @@ impl RecordedRoom {
             }
         }
         let p = &self.playback;
+        let marks = playback_marks(p, self.seat);
+        let title = seat_name(p, self.seat);
+        if let Some(e) = query(&doc, "[data-metric=\"recorded-lanes\"]") {
+            write_text(&e, &playback_line(&title, &marks));
+        }
+        let scene = Scene {
+            lanes: vec![Lane {
+                title: &title,
+                records: &crate::inspector::view::NONE,
+                marks,
+                highlight: &[],
+                divergence_us: None,
+                rollbacks: Vec::new(),
+            }],
+            extent: (0, end.0 - start.0),
+            live: false,
+            playhead_us: Some(self.t.0 - start.0),
+            bands: Vec::new(),
+            message: None,
+            selected: None,
+            open: self.shot.map(|i| (0, i)),
+            default_transit_us: 0,
+        };
+        self.card.lanes.draw(&scene, 0);
         let shots = &p.shots;
         let signature = format!("{:?}", self.shot);
         if let Some(list) = emptied(&doc, "recorded-shots", &mut self.card.shown, signature) {
@@ -387,6 +448,19 @@ mod tests {
         assert!(!is_id("AbCdEfGh-_1"));
         assert!(!is_id("AbCdEfGh/_12"));
         assert!(!is_id(&"x".repeat(3000)));
+    }
+
+    #[test]
+    fn join_opens_the_rooms_link() {
+        assert_eq!(join_link("lobby", false, false), "/?room=lobby");
+        assert_eq!(
+            join_link("arena-2", true, false),
+            "/?room=arena-2&model=rollback"
+        );
+        assert_eq!(
+            join_link("arena-2", true, true),
+            "/?room=arena-2&model=rollback&watch=1"
+        );
     }
 
     #[test]
