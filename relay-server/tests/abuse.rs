@@ -279,3 +279,64 @@ async fn a_thousand_half_sent_requests_from_one_address_are_refused_beyond_the_c
         limits.max_handshakes_per_ip as f64
     );
 }
+
+/// Over a real socket: a URI past the relay's 8 KiB, past hyper's own
+/// 65 534 bytes (refused by hyper before any route), and a request head
+/// past hyper's buffer, each answered in the API's JSON shape.
+#[tokio::test]
+async fn an_over_long_uri_gets_a_json_414_even_past_hypers_own_limit() {
+    let relay = Served::start(AppState::new("/nonexistent", 1)).await;
+    let raw = |target_len: usize| {
+        let addr = relay.addr;
+        async move {
+            let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
+            let target = format!("/api/rooms?x={}", "a".repeat(target_len - 13));
+            let req = format!("GET {target} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
+            // hyper may answer and close before it has read it all.
+            let _ = s.write_all(req.as_bytes()).await;
+            let mut out = Vec::new();
+            let _ = tokio::time::timeout(Duration::from_secs(5), s.read_to_end(&mut out)).await;
+            let text = String::from_utf8_lossy(&out).into_owned();
+            let (head, body) = text.split_once("\r\n\r\n").expect("a whole answer");
+            let body = body
+                .split("\r\n")
+                .find(|l| l.starts_with('{'))
+                .unwrap_or(body)
+                .to_owned();
+            (head.to_owned(), body)
+        }
+    };
+    for (len, status, reason) in [
+        (
+            9_000,
+            "HTTP/1.1 414 URI Too Long",
+            "the request URI is 9000 bytes, over the limit of 8192 bytes".to_owned(),
+        ),
+        (
+            70_000,
+            "HTTP/1.1 414 URI Too Long",
+            "the request URI is over the limit of 8192 bytes".to_owned(),
+        ),
+        (
+            500_000,
+            "HTTP/1.1 431 Request Header Fields Too Large",
+            "the request head is too large (the relay reads at most ~400 KiB of it)".to_owned(),
+        ),
+    ] {
+        let (head, body) = raw(len).await;
+        assert!(head.starts_with(status), "{len}: {head}");
+        let lower = head.to_ascii_lowercase();
+        assert!(
+            lower.contains("content-type: application/json"),
+            "{len}: {head}"
+        );
+        assert!(lower.contains("x-relay-instance: relay"), "{len}: {head}");
+        let json: serde_json::Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(json, serde_json::json!({ "error": reason }), "{len}");
+    }
+    // The relay serves on.
+    let ok = http(&relay.addr.to_string(), "GET /api/rooms", "", b"")
+        .await
+        .unwrap();
+    assert_eq!(ok.status, 200);
+}

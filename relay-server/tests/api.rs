@@ -490,3 +490,82 @@ async fn two_hundred_saves_in_2_s_from_one_address_get_429_once_its_budget_is_sp
         "{metrics}"
     );
 }
+
+/// A request `method path` from 127.0.0.1, no body.
+fn request(method: &str, path: &str) -> Request<Body> {
+    Request::builder()
+        .method(method)
+        .uri(path)
+        .extension(ConnectInfo(SocketAddr::from(([127, 0, 0, 1], 40_000))))
+        .body(Body::empty())
+        .unwrap()
+}
+
+/// The operator's trial: a wrong method and an over-long URI answered
+/// with an empty body, unlike every other refusal of the API.
+#[tokio::test]
+async fn a_wrong_method_and_an_over_long_uri_get_the_apis_json_error() {
+    let state = AppState::new("/nonexistent", 1);
+    for (method, path, allowed) in [
+        ("PUT", "/api/scenarios", "POST"),
+        ("GET", "/api/scenarios", "POST"),
+        ("DELETE", "/api/room-recordings/AAAAAAAAAAAA", "GET, HEAD"),
+        ("POST", "/api/scenarios/AAAAAAAAAAAA", "GET, HEAD"),
+        ("PATCH", "/api/rooms/lobby/recording", "GET, HEAD, POST"),
+        ("POST", "/healthz", "GET, HEAD"),
+    ] {
+        let res = app(state.clone())
+            .oneshot(request(method, path))
+            .await
+            .unwrap();
+        assert_eq!(
+            res.status(),
+            StatusCode::METHOD_NOT_ALLOWED,
+            "{method} {path}"
+        );
+        let allow = res.headers()[header::ALLOW].to_str().unwrap().to_owned();
+        assert_eq!(allow.replace(',', ", "), allowed, "{method} {path}");
+        assert_eq!(
+            res.headers()[header::CONTENT_TYPE],
+            "application/json",
+            "{method} {path}"
+        );
+        let body = axum::body::to_bytes(res.into_body(), usize::MAX)
+            .await
+            .unwrap();
+        assert_eq!(
+            json(&body),
+            serde_json::json!({
+                "error": format!("method {method} is not allowed on {path} (allowed: {allowed})")
+            })
+        );
+    }
+
+    // 8 KiB of target is the limit, on every path.
+    let long = |len: usize, prefix: &str| format!("{prefix}{}", "a".repeat(len - prefix.len()));
+    for path in [
+        long(8193, "/api/scenarios/"),
+        long(8193, "/api/rooms?x="),
+        long(20_000, "/"),
+    ] {
+        let (status, body) = send(&state, request("GET", &path)).await;
+        assert_eq!(status, StatusCode::URI_TOO_LONG);
+        assert_eq!(
+            json(&body)["error"],
+            format!(
+                "the request URI is {} bytes, over the limit of 8192 bytes",
+                path.len()
+            )
+        );
+    }
+    let (status, body) = send(&state, request("GET", &long(8192, "/api/scenarios/"))).await;
+    assert_eq!(
+        status,
+        StatusCode::BAD_REQUEST,
+        "at the limit: the route answers"
+    );
+    assert_eq!(
+        json(&body)["error"],
+        "a scenario id is 12 characters of A–Z, a–z, 0–9, - and _"
+    );
+}
