@@ -31,7 +31,7 @@
 //! | `ws` | `/ws`: the upgrade's checks, the per-connection task, players passed on to a room's home |
 //! | `session` | one connection's protocol rules, sans IO |
 //! | `heartbeat` | the WebSocket Ping every 20 s and the peer found dead |
-//! | `origin` | which pages may open sockets (403 for the others) |
+//! | `origin` | which pages may open sockets and post to the API (403 for the others) |
 //! | `api` | the scenario API and share links; saved room recordings by id |
 //! | `http_errors` | 405 and 414 as the API's JSON errors, for every path |
 //! | `store` | the scenario store: one trait, SQLite and PostgreSQL |
@@ -348,7 +348,8 @@ pub async fn serve(
 /// precompressed variants by `Accept-Encoding`, cache headers by name;
 /// paths that leave the folder, `..` and its percent-encodings included,
 /// are refused).
-/// A method a route does not take (405) and a URI over
+/// A `POST` to `/api/…` from a page of another site is refused (403,
+/// [`origin`]). A method a route does not take (405) and a URI over
 /// 8 KiB (414) are answered `{"error"}` like the
 /// API's other refusals.
 /// Every response carries the page's Content-Security-Policy,
@@ -369,12 +370,16 @@ pub fn app(state: AppState) -> Router {
         .route("/metrics", get(metrics::handler))
         .route("/api/rooms", get(rooms::list))
         .route(
-            "/api/rooms/{name}/recording",
+            origin::ROOM_RECORDING_ROUTE,
             get(rooms::recording).post(rooms::save_recording),
         )
         .route("/api/room-recordings/{id}", get(api::fetch_room_recording))
-        .route("/api/scenarios", post(api::create))
+        .route(origin::SCENARIOS_ROUTE, post(api::create))
         .route("/api/scenarios/{id}", get(api::fetch))
+        .route_layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            origin::api_posts,
+        ))
         .route("/s/{id}", get(api::share_page))
         .fallback_service(pages)
         .with_state(state);
