@@ -2,7 +2,7 @@
 //!
 //! | route | does |
 //! |---|---|
-//! | `POST /api/scenarios` | stores a scenario: body `application/octet-stream` (the compact encoding, as the page sends) or `application/json` (a [`Scenario`] written by hand); 201 `{id, url, …}` |
+//! | `POST /api/scenarios` | stores a scenario: body `application/octet-stream` (the compact encoding, as the page sends) or `application/json` (a [`Scenario`] written by hand); 201 `{id, url, …}`, or 200 with a stored scenario's id when the same one (name and bytes) is stored already |
 //! | `GET /api/scenarios/{id}` | the scenario as JSON, or its compact bytes with `Accept: application/octet-stream` |
 //! | `GET /s/{id}` | the page, which loads and plays scenario `id` (404 status, same page, if unknown) |
 //! | `GET /api/room-recordings/{id}` | a saved room recording's bytes (saved by `POST /api/rooms/{name}/recording`, [`crate::rooms`]) |
@@ -12,7 +12,11 @@
 //! naming where it is served.
 //!
 //! Every rejection is a 4xx (or 5xx) with a JSON body
-//! `{"error": "<reason>"}`; nothing is stored then. Each client address
+//! `{"error": "<reason>"}`; nothing is stored then (a wrong method, 405,
+//! and an over-long URI, 414, too: `crate::http_errors`; a `POST` from
+//! another site's page, 403: [`crate::origin`]). A save found stored
+//! already ([`crate::store::ScenarioStore::find`]) is answered 200 with
+//! its id, stores nothing and is not charged. Each client address
 //! has a budget of saves ([`crate::Limits::saves`]: 429 with
 //! `Retry-After` beyond it, before the replay); the stored
 //! scenarios together have a cap ([`crate::Limits::max_store_bytes`]: 507
