@@ -2,7 +2,7 @@
 //!
 //! | route | does |
 //! |---|---|
-//! | `POST /api/scenarios` | stores a scenario: body `application/octet-stream` (the compact encoding, as the page sends) or `application/json` (a [`Scenario`] written by hand); 201 `{id, url, …}` |
+//! | `POST /api/scenarios` | stores a scenario: body `application/octet-stream` (the compact encoding, as the page sends) or `application/json` (a [`Scenario`] written by hand); 201 `{id, url, …}`, or 200 with a stored scenario's id when the same one (name and bytes) is stored already |
 //! | `GET /api/scenarios/{id}` | the scenario as JSON, or its compact bytes with `Accept: application/octet-stream` |
 //! | `GET /s/{id}` | the page, which loads and plays scenario `id` (404 status, same page, if unknown) |
 //! | `GET /api/room-recordings/{id}` | a saved room recording's bytes (saved by `POST /api/rooms/{name}/recording`, [`crate::rooms`]) |
@@ -12,7 +12,11 @@
 //! naming where it is served.
 //!
 //! Every rejection is a 4xx (or 5xx) with a JSON body
-//! `{"error": "<reason>"}`; nothing is stored then. Each client address
+//! `{"error": "<reason>"}`; nothing is stored then (a wrong method, 405,
+//! and an over-long URI, 414, too: `crate::http_errors`; a `POST` from
+//! another site's page, 403: [`crate::origin`]). A save found stored
+//! already ([`crate::store::ScenarioStore::find`]) is answered 200 with
+//! its id, stores nothing and is not charged. Each client address
 //! has a budget of saves ([`crate::Limits::saves`]: 429 with
 //! `Retry-After` beyond it, before the replay); the stored
 //! scenarios together have a cap ([`crate::Limits::max_store_bytes`]: 507
@@ -188,11 +192,12 @@ pub(crate) async fn create(
 }
 
 impl Save {
-    /// How `answer`, a save's, counts: 201, 429, 507, another 4xx or
-    /// another 5xx.
-    pub(crate) fn of<T>(answer: &Result<T, ApiError>) -> Save {
+    /// How `answer`, a save's, counts: 201, 200 (stored already), 429,
+    /// 507, another 4xx or another 5xx.
+    pub(crate) fn of<T>(answer: &Result<(StatusCode, T), ApiError>) -> Save {
         match answer {
-            Ok(_) => Save::Created,
+            Ok((StatusCode::CREATED, _)) => Save::Created,
+            Ok(_) => Save::Existing,
             Err(ApiError(StatusCode::TOO_MANY_REQUESTS, ..)) => Save::RateLimited,
             Err(ApiError(StatusCode::INSUFFICIENT_STORAGE, ..)) => Save::StoreFull,
             Err(ApiError(status, ..)) if status.is_client_error() => Save::Rejected,
@@ -249,28 +254,68 @@ async fn save(
                 format!("body is over the limit of {MAX_BODY_BYTES} bytes"),
             )
         })?;
+    let parsed = parse(headers, &body);
+    // A scenario stored already (with this very outcome: it was replayed
+    // then) is answered with its id, 200, uncharged and not replayed. One
+    // without an outcome cannot be told from a stored one before the
+    // replay fills it in: it is charged and replayed, and found by the
+    // store's insert.
+    if let Ok(scenario) = &parsed {
+        let bytes = codec::encode(scenario);
+        let found = state
+            .store()
+            .find(ItemKind::Scenario, &scenario.name, &bytes)
+            .await
+            .map_err(|e| ApiError::store(state, e))?;
+        if let Some(id) = found {
+            return Ok(saved(state, scenario, id, bytes.len(), true));
+        }
+    }
     // Charged once the body is in (a client answered before its upload
     // ends may see its connection reset instead of the 429), before the
-    // replay and the store.
+    // replay and the store; a body that does not parse is charged too.
     charge_save(state, client)?;
-    let scenario = verify(parse(headers, &body)?).await?;
+    let scenario = verify(parsed?).await?;
     let bytes = codec::encode(&scenario);
-    let frames = scenario.frames.len() as u32;
-    let size = bytes.len();
-    let id = state
+    let stored = state
         .store()
         .insert(
             ItemKind::Scenario,
             &scenario.name,
             &bytes,
-            frames,
+            scenario.frames.len() as u32,
             limits.max_store_bytes,
         )
         .await
         .map_err(|e| ApiError::store(state, e))?;
-    tracing::info!(%id, name = %scenario.name, frames, bytes = size, "scenario saved");
-    Ok((
-        StatusCode::CREATED,
+    Ok(saved(
+        state,
+        &scenario,
+        stored.id,
+        bytes.len(),
+        stored.existing,
+    ))
+}
+
+/// The answer to a save of `scenario` (`size` bytes encoded) stored as
+/// `id`: 201, or 200 when it was stored already (`existing`).
+fn saved(
+    state: &AppState,
+    scenario: &Scenario,
+    id: String,
+    size: usize,
+    existing: bool,
+) -> (StatusCode, Json<serde_json::Value>) {
+    let frames = scenario.frames.len() as u32;
+    let status = if existing {
+        tracing::info!(%id, name = %scenario.name, "scenario saved already");
+        StatusCode::OK
+    } else {
+        tracing::info!(%id, name = %scenario.name, frames, bytes = size, "scenario saved");
+        StatusCode::CREATED
+    };
+    (
+        status,
         Json(json!({
             "id": id,
             "url": state.inner.deployment.share_link(&id),
@@ -279,7 +324,7 @@ async fn save(
             "frames": frames,
             "duration_s": scenario.duration_secs(),
         })),
-    ))
+    )
 }
 
 /// The answer to a scenario route asked for room recording `id`: 404,

@@ -31,8 +31,9 @@
 //! | `ws` | `/ws`: the upgrade's checks, the per-connection task, players passed on to a room's home |
 //! | `session` | one connection's protocol rules, sans IO |
 //! | `heartbeat` | the WebSocket Ping every 20 s and the peer found dead |
-//! | `origin` | which pages may open sockets (403 for the others) |
+//! | `origin` | which pages may open sockets and post to the API (403 for the others) |
 //! | `api` | the scenario API and share links; saved room recordings by id |
+//! | `http_errors` | 405 and 414 as the API's JSON errors, for every path |
 //! | `store` | the scenario store: one trait, SQLite and PostgreSQL |
 //! | `homes` | the registry of live rooms: each shared room's home relay, leases, hand-offs |
 //! | `room` | room ids in `/ws?room=<id>`, what the proxy routes on |
@@ -58,6 +59,7 @@ mod deployment;
 mod health;
 mod heartbeat;
 mod homes;
+mod http_errors;
 mod limits;
 mod listen;
 mod metrics;
@@ -346,6 +348,10 @@ pub async fn serve(
 /// precompressed variants by `Accept-Encoding`, cache headers by name;
 /// paths that leave the folder, `..` and its percent-encodings included,
 /// are refused).
+/// A `POST` to `/api/…` from a page of another site is refused (403,
+/// [`origin`]). A method a route does not take (405) and a URI over
+/// 8 KiB (414) are answered `{"error"}` like the
+/// API's other refusals.
 /// Every response carries the page's Content-Security-Policy,
 /// `X-Content-Type-Options: nosniff` and `X-Relay-Instance`.
 ///
@@ -358,20 +364,30 @@ pub fn app(state: AppState) -> Router {
     let csp_state = state.clone();
     let instance = header::HeaderValue::from_str(&state.inner.deployment.instance)
         .unwrap_or_else(|_| header::HeaderValue::from_static("relay"));
-    Router::new()
+    let routes = Router::new()
         .route("/ws", get(ws::upgrade))
         .route("/healthz", get(health::handler))
         .route("/metrics", get(metrics::handler))
         .route("/api/rooms", get(rooms::list))
         .route(
-            "/api/rooms/{name}/recording",
+            origin::ROOM_RECORDING_ROUTE,
             get(rooms::recording).post(rooms::save_recording),
         )
         .route("/api/room-recordings/{id}", get(api::fetch_room_recording))
-        .route("/api/scenarios", post(api::create))
+        .route(origin::SCENARIOS_ROUTE, post(api::create))
         .route("/api/scenarios/{id}", get(api::fetch))
+        .route_layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            origin::api_posts,
+        ))
         .route("/s/{id}", get(api::share_page))
         .fallback_service(pages)
+        .with_state(state);
+    // Around the whole router, not each route: a route's 405 gets its
+    // `Allow` from the router, after the route's own layers.
+    Router::new()
+        .fallback_service(routes)
+        .layer(axum::middleware::from_fn(http_errors::json_errors))
         .layer(SetResponseHeaderLayer::overriding(
             header::CONTENT_SECURITY_POLICY,
             move |_: &axum::response::Response| Some(csp_state.inner.csp.header()),
@@ -385,5 +401,4 @@ pub fn app(state: AppState) -> Router {
             instance,
         ))
         .layer(TraceLayer::new_for_http())
-        .with_state(state)
 }

@@ -10,7 +10,9 @@
 //!   answered with a one-line 429 (if the socket takes it at once) and
 //!   closed. A trusted proxy (`--trusted-proxy`) is not capped: behind
 //!   nginx every connection is nginx's, and nginx has its own timeouts;
-//! - `TCP_NODELAY` and a bounded send buffer ([`crate::Limits::socket_send_buffer`]).
+//! - `TCP_NODELAY` and a bounded send buffer ([`crate::Limits::socket_send_buffer`]);
+//! - hyper's own empty 414 and 431 (a request head it cannot take) written
+//!   as the API's `{"error"}` answers (`crate::http_errors`).
 //!
 //! Refusals and header timeouts are counted (`relay_connections_refused_total`,
 //! `relay_header_timeouts_total`). When `signal` completes, the listener
@@ -105,13 +107,14 @@ pub(crate) async fn serve(
         let mut stop = stop_tx.subscribe();
         let done = done_rx.clone();
         let metrics = state.inner.metrics.clone();
+        let io = crate::http_errors::ParseErrors::new(tcp, state.inner.deployment.instance.clone());
         tokio::spawn(async move {
             let mut builder = hyper::server::conn::http1::Builder::new();
             builder
                 .timer(TokioTimer::new())
                 .header_read_timeout(limits.header_timeout);
             let conn = builder
-                .serve_connection(TokioIo::new(tcp), service)
+                .serve_connection(TokioIo::new(io), service)
                 .with_upgrades();
             tokio::pin!(conn);
             let mut stopping = false;

@@ -83,11 +83,14 @@ struct Args {
     #[arg(long, env = "PLAYGROUND_DRAIN_DELAY_MS", default_value_t = 0)]
     drain_delay_ms: u64,
     /// Origins (scheme://host[:port]) whose pages may open WebSockets to
-    /// the relay, comma-separated, besides its own (--public-url, or
-    /// without one the address the request was sent to); `*` allows any.
-    /// Any other page's socket is refused with 403.
-    #[arg(long, env = "PLAYGROUND_ALLOWED_ORIGINS", default_value = "", value_parser = relay_server::origin::AllowedOrigins::parse)]
-    allowed_origin: relay_server::origin::AllowedOrigins,
+    /// the relay and POST to its API (saves), besides its own
+    /// (--public-url, or without one the address the request was sent
+    /// to); comma-separated, and the flag may be repeated
+    /// (--allowed-origin https://a.example --allow-origin https://b.example);
+    /// `*` allows any. Any other page's socket or save is refused with 403.
+    #[arg(long, visible_alias = "allow-origin", env = "PLAYGROUND_ALLOWED_ORIGINS",
+          action = clap::ArgAction::Append, value_parser = relay_server::origin::AllowedOrigins::parse)]
+    allowed_origin: Vec<relay_server::origin::AllowedOrigins>,
     /// Where the other relays reach this one (host:port), for players they
     /// pass on to the rooms this relay is the home of (with a PostgreSQL
     /// store). Default: the address it listens on, unless that is
@@ -219,7 +222,10 @@ async fn run(args: Args) -> anyhow::Result<()> {
         public_url: args.public_url,
         trusted_proxies: args.trusted_proxy,
         drain_delay: ms(args.drain_delay_ms),
-        allowed_origins: args.allowed_origin,
+        allowed_origins: args.allowed_origin.into_iter().fold(
+            Default::default(),
+            relay_server::origin::AllowedOrigins::merge,
+        ),
         internal_addr,
         room_lease: ms(args.room_lease_ms),
     };

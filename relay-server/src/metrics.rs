@@ -21,8 +21,8 @@
 //! | `relay_store_timeouts_total` | counter | – | store and room-registry calls past their deadline |
 //! | `relay_host_poll_seconds` | histogram | – | one `ServerHost::poll` of a private session, s |
 //! | `relay_room_tick_seconds` | histogram | – | one shared room's poll that ran its 60 Hz tick (bots, frame history, net updates, and the players' messages due), s |
-//! | `relay_scenario_saves_total` | counter | `result` (`created`, `rejected`, `failed`, `rate_limited`, `store_full`) | `POST /api/scenarios` answered 201, another 4xx, another 5xx, 429, 507 |
-//! | `relay_room_recording_saves_total` | counter | `result` (as above) | `POST /api/rooms/{name}/recording` answered 201, another 4xx, another 5xx, 429, 507 |
+//! | `relay_scenario_saves_total` | counter | `result` (`created`, `existing`, `rejected`, `failed`, `rate_limited`, `store_full`, `origin`) | `POST /api/scenarios` answered 201, 200 (the same bytes were stored already), another 4xx, another 5xx, 429, 507, 403 (a page of another site) |
+//! | `relay_room_recording_saves_total` | counter | `result` (as above) | `POST /api/rooms/{name}/recording` answered as above |
 //!
 //! Rates (frames per second by kind) are PromQL's job:
 //! `rate(relay_frames_in_total[1m])`.
@@ -141,15 +141,22 @@ pub(crate) enum Save {
     RateLimited = 3,
     /// 507: the store is full.
     StoreFull = 4,
+    /// 200: the same bytes of the same kind were stored already; their
+    /// id answered, nothing stored.
+    Existing = 5,
+    /// 403: posted by a page of another site (`crate::origin`).
+    Origin = 6,
 }
 
 /// The `result` label of the save counters, indexed by [`Save`].
-const SAVE_RESULTS: [&str; 5] = [
+const SAVE_RESULTS: [&str; 7] = [
     "created",
     "rejected",
     "failed",
     "rate_limited",
     "store_full",
+    "existing",
+    "origin",
 ];
 
 /// Why a seat was refused.
@@ -293,8 +300,8 @@ impl Metrics {
                 )
                 .expect("valid histogram"),
             ),
-            saves: counters(&r, "relay_scenario_saves_total", "Scenario saves, by answer: created (201), rejected (4xx), failed (5xx), rate_limited (429), store_full (507).", "result", &SAVE_RESULTS),
-            room_saves: counters(&r, "relay_room_recording_saves_total", "Room recording saves, by answer: created (201), rejected (4xx), failed (5xx), rate_limited (429), store_full (507).", "result", &SAVE_RESULTS),
+            saves: counters(&r, "relay_scenario_saves_total", "Scenario saves, by answer: created (201), existing (200: stored already), rejected (4xx), failed (5xx), rate_limited (429), store_full (507), origin (403: another site's page).", "result", &SAVE_RESULTS),
+            room_saves: counters(&r, "relay_room_recording_saves_total", "Room recording saves, by answer: created (201), existing (200: stored already), rejected (4xx), failed (5xx), rate_limited (429), store_full (507), origin (403: another site's page).", "result", &SAVE_RESULTS),
             registry: r,
         }
     }

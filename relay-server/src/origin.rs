@@ -1,10 +1,14 @@
-//! Which web pages may open a WebSocket to the relay (issue #27).
+//! Which web pages may open a WebSocket to the relay (issue #27), or post
+//! to its API.
 //!
-//! A browser lets any page open a socket to any address and names the
-//! page's origin in the upgrade's `Origin` header, which the page cannot
-//! change: without a check, every site its visitors open could spend
-//! their browsers' sockets on the relay (and its rooms' seats). The relay
-//! accepts a socket when its `Origin` is
+//! A browser lets any page open a socket to any address, or post a form
+//! or a `fetch` to it, and names the page's origin in the request's
+//! `Origin` header, which the page cannot change: without a check, every
+//! site its visitors open could spend their browsers' sockets on the
+//! relay (and its rooms' seats), or their addresses' budget of saves
+//! ([`crate::Limits::saves`]). The relay accepts a socket, and a `POST`
+//! (any method but `GET`, `HEAD` and `OPTIONS`) to `/api/…`
+//! ([`api_posts`]), when its `Origin` is
 //!
 //! - its own: the origin of `--public-url` when it has one; without one,
 //!   the origin the request was sent to (its `Host`, which the browser
@@ -12,7 +16,9 @@
 //!   127.0.0.1:8080, nginx passing `$http_host`);
 //! - or listed in `--allowed-origin` (`*` allows any);
 //!
-//! and refuses any other with 403. A request without `Origin` comes from
+//! and refuses any other with 403 (the API's: `{"error"}` naming the
+//! origin, counted as the save counters' `result="origin"`). A request
+//! without `Origin` comes from
 //! no browser page (a test, a load generator, another relay passing a
 //! player on) and is let through: only browsers send the header, and
 //! anything else could send any value. `Origin: null` (a sandboxed frame,
@@ -20,7 +26,19 @@
 //! browsers write them (RFC 6454): scheme and host in lower case, the
 //! scheme's default port left out.
 
-use axum::http::HeaderValue;
+use crate::api::bad;
+use crate::metrics::Save;
+use crate::AppState;
+use axum::extract::{MatchedPath, Request, State};
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+
+/// The route of a scenario's save (its refusals are counted in
+/// `relay_scenario_saves_total`).
+pub(crate) const SCENARIOS_ROUTE: &str = "/api/scenarios";
+/// The route of a room recording's save (`relay_room_recording_saves_total`).
+pub(crate) const ROOM_RECORDING_ROUTE: &str = "/api/rooms/{name}/recording";
 
 /// The origins allowed besides the relay's own.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -37,6 +55,18 @@ pub struct AllowedOrigins {
 pub struct BadOrigin(String);
 
 impl AllowedOrigins {
+    /// These origins and `more`'s (one list from each use of
+    /// `--allowed-origin`).
+    pub fn merge(mut self, more: AllowedOrigins) -> AllowedOrigins {
+        self.any |= more.any;
+        for origin in more.listed {
+            if !self.listed.contains(&origin) {
+                self.listed.push(origin);
+            }
+        }
+        self
+    }
+
     /// A comma-separated list of origins, `*` for any, empty for none.
     ///
     /// # Errors
@@ -82,17 +112,22 @@ fn origin_of(url: &str) -> Option<String> {
     normalize(&format!("{scheme}://{authority}"))
 }
 
-/// Checks a `/ws` upgrade's `Origin` against the relay's own origin
+/// A request's `Origin` that is neither the relay's own nor allowed: the
+/// header's value as sent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Foreign(pub(crate) String);
+
+/// Checks a request's `Origin` against the relay's own origin
 /// (`public_url`, else `host`) and `allowed`.
 ///
 /// # Errors
-/// The reason to answer with 403.
+/// [`Foreign`]: answer 403.
 pub(crate) fn check(
     origin: Option<&HeaderValue>,
     host: Option<&HeaderValue>,
     public_url: Option<&str>,
     allowed: &AllowedOrigins,
-) -> Result<(), String> {
+) -> Result<(), Foreign> {
     let Some(origin) = origin else {
         return Ok(());
     };
@@ -100,9 +135,8 @@ pub(crate) fn check(
         return Ok(());
     }
     let refused = || {
-        Err(format!(
-            "pages from {} may not open sockets to this relay (its own origin and --allowed-origin only)",
-            String::from_utf8_lossy(origin.as_bytes())
+        Err(Foreign(
+            String::from_utf8_lossy(origin.as_bytes()).into_owned(),
         ))
     };
     let Some(given) = origin.to_str().ok().and_then(normalize) else {
@@ -121,6 +155,46 @@ pub(crate) fn check(
     } else {
         refused()
     }
+}
+
+/// A layer on the API's routes: a request that may change something
+/// (not `GET`, `HEAD` or `OPTIONS`) from a page of another site
+/// ([`check`]) is answered 403 `{"error"}` naming its origin before its
+/// route runs (so before its body is read and its save charged), and
+/// counted as a save refused for its `origin`.
+pub(crate) async fn api_posts(State(state): State<AppState>, req: Request, next: Next) -> Response {
+    let method = req.method();
+    if method.is_safe() || !req.uri().path().starts_with("/api/") {
+        return next.run(req).await;
+    }
+    let deployment = &state.inner.deployment;
+    let Err(Foreign(origin)) = check(
+        req.headers().get(header::ORIGIN),
+        req.headers().get(header::HOST),
+        deployment.public_url.as_deref(),
+        &deployment.allowed_origins,
+    ) else {
+        return next.run(req).await;
+    };
+    let metrics = &state.inner.metrics;
+    match req
+        .extensions()
+        .get::<MatchedPath>()
+        .map(MatchedPath::as_str)
+    {
+        Some(SCENARIOS_ROUTE) => metrics.save(Save::Origin),
+        Some(ROOM_RECORDING_ROUTE) => metrics.room_save(Save::Origin),
+        _ => {}
+    }
+    tracing::info!(%origin, path = req.uri().path(), "API request from another site refused");
+    bad(
+        StatusCode::FORBIDDEN,
+        format!(
+            "pages from {origin} may not {method} to this relay's API (its own origin and \
+             --allowed-origin only)"
+        ),
+    )
+    .into_response()
 }
 
 #[cfg(test)]
@@ -173,11 +247,8 @@ mod tests {
             check(None, None, None, &none).is_ok(),
             "no Origin: no browser page"
         );
-        let reason = check(Some(&hv("https://evil.example")), None, None, &none).unwrap_err();
-        assert!(
-            reason.starts_with("pages from https://evil.example may not"),
-            "{reason}"
-        );
+        let foreign = check(Some(&hv("https://evil.example")), None, None, &none).unwrap_err();
+        assert_eq!(foreign, Foreign("https://evil.example".into()));
     }
 
     #[test]

@@ -279,3 +279,155 @@ async fn a_thousand_half_sent_requests_from_one_address_are_refused_beyond_the_c
         limits.max_handshakes_per_ip as f64
     );
 }
+
+/// A 1 s scenario as the page saves it (compact bytes).
+fn scenario_bytes() -> Vec<u8> {
+    use sim::{Bot, ScenarioRun};
+    let mut run = ScenarioRun::record("origin", 3, sim::protocol::Setup::default());
+    let mut bot = Bot::new();
+    for _ in 0..60 {
+        let (dir, dash) = bot.input(run.endpoint().position(), 1.0 / 60.0);
+        run.step_live(1.0 / 60.0, dir, dash, false);
+    }
+    run.stop_recording();
+    sim::scenario::codec::encode(run.scenario())
+}
+
+/// The operator's trial: a form or `fetch` on another site spent its
+/// visitors' saves. A POST whose `Origin` is another site's is refused
+/// before its body is read or its save charged; the relay's own page, an
+/// allow-listed site and a client without `Origin` save as before.
+#[tokio::test]
+async fn a_save_posted_by_another_sites_page_gets_403_and_spends_nothing() {
+    let one_save = Limits {
+        saves: relay_server::Rate {
+            per_second: 1.0 / 600.0,
+            burst: 1.0,
+        },
+        ..Limits::default()
+    };
+    let state = AppState::with_limits("/nonexistent", 1, one_save).with_deployment(Deployment {
+        allowed_origins: AllowedOrigins::parse("https://teach.example.edu").unwrap(),
+        ..Deployment::default()
+    });
+    let relay = Served::start(state.clone()).await;
+    let addr = relay.addr.to_string();
+    let scenario = scenario_bytes();
+    let save = |origin: Option<&str>, from: &str| {
+        let origin = origin.map_or(String::new(), |o| format!("Origin: {o}\r\n"));
+        let extra = format!("{origin}Content-Type: application/octet-stream\r\n");
+        let (addr, scenario, path) = (addr.clone(), scenario.clone(), from.to_owned());
+        async move {
+            http(&addr, &format!("POST {path}"), &extra, &scenario)
+                .await
+                .unwrap()
+        }
+    };
+    for origin in [
+        "https://evil.example",
+        "null",
+        "http://127.0.0.1:1",
+        "https://teach.example.edu.evil.example",
+    ] {
+        for path in ["/api/scenarios", "/api/rooms/lobby/recording"] {
+            let refused = save(Some(origin), path).await;
+            assert_eq!(refused.status, 403, "{origin} {path}: {}", refused.text());
+            assert_eq!(
+                refused.json(),
+                serde_json::json!({
+                    "error": format!(
+                        "pages from {origin} may not POST to this relay's API (its own origin \
+                         and --allowed-origin only)"
+                    )
+                })
+            );
+        }
+    }
+    assert_eq!(state.store().count().await.unwrap(), 0);
+    for (series, n) in [
+        ("relay_scenario_saves_total{result=\"origin\"}", 4.0),
+        ("relay_room_recording_saves_total{result=\"origin\"}", 4.0),
+        ("relay_scenario_saves_total{result=\"rate_limited\"}", 0.0),
+    ] {
+        assert_eq!(metric(&relay, series).await, n, "{series}");
+    }
+    // The budget of one save is whole: the relay's own page spends it.
+    let own = format!("http://{}", relay.addr);
+    let saved = save(Some(&own), "/api/scenarios").await;
+    assert_eq!(saved.status, 201, "{}", saved.text());
+    assert_eq!(save(None, "/api/scenarios").await.status, 200, "no Origin");
+    let listed = save(Some("https://teach.example.edu"), "/api/scenarios").await;
+    assert_eq!(listed.status, 200, "{}", listed.text());
+    // GETs are not checked: a page of any site may read a saved item.
+    let id = saved.json()["id"].as_str().unwrap().to_owned();
+    let got = http(
+        &addr,
+        &format!("GET /api/scenarios/{id}"),
+        "Origin: https://evil.example\r\n",
+        b"",
+    )
+    .await
+    .unwrap();
+    assert_eq!(got.status, 200);
+}
+
+/// Over a real socket: a URI past the relay's 8 KiB, past hyper's own
+/// 65 534 bytes (refused by hyper before any route), and a request head
+/// past hyper's buffer, each answered in the API's JSON shape.
+#[tokio::test]
+async fn an_over_long_uri_gets_a_json_414_even_past_hypers_own_limit() {
+    let relay = Served::start(AppState::new("/nonexistent", 1)).await;
+    let raw = |target_len: usize| {
+        let addr = relay.addr;
+        async move {
+            let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
+            let target = format!("/api/rooms?x={}", "a".repeat(target_len - 13));
+            let req = format!("GET {target} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
+            // hyper may answer and close before it has read it all.
+            let _ = s.write_all(req.as_bytes()).await;
+            let mut out = Vec::new();
+            let _ = tokio::time::timeout(Duration::from_secs(5), s.read_to_end(&mut out)).await;
+            let text = String::from_utf8_lossy(&out).into_owned();
+            let (head, body) = text.split_once("\r\n\r\n").expect("a whole answer");
+            let body = body
+                .split("\r\n")
+                .find(|l| l.starts_with('{'))
+                .unwrap_or(body)
+                .to_owned();
+            (head.to_owned(), body)
+        }
+    };
+    for (len, status, reason) in [
+        (
+            9_000,
+            "HTTP/1.1 414 URI Too Long",
+            "the request URI is 9000 bytes, over the limit of 8192 bytes".to_owned(),
+        ),
+        (
+            70_000,
+            "HTTP/1.1 414 URI Too Long",
+            "the request URI is over the limit of 8192 bytes".to_owned(),
+        ),
+        (
+            500_000,
+            "HTTP/1.1 431 Request Header Fields Too Large",
+            "the request head is too large (the relay reads at most ~400 KiB of it)".to_owned(),
+        ),
+    ] {
+        let (head, body) = raw(len).await;
+        assert!(head.starts_with(status), "{len}: {head}");
+        let lower = head.to_ascii_lowercase();
+        assert!(
+            lower.contains("content-type: application/json"),
+            "{len}: {head}"
+        );
+        assert!(lower.contains("x-relay-instance: relay"), "{len}: {head}");
+        let json: serde_json::Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(json, serde_json::json!({ "error": reason }), "{len}");
+    }
+    // The relay serves on.
+    let ok = http(&relay.addr.to_string(), "GET /api/rooms", "", b"")
+        .await
+        .unwrap();
+    assert_eq!(ok.status, 200);
+}

@@ -148,7 +148,8 @@ async fn scenarios_of_every_version_are_read_and_upgraded(backend: &Backend) {
             .store()
             .insert(ItemKind::Scenario, name, &bytes, 1200, 0)
             .await
-            .unwrap();
+            .unwrap()
+            .id;
         let (status, got) = send(
             &state,
             get(&format!("/api/scenarios/{id}"), "application/octet-stream"),
@@ -394,8 +395,17 @@ async fn rollback_scenarios_are_replayed_on_save_like_cmc_ones(backend: &Backend
 
 on_both_stores!(a_save_past_the_storage_cap_is_refused_with_507_and_stores_nothing);
 
+/// `scenario` named `name`: another item to the store (the same bytes
+/// are stored once).
+fn named(scenario: &Scenario, name: &str) -> Vec<u8> {
+    let mut renamed = scenario.clone();
+    renamed.name = name.to_owned();
+    codec::encode(&renamed)
+}
+
 async fn a_save_past_the_storage_cap_is_refused_with_507_and_stores_nothing(backend: &Backend) {
-    let scenario = codec::encode(&recorded(1));
+    let one = recorded(1);
+    let scenario = named(&one, "cap 0");
     let size = scenario.len() as u64;
     let cap = 2 * size + size / 2;
     let limits = Limits {
@@ -403,8 +413,9 @@ async fn a_save_past_the_storage_cap_is_refused_with_507_and_stores_nothing(back
         ..Limits::default()
     };
     let state = backend.state_with_limits("/nonexistent", limits).await;
-    for _ in 0..2 {
-        let (status, body) = send(&state, post("application/octet-stream", scenario.clone())).await;
+    for name in ["cap 0", "cap 1"] {
+        let (status, body) =
+            send(&state, post("application/octet-stream", named(&one, name))).await;
         assert_eq!(
             status,
             StatusCode::CREATED,
@@ -412,7 +423,11 @@ async fn a_save_past_the_storage_cap_is_refused_with_507_and_stores_nothing(back
             String::from_utf8_lossy(&body)
         );
     }
-    let (status, body) = send(&state, post("application/octet-stream", scenario.clone())).await;
+    let (status, body) = send(
+        &state,
+        post("application/octet-stream", named(&one, "cap 2")),
+    )
+    .await;
     assert_eq!(status, StatusCode::INSUFFICIENT_STORAGE);
     assert_eq!(
         json(&body)["error"],
@@ -423,6 +438,9 @@ async fn a_save_past_the_storage_cap_is_refused_with_507_and_stores_nothing(back
         )
     );
     assert_eq!(state.store().count().await.unwrap(), 2);
+    // A stored one is still found, full or not.
+    let (status, body) = send(&state, post("application/octet-stream", scenario)).await;
+    assert_eq!(status, StatusCode::OK, "{}", String::from_utf8_lossy(&body));
 }
 
 /// Issue #27: "200 saves in 2 s from one address: 429s after the bucket
@@ -430,7 +448,11 @@ async fn a_save_past_the_storage_cap_is_refused_with_507_and_stores_nothing(back
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_hundred_saves_in_2_s_from_one_address_get_429_once_its_budget_is_spent() {
     let state = AppState::new("/nonexistent", 1);
-    let scenario = codec::encode(&recorded(1));
+    // 200 different scenarios (the same one would be found stored).
+    let scenario = recorded(1);
+    let scenarios: Vec<Vec<u8>> = (0..203)
+        .map(|i| named(&scenario, &format!("save {i:03}")))
+        .collect();
     let one = IpAddr::from([198, 51, 100, 7]);
     let budget = Limits::default().saves;
     let start = tokio::time::Instant::now();
@@ -438,7 +460,11 @@ async fn two_hundred_saves_in_2_s_from_one_address_get_429_once_its_budget_is_sp
     let mut retry_afters = Vec::new();
     for i in 0..200u32 {
         tokio::time::sleep_until(start + std::time::Duration::from_millis(u64::from(i) * 10)).await;
-        let req = post_from(one, "application/octet-stream", scenario.clone());
+        let req = post_from(
+            one,
+            "application/octet-stream",
+            scenarios[i as usize].clone(),
+        );
         let (status, retry_after, body) = answer(&state, req).await;
         match status {
             StatusCode::CREATED => created += 1,
@@ -475,7 +501,11 @@ async fn two_hundred_saves_in_2_s_from_one_address_get_429_once_its_budget_is_sp
         let other = IpAddr::from([203, 0, 113, last]);
         let (status, _) = send(
             &state,
-            post_from(other, "application/octet-stream", scenario.clone()),
+            post_from(
+                other,
+                "application/octet-stream",
+                scenarios[199 + usize::from(last)].clone(),
+            ),
         )
         .await;
         assert_eq!(status, StatusCode::CREATED);
@@ -488,5 +518,84 @@ async fn two_hundred_saves_in_2_s_from_one_address_get_429_once_its_budget_is_sp
             200 - created
         )),
         "{metrics}"
+    );
+}
+
+/// A request `method path` from 127.0.0.1, no body.
+fn request(method: &str, path: &str) -> Request<Body> {
+    Request::builder()
+        .method(method)
+        .uri(path)
+        .extension(ConnectInfo(SocketAddr::from(([127, 0, 0, 1], 40_000))))
+        .body(Body::empty())
+        .unwrap()
+}
+
+/// The operator's trial: a wrong method and an over-long URI answered
+/// with an empty body, unlike every other refusal of the API.
+#[tokio::test]
+async fn a_wrong_method_and_an_over_long_uri_get_the_apis_json_error() {
+    let state = AppState::new("/nonexistent", 1);
+    for (method, path, allowed) in [
+        ("PUT", "/api/scenarios", "POST"),
+        ("GET", "/api/scenarios", "POST"),
+        ("DELETE", "/api/room-recordings/AAAAAAAAAAAA", "GET, HEAD"),
+        ("POST", "/api/scenarios/AAAAAAAAAAAA", "GET, HEAD"),
+        ("PATCH", "/api/rooms/lobby/recording", "GET, HEAD, POST"),
+        ("POST", "/healthz", "GET, HEAD"),
+    ] {
+        let res = app(state.clone())
+            .oneshot(request(method, path))
+            .await
+            .unwrap();
+        assert_eq!(
+            res.status(),
+            StatusCode::METHOD_NOT_ALLOWED,
+            "{method} {path}"
+        );
+        let allow = res.headers()[header::ALLOW].to_str().unwrap().to_owned();
+        assert_eq!(allow.replace(',', ", "), allowed, "{method} {path}");
+        assert_eq!(
+            res.headers()[header::CONTENT_TYPE],
+            "application/json",
+            "{method} {path}"
+        );
+        let body = axum::body::to_bytes(res.into_body(), usize::MAX)
+            .await
+            .unwrap();
+        assert_eq!(
+            json(&body),
+            serde_json::json!({
+                "error": format!("method {method} is not allowed on {path} (allowed: {allowed})")
+            })
+        );
+    }
+
+    // 8 KiB of target is the limit, on every path.
+    let long = |len: usize, prefix: &str| format!("{prefix}{}", "a".repeat(len - prefix.len()));
+    for path in [
+        long(8193, "/api/scenarios/"),
+        long(8193, "/api/rooms?x="),
+        long(20_000, "/"),
+    ] {
+        let (status, body) = send(&state, request("GET", &path)).await;
+        assert_eq!(status, StatusCode::URI_TOO_LONG);
+        assert_eq!(
+            json(&body)["error"],
+            format!(
+                "the request URI is {} bytes, over the limit of 8192 bytes",
+                path.len()
+            )
+        );
+    }
+    let (status, body) = send(&state, request("GET", &long(8192, "/api/scenarios/"))).await;
+    assert_eq!(
+        status,
+        StatusCode::BAD_REQUEST,
+        "at the limit: the route answers"
+    );
+    assert_eq!(
+        json(&body)["error"],
+        "a scenario id is 12 characters of A–Z, a–z, 0–9, - and _"
     );
 }

@@ -118,7 +118,8 @@ async fn ids_are_looked_up_in_the_relays_store(backend: &Backend) {
             0,
         )
         .await
-        .unwrap();
+        .unwrap()
+        .id;
     let db = backend.db_arg(&dir);
     let link = format!("http://localhost:8080/s/{id}");
     for source in [id.as_str(), link.as_str()] {
@@ -136,7 +137,8 @@ async fn ids_are_looked_up_in_the_relays_store(backend: &Backend) {
     let room = store
         .insert(ItemKind::Room, "lobby", &[1, 2, 3], 60, 0)
         .await
-        .unwrap();
+        .unwrap()
+        .id;
     let (code, text) = cli(&["run", &room, "--db", &db]);
     assert_eq!(code, 2, "{text}");
     assert!(

@@ -529,11 +529,15 @@ async fn room_saves_share_the_scenarios_budget_per_address_and_the_storage_cap()
         ..Limits::default()
     };
     let relay = Served::start(AppState::with_limits("/nonexistent", 1, two)).await;
-    let _player = join(&relay, "busy").await;
+    let mut player = join(&relay, "busy").await;
+    // Each save a few ticks apart: a recording that has not changed since
+    // the last save is that save's (200, uncharged).
     for _ in 0..2 {
+        drain(&mut player, 50).await;
         let saved = post(&relay, "/api/rooms/busy/recording").await;
         assert_eq!(saved.status, 201, "{}", saved.text());
     }
+    drain(&mut player, 50).await;
     let refused = post(&relay, "/api/rooms/busy/recording").await;
     assert_eq!(refused.status, 429, "{}", refused.text());
     let secs: u64 = refused.header("retry-after").unwrap().parse().unwrap();
@@ -589,7 +593,7 @@ async fn room_saves_share_the_scenarios_budget_per_address_and_the_storage_cap()
 
 /// A PostgreSQL database left by a relay from before kinds (migrations
 /// 1–3, copied here as they were) upgrades in place: its rows are
-/// scenarios, and a room recording goes beside them.
+/// scenarios (with their digests), and a room recording goes beside them.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "needs PostgreSQL: scripts/test.sh starts one and runs these with --ignored"]
 async fn a_postgres_store_from_before_kinds_upgrades_in_place() {
@@ -635,7 +639,8 @@ async fn a_postgres_store_from_before_kinds_upgrades_in_place() {
     let id = store
         .insert(ItemKind::Room, "lobby", &[7; 3], 60, 5)
         .await
-        .unwrap();
+        .unwrap()
+        .id;
     let room = store.get(&id).await.unwrap().unwrap();
     assert_eq!(
         (
@@ -647,10 +652,84 @@ async fn a_postgres_store_from_before_kinds_upgrades_in_place() {
         (ItemKind::Room, "lobby", &[7u8; 3][..], 60)
     );
     assert_eq!(store.count().await.unwrap(), 2);
+    // The old row got its digest as the store migrated: saving it again
+    // finds it.
+    assert_eq!(
+        store
+            .find(ItemKind::Scenario, "old", &[1, 2])
+            .await
+            .unwrap()
+            .as_deref(),
+        Some("AAAAAAAAAAAA")
+    );
+    let again = store
+        .insert(ItemKind::Scenario, "old", &[1, 2], 1, 0)
+        .await
+        .unwrap();
+    assert_eq!((again.id.as_str(), again.existing), ("AAAAAAAAAAAA", true));
+    assert_eq!(store.count().await.unwrap(), 2);
     // Opened again: nothing applied twice.
     drop(store);
     let again = PgStore::connect(&db.url).await.unwrap();
     assert_eq!(again.count().await.unwrap(), 2);
     drop(again);
     db.drop_db().await;
+}
+
+on_both_stores!(thirteen_saves_of_one_recording_store_it_once_and_spend_one_save);
+
+/// The operator's trial: the same recording saved 13 times stored 13
+/// copies and spent 13 saves. A stopped recording (at its limit) does not
+/// change, so each save after the first finds it: 200, the same id,
+/// nothing stored, nothing spent.
+async fn thirteen_saves_of_one_recording_store_it_once_and_spend_one_save(backend: &Backend) {
+    let limits = Limits {
+        room_record_events: 40,
+        saves: Rate {
+            per_second: 1.0 / 600.0,
+            burst: 2.0,
+        },
+        ..Limits::default()
+    };
+    let state = backend.state_with_limits("/nonexistent", limits).await;
+    let relay = Served::start(state.clone()).await;
+    let mut player = join(&relay, "still").await;
+    // Past the 40 inputs' limit: the recording no longer changes.
+    drain(&mut player, 1_000).await;
+    let first = post(&relay, "/api/rooms/still/recording").await;
+    assert_eq!(first.status, 201, "{}", first.text());
+    let first = first.json();
+    for i in 1..13 {
+        let again = post(&relay, "/api/rooms/still/recording").await;
+        assert_eq!(again.status, 200, "save {}: {}", i + 1, again.text());
+        assert_eq!(again.json(), first, "save {}: the same answer", i + 1);
+    }
+    assert_eq!(state.store().count().await.unwrap(), 1);
+    assert_eq!(
+        sample(
+            &relay,
+            "relay_room_recording_saves_total{result=\"created\"}"
+        )
+        .await,
+        1
+    );
+    assert_eq!(
+        sample(
+            &relay,
+            "relay_room_recording_saves_total{result=\"existing\"}"
+        )
+        .await,
+        12
+    );
+    // One save of the two spent: a scenario still goes in, then the
+    // budget is out.
+    let scenario = post_scenario(&relay).await;
+    assert_eq!(scenario.status, 201, "{}", scenario.text());
+    let again = post_scenario(&relay).await;
+    assert_eq!(again.status, 200, "the same scenario: {}", again.text());
+    assert_eq!(again.json(), scenario.json());
+    // Another room's recording is new: refused only by the spent budget.
+    let _other = join(&relay, "other").await;
+    assert_eq!(post(&relay, "/api/rooms/other/recording").await.status, 429);
+    assert_eq!(state.store().count().await.unwrap(), 2);
 }

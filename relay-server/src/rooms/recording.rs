@@ -28,7 +28,10 @@
 //! the client address's budget of saves, shared with scenarios
 //! ([`crate::Limits::saves`]: 429 with `Retry-After`), and the bytes are
 //! stored as an [`ItemKind::Room`] under the store's cap (507) and
-//! deadline (503, with `Retry-After` after a timeout). 201 answers `{id,
+//! deadline (503, with `Retry-After` after a timeout). A recording stored
+//! already — same room, same bytes: nothing happened since the last save
+//! — is answered 200 with its id, uncharged, and nothing is stored
+//! ([`crate::store::ScenarioStore::find`]). 201 answers `{id,
 //! url, api, room, seconds, ticks, shots, bytes, truncated, replay}`:
 //! `url` is the page's link (`/?room-recording={id}`, absolute under
 //! `--public-url`), `api` the bytes' address, `replay` the live host's
@@ -40,7 +43,7 @@ use crate::api::{bad, charge_save, ApiError};
 use crate::metrics::Save;
 use crate::proxy::ClientAddr;
 use crate::room::RoomId;
-use crate::store::ItemKind;
+use crate::store::{ItemKind, Stored};
 use crate::AppState;
 use axum::extract::{Path, State};
 use axum::http::{header, HeaderMap, HeaderName, StatusCode};
@@ -298,31 +301,49 @@ async fn store(
     // The recording first: a save the GET would refuse costs nothing (and
     // charging first would spare no work: the GET asks the task freely).
     let snapshot = snapshot(state, &id).await?;
-    charge_save(state, client)?;
-    let ticks = u32::try_from(snapshot.ticks).unwrap_or(u32::MAX);
-    let stored = state
+    // Stored already (nothing happened in the room since): its id, 200,
+    // uncharged.
+    let found = state
         .store()
-        .insert(
-            ItemKind::Room,
-            id.as_str(),
-            &snapshot.bytes,
-            ticks,
-            state.inner.limits.max_store_bytes,
-        )
+        .find(ItemKind::Room, id.as_str(), &snapshot.bytes)
         .await
         .map_err(|e| ApiError::store(state, e))?;
+    let stored = match found {
+        Some(id) => Stored { id, existing: true },
+        None => {
+            charge_save(state, client)?;
+            let ticks = u32::try_from(snapshot.ticks).unwrap_or(u32::MAX);
+            state
+                .store()
+                .insert(
+                    ItemKind::Room,
+                    id.as_str(),
+                    &snapshot.bytes,
+                    ticks,
+                    state.inner.limits.max_store_bytes,
+                )
+                .await
+                .map_err(|e| ApiError::store(state, e))?
+        }
+    };
+    let (status, stored) = if stored.existing {
+        (StatusCode::OK, stored.id)
+    } else {
+        (StatusCode::CREATED, stored.id)
+    };
     tracing::info!(
         id = %stored,
         room = %id,
-        ticks,
+        ticks = snapshot.ticks,
         shots = snapshot.shots,
         bytes = snapshot.bytes.len(),
         truncated = snapshot.truncated,
+        existing = status == StatusCode::OK,
         "room recording saved"
     );
     let deployment = &state.inner.deployment;
     Ok((
-        StatusCode::CREATED,
+        status,
         Json(json!({
             "id": stored,
             "url": deployment.room_recording_link(&stored),

@@ -18,7 +18,22 @@
 //! 4. (SQLite's 3rd) `scenarios.kind` ([`ItemKind`]): `'scenario'` (the
 //!    default, so every row from before is one) or `'room'`, a saved room
 //!    recording ([`sim::endpoints::room::recording::RoomRecording::to_bytes`]).
-//!    Both kinds share the table, its id space, the usage row and the cap.
+//!    Both kinds share the table, its id space, the usage row and the cap;
+//! 5. (SQLite's 4th) `scenarios.digest`, the SHA-256 of `bytes`
+//!    ([`digest`]), filled in for the rows already there (SQLite: by the
+//!    relay as it migrates; PostgreSQL: `sha256(bytes)`), and the index
+//!    `scenarios_kind_digest (kind, digest)`: a save of the same kind,
+//!    name and bytes as a stored item answers that item's id and stores
+//!    nothing ([`Stored::existing`]; not a `UNIQUE` index: stores from
+//!    before it may hold copies, and keep them).
+//!
+//! **De-duplication**: [`ScenarioStore::insert`] looks for an item of the
+//! same kind, name and digest in the transaction that would insert it,
+//! after taking the write lock (SQLite's `BEGIN IMMEDIATE`, PostgreSQL's
+//! lock on the usage row, which every insert takes), so two identical
+//! saves at once — on one relay or two — store one item; a found item is
+//! answered even when the store is full. [`ScenarioStore::find`] asks the
+//! same without writing (the API asks it before charging a save).
 //!
 //! **Deadline**: every call, from waiting for a connection to the last
 //! row, answers within [`Location::open`]'s deadline (default
@@ -174,12 +189,31 @@ pub struct StoredScenario {
     pub created_at: i64,
 }
 
+/// What [`ScenarioStore::insert`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stored {
+    /// The item's id.
+    pub id: String,
+    /// `true`: an item of the same kind, name and bytes was stored
+    /// already, and `id` is its (nothing was written); `false`: stored
+    /// under a new id.
+    pub existing: bool,
+}
+
+/// The SHA-256 of an item's bytes, as the `digest` column holds it.
+pub fn digest(bytes: &[u8]) -> [u8; 32] {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(bytes).into()
+}
+
 /// Where scenarios are kept. Both backends behave the same: see the
 /// module docs.
 #[async_trait::async_trait]
 pub trait ScenarioStore: Send + Sync + std::fmt::Debug {
     /// Stores an item of `kind` (its encoding `bytes`, `name` and
     /// `frames` as [`StoredScenario`] says) and returns its new id, unless
+    /// an item of the same kind, name and bytes is stored already (then
+    /// its id, [`Stored::existing`], nothing written, whatever the cap) or
     /// the stored items of both kinds would then take more than
     /// `max_bytes` (`0` = no cap). Durable when it returns.
     ///
@@ -194,7 +228,20 @@ pub trait ScenarioStore: Send + Sync + std::fmt::Debug {
         bytes: &[u8],
         frames: u32,
         max_bytes: u64,
-    ) -> Result<String, StoreError>;
+    ) -> Result<Stored, StoreError>;
+
+    /// The id of a stored item of `kind`, `name` and these `bytes`, if
+    /// there is one (the oldest, if a store from before de-duplication
+    /// holds copies).
+    ///
+    /// # Errors
+    /// [`StoreError`] if the read fails.
+    async fn find(
+        &self,
+        kind: ItemKind,
+        name: &str,
+        bytes: &[u8],
+    ) -> Result<Option<String>, StoreError>;
 
     /// The item stored under `id`, of either kind, if any (`None` for a
     /// malformed id).

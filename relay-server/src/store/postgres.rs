@@ -12,7 +12,8 @@
 //! private network.
 
 use super::{
-    new_id, unix_now, ItemKind, ScenarioStore, StoreError, StoredScenario, DEFAULT_DEADLINE,
+    digest, new_id, unix_now, ItemKind, ScenarioStore, StoreError, Stored, StoredScenario,
+    DEFAULT_DEADLINE,
 };
 use deadpool_postgres::{Manager, ManagerConfig, Object, Pool, RecyclingMethod, Runtime};
 use std::future::Future;
@@ -23,8 +24,9 @@ use tokio_postgres::NoTls;
 /// The migrations, in order: the same schema as SQLite's, in PostgreSQL's
 /// types (`frames` is a `u32`, so `BIGINT`), the room registry
 /// (`crate::homes`: room → its home relay, the lease and the room's last
-/// checkpoint), and every row's [`ItemKind`] (the rows before it are
-/// scenarios).
+/// checkpoint), every row's [`ItemKind`] (the rows before it are
+/// scenarios), and every row's [`digest`] (PostgreSQL's own `sha256` for
+/// the rows before it) with the index de-duplication looks items up by.
 const MIGRATIONS: &[&str] = &[
     "CREATE TABLE IF NOT EXISTS scenarios (
         id TEXT PRIMARY KEY,
@@ -50,7 +52,14 @@ const MIGRATIONS: &[&str] = &[
     )",
     "ALTER TABLE scenarios ADD COLUMN kind TEXT NOT NULL DEFAULT 'scenario'
         CHECK (kind IN ('scenario', 'room'))",
+    "ALTER TABLE scenarios ADD COLUMN digest BYTEA;
+    UPDATE scenarios SET digest = sha256(bytes);
+    CREATE INDEX scenarios_kind_digest ON scenarios (kind, digest)",
 ];
+
+/// The oldest item of a kind, digest and name ([`super::ScenarioStore::find`]).
+const SAME: &str = "SELECT id FROM scenarios WHERE kind = $1 AND digest = $2 AND name = $3
+                    ORDER BY created_at, id LIMIT 1";
 
 /// Advisory lock held while migrating ("npscen" in ASCII).
 const MIGRATION_LOCK: i64 = 0x6e70_7363_656e;
@@ -232,25 +241,39 @@ impl ScenarioStore for PgStore {
         bytes: &[u8],
         frames: u32,
         max_bytes: u64,
-    ) -> Result<String, StoreError> {
+    ) -> Result<Stored, StoreError> {
         let (frames, created_at) = (i64::from(frames), unix_now());
         let adding = bytes.len() as u64;
         let (len, cap) = (adding as i64, i64::try_from(max_bytes).unwrap_or(i64::MAX));
+        let digest = digest(bytes).to_vec();
         let (name, bytes) = (name.to_owned(), bytes.to_vec());
         self.db
             .call(move |client| {
                 Box::pin(async move {
                     let tx = client.transaction().await?;
-                    // The one usage row: locked until the commit, so two
-                    // relays saving at once cannot both pass the cap.
+                    // The one usage row: locked until the commit (every
+                    // insert takes it first), so two relays saving at once
+                    // cannot both pass the cap, nor both store the same
+                    // item.
                     let used: i64 = tx
                         .query_one(
-                            "UPDATE store_usage SET bytes = bytes + $1, scenarios = scenarios + 1
-                             WHERE id = 1 RETURNING bytes - $1",
-                            &[&len],
+                            "SELECT bytes FROM store_usage WHERE id = 1 FOR UPDATE",
+                            &[],
                         )
                         .await?
                         .get(0);
+                    let same = tx.prepare_cached(SAME).await?;
+                    if let Some(row) = tx
+                        .query_opt(&same, &[&kind.as_str(), &digest, &name])
+                        .await?
+                    {
+                        // Nothing written: the transaction rolls back as
+                        // it drops.
+                        return Ok(Stored {
+                            id: row.get(0),
+                            existing: true,
+                        });
+                    }
                     if cap > 0 && used + len > cap {
                         return Err(StoreError::Full {
                             used: used as u64,
@@ -258,10 +281,16 @@ impl ScenarioStore for PgStore {
                             cap: max_bytes,
                         });
                     }
+                    tx.execute(
+                        "UPDATE store_usage SET bytes = bytes + $1, scenarios = scenarios + 1
+                         WHERE id = 1",
+                        &[&len],
+                    )
+                    .await?;
                     let statement = tx
                         .prepare_cached(
-                            "INSERT INTO scenarios (id, kind, name, bytes, frames, created_at)
-                             VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (id) DO NOTHING",
+                            "INSERT INTO scenarios (id, kind, name, bytes, frames, created_at, digest)
+                             VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (id) DO NOTHING",
                         )
                         .await?;
                     loop {
@@ -269,15 +298,47 @@ impl ScenarioStore for PgStore {
                         let inserted = tx
                             .execute(
                                 &statement,
-                                &[&id, &kind.as_str(), &name, &bytes, &frames, &created_at],
+                                &[
+                                    &id,
+                                    &kind.as_str(),
+                                    &name,
+                                    &bytes,
+                                    &frames,
+                                    &created_at,
+                                    &digest,
+                                ],
                             )
                             .await?;
                         // 0 rows: the id was taken; draw another.
                         if inserted == 1 {
                             tx.commit().await?;
-                            return Ok(id);
+                            return Ok(Stored {
+                                id,
+                                existing: false,
+                            });
                         }
                     }
+                })
+            })
+            .await
+    }
+
+    async fn find(
+        &self,
+        kind: ItemKind,
+        name: &str,
+        bytes: &[u8],
+    ) -> Result<Option<String>, StoreError> {
+        let digest = digest(bytes).to_vec();
+        let name = name.to_owned();
+        self.db
+            .call(move |client| {
+                Box::pin(async move {
+                    let same = client.prepare_cached(SAME).await?;
+                    let row = client
+                        .query_opt(&same, &[&kind.as_str(), &digest, &name])
+                        .await?;
+                    Ok(row.map(|r| r.get(0)))
                 })
             })
             .await

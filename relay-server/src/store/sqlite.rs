@@ -10,7 +10,8 @@
 //! `PRAGMA user_version`.
 
 use super::{
-    new_id, unix_now, ItemKind, ScenarioStore, StoreError, StoredScenario, DEFAULT_DEADLINE,
+    digest, new_id, unix_now, ItemKind, ScenarioStore, StoreError, Stored, StoredScenario,
+    DEFAULT_DEADLINE,
 };
 use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ValueRef};
 use rusqlite::{params, Connection, OptionalExtension};
@@ -22,7 +23,9 @@ use std::time::Duration;
 /// Migration 1 is the schema the relay had before versioning, so a file
 /// written by an older relay (`user_version` 0, table present) takes it as
 /// a no-op. Migration 3 gives every row its [`ItemKind`]: the rows before
-/// it are scenarios.
+/// it are scenarios. Migration 4 adds each row's [`digest`] (the rows
+/// before it get theirs from [`fill_digests`], SQLite having no SHA-256)
+/// and the index de-duplication looks items up by.
 const MIGRATIONS: &[&str] = &[
     "CREATE TABLE IF NOT EXISTS scenarios (
         id TEXT PRIMARY KEY NOT NULL,
@@ -40,7 +43,31 @@ const MIGRATIONS: &[&str] = &[
         SELECT 1, COALESCE(SUM(length(bytes)), 0), COUNT(*) FROM scenarios;",
     "ALTER TABLE scenarios ADD COLUMN kind TEXT NOT NULL DEFAULT 'scenario'
         CHECK (kind IN ('scenario', 'room'));",
+    "ALTER TABLE scenarios ADD COLUMN digest BLOB;
+    CREATE INDEX scenarios_kind_digest ON scenarios (kind, digest);",
 ];
+
+/// The migration whose rows need [`fill_digests`] after it.
+const DIGEST_MIGRATION: i64 = 4;
+
+/// Gives every row without a digest its own (migration 4, rows from
+/// before it).
+fn fill_digests(tx: &rusqlite::Transaction<'_>) -> Result<(), StoreError> {
+    let rows = {
+        let mut select = tx.prepare("SELECT rowid, bytes FROM scenarios WHERE digest IS NULL")?;
+        let rows = select
+            .query_map([], |r| {
+                Ok((r.get::<_, i64>(0)?, digest(&r.get::<_, Vec<u8>>(1)?)))
+            })?
+            .collect::<Result<Vec<_>, _>>()?;
+        rows
+    };
+    let mut update = tx.prepare("UPDATE scenarios SET digest = ?1 WHERE rowid = ?2")?;
+    for (rowid, digest) in rows {
+        update.execute(params![&digest[..], rowid])?;
+    }
+    Ok(())
+}
 
 /// The SQLite store. Cloning shares the connection.
 #[derive(Debug, Clone)]
@@ -103,6 +130,9 @@ impl SqliteStore {
         let applied = usize::try_from(applied).unwrap_or(0);
         for (version, sql) in (1i64..).zip(MIGRATIONS).skip(applied) {
             tx.execute_batch(sql)?;
+            if version == DIGEST_MIGRATION {
+                fill_digests(&tx)?;
+            }
             tx.pragma_update(None, "user_version", version)?;
         }
         tx.commit()?;
@@ -130,11 +160,17 @@ impl SqliteStore {
         bytes: &[u8],
         frames: u32,
         max_bytes: u64,
-    ) -> Result<String, StoreError> {
+    ) -> Result<Stored, StoreError> {
         let created_at = unix_now();
         let adding = bytes.len() as u64;
+        let digest = digest(bytes);
         let mut conn = self.conn();
+        // Immediate: the write lock from here, so no identical save can
+        // come in between the look-up and the insert.
         let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        if let Some(id) = same(&tx, kind, name, &digest)? {
+            return Ok(Stored { id, existing: true });
+        }
         let used: i64 = tx.query_row("SELECT bytes FROM store_usage WHERE id = 1", [], |r| {
             r.get(0)
         })?;
@@ -153,17 +189,34 @@ impl SqliteStore {
         loop {
             let id = new_id()?;
             let inserted = tx.execute(
-                "INSERT OR IGNORE INTO scenarios (id, kind, name, bytes, frames, created_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-                params![id, kind.as_str(), name, bytes, frames, created_at],
+                "INSERT OR IGNORE INTO scenarios (id, kind, name, bytes, frames, created_at, digest)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                params![id, kind.as_str(), name, bytes, frames, created_at, &digest[..]],
             )?;
             // 0 rows: the id was taken (one chance in 2⁷² per stored
             // scenario); draw another.
             if inserted == 1 {
                 tx.commit()?;
-                return Ok(id);
+                return Ok(Stored {
+                    id,
+                    existing: false,
+                });
             }
         }
+    }
+
+    /// [`ScenarioStore::find`] on this thread.
+    ///
+    /// # Errors
+    /// [`StoreError`] if the read fails.
+    pub fn find_blocking(
+        &self,
+        kind: ItemKind,
+        name: &str,
+        bytes: &[u8],
+    ) -> Result<Option<String>, StoreError> {
+        let digest = digest(bytes);
+        same(&self.conn(), kind, name, &digest)
     }
 
     /// [`ScenarioStore::get`] on this thread.
@@ -219,6 +272,22 @@ impl SqliteStore {
     }
 }
 
+/// The id of the oldest item of `kind`, `name` and `digest`, if any.
+fn same(
+    conn: &Connection,
+    kind: ItemKind,
+    name: &str,
+    digest: &[u8; 32],
+) -> Result<Option<String>, StoreError> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT id FROM scenarios WHERE kind = ?1 AND digest = ?2 AND name = ?3
+             ORDER BY created_at, rowid LIMIT 1",
+        )?
+        .query_row(params![kind.as_str(), &digest[..], name], |r| r.get(0))
+        .optional()?)
+}
+
 impl FromSql for ItemKind {
     fn column_result(value: ValueRef<'_>) -> FromSqlResult<ItemKind> {
         ItemKind::parse(value.as_str()?).map_err(|e| FromSqlError::Other(Box::new(e)))
@@ -234,9 +303,20 @@ impl ScenarioStore for SqliteStore {
         bytes: &[u8],
         frames: u32,
         max_bytes: u64,
-    ) -> Result<String, StoreError> {
+    ) -> Result<Stored, StoreError> {
         let (name, bytes) = (name.to_owned(), bytes.to_vec());
         self.blocking(move |s| s.insert_blocking(kind, &name, &bytes, frames, max_bytes))
+            .await
+    }
+
+    async fn find(
+        &self,
+        kind: ItemKind,
+        name: &str,
+        bytes: &[u8],
+    ) -> Result<Option<String>, StoreError> {
+        let (name, bytes) = (name.to_owned(), bytes.to_vec());
+        self.blocking(move |s| s.find_blocking(kind, &name, &bytes))
             .await
     }
 
@@ -263,10 +343,12 @@ mod tests {
         let store = SqliteStore::in_memory().unwrap();
         let a = store
             .insert_blocking(ItemKind::Scenario, "a", b"\x01abc", 3, 0)
-            .unwrap();
+            .unwrap()
+            .id;
         let b = store
             .insert_blocking(ItemKind::Scenario, "b", b"\x01def", 4, 0)
-            .unwrap();
+            .unwrap()
+            .id;
         assert!(
             super::super::is_id(&a) && super::super::is_id(&b) && a != b,
             "{a} {b}"
@@ -334,7 +416,8 @@ mod tests {
         let id = SqliteStore::open(&path)
             .unwrap()
             .insert_blocking(ItemKind::Scenario, "kept", b"\x01x", 1, 0)
-            .unwrap();
+            .unwrap()
+            .id;
         let again = SqliteStore::open(&path).unwrap();
         assert_eq!(again.get_blocking(&id).unwrap().unwrap().name, "kept");
         let version: i64 = again
@@ -369,7 +452,7 @@ mod tests {
             .insert_blocking(ItemKind::Scenario, "new", &[1], 1, 2)
             .is_ok());
         assert!(store
-            .insert_blocking(ItemKind::Scenario, "new", &[1], 1, 2)
+            .insert_blocking(ItemKind::Scenario, "new", &[2], 1, 2)
             .is_err());
         drop(store);
         std::fs::remove_dir_all(dir).unwrap();
@@ -397,7 +480,8 @@ mod tests {
         assert_eq!((old.kind, old.name.as_str()), (ItemKind::Scenario, "old"));
         let room = store
             .insert_blocking(ItemKind::Room, "lobby", &[9; 3], 120, 0)
-            .unwrap();
+            .unwrap()
+            .id;
         let got = store.get_blocking(&room).unwrap().unwrap();
         assert_eq!(
             (
@@ -412,7 +496,7 @@ mod tests {
             .conn()
             .pragma_query_value(None, "user_version", |r| r.get(0))
             .unwrap();
-        assert_eq!(version, 3);
+        assert_eq!(version, MIGRATIONS.len() as i64);
         // The schema refuses a kind it does not know.
         let odd = store.conn().execute(
             "INSERT INTO scenarios (id, kind, name, bytes, frames, created_at)
@@ -420,6 +504,124 @@ mod tests {
             [],
         );
         assert!(odd.is_err(), "{odd:?}");
+        drop(store);
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn the_same_bytes_of_the_same_kind_and_name_are_stored_once() {
+        let store = SqliteStore::in_memory().unwrap();
+        let first = store
+            .insert_blocking(ItemKind::Room, "lobby", &[5; 100], 60, 0)
+            .unwrap();
+        assert!(!first.existing);
+        for _ in 0..12 {
+            let again = store
+                .insert_blocking(ItemKind::Room, "lobby", &[5; 100], 60, 0)
+                .unwrap();
+            assert_eq!(
+                again,
+                Stored {
+                    id: first.id.clone(),
+                    existing: true
+                }
+            );
+        }
+        assert_eq!(
+            store
+                .find_blocking(ItemKind::Room, "lobby", &[5; 100])
+                .unwrap(),
+            Some(first.id.clone())
+        );
+        // Another kind, name or byte is another item.
+        for (kind, name, bytes) in [
+            (ItemKind::Scenario, "lobby", [5u8; 100]),
+            (ItemKind::Room, "hall", [5; 100]),
+            (ItemKind::Room, "lobby", {
+                let mut b = [5; 100];
+                b[99] = 6;
+                b
+            }),
+        ] {
+            assert_eq!(store.find_blocking(kind, name, &bytes).unwrap(), None);
+            let other = store.insert_blocking(kind, name, &bytes, 60, 0).unwrap();
+            assert!(!other.existing && other.id != first.id, "{name}");
+        }
+        assert_eq!(store.count_blocking().unwrap(), 4);
+        // The usage row counted each item once: 400 bytes, so a 400-byte
+        // cap refuses anything new but still answers a stored item.
+        let usage: (i64, i64) = store
+            .conn()
+            .query_row("SELECT bytes, scenarios FROM store_usage", [], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
+            .unwrap();
+        assert_eq!(usage, (400, 4));
+        let full = store.insert_blocking(ItemKind::Room, "lobby", &[7], 1, 400);
+        assert!(matches!(full, Err(StoreError::Full { .. })), "{full:?}");
+        let found = store
+            .insert_blocking(ItemKind::Room, "lobby", &[5; 100], 60, 400)
+            .unwrap();
+        assert_eq!(found.id, first.id);
+    }
+
+    #[test]
+    fn a_file_from_before_digests_gets_them_and_its_copies_are_found() {
+        let dir = std::env::temp_dir().join(format!("np-store-digest-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("v3.sqlite3");
+        // The file as the relay left it before migration 4, with two
+        // copies of one recording (saved twice before de-duplication).
+        let old = Connection::open(&path).unwrap();
+        for sql in &MIGRATIONS[..3] {
+            old.execute_batch(sql).unwrap();
+        }
+        old.execute_batch(
+            "INSERT INTO scenarios (id, kind, name, bytes, frames, created_at) VALUES
+                ('AAAAAAAAAAAA', 'room', 'lobby', x'0102', 1, 10),
+                ('BBBBBBBBBBBB', 'room', 'lobby', x'0102', 1, 20),
+                ('CCCCCCCCCCCC', 'scenario', 's', x'01', 1, 30);
+             UPDATE store_usage SET bytes = 5, scenarios = 3;",
+        )
+        .unwrap();
+        old.pragma_update(None, "user_version", 3).unwrap();
+        drop(old);
+
+        let store = SqliteStore::open(&path).unwrap();
+        let nulls: i64 = store
+            .conn()
+            .query_row(
+                "SELECT COUNT(*) FROM scenarios WHERE digest IS NULL",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(nulls, 0);
+        let stored: Vec<u8> = store
+            .conn()
+            .query_row(
+                "SELECT digest FROM scenarios WHERE id = 'CCCCCCCCCCCC'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(stored, digest(&[1]).to_vec());
+        // The oldest copy answers; nothing new is stored.
+        let again = store
+            .insert_blocking(ItemKind::Room, "lobby", &[1, 2], 1, 0)
+            .unwrap();
+        assert_eq!(
+            again,
+            Stored {
+                id: "AAAAAAAAAAAA".into(),
+                existing: true
+            }
+        );
+        assert_eq!(
+            store.find_blocking(ItemKind::Scenario, "s", &[1]).unwrap(),
+            Some("CCCCCCCCCCCC".into())
+        );
+        assert_eq!(store.count_blocking().unwrap(), 3);
         drop(store);
         std::fs::remove_dir_all(dir).unwrap();
     }

@@ -64,13 +64,17 @@ pub(crate) async fn upgrade(
             .into_response();
     }
     let deployment = &state.inner.deployment;
-    if let Err(reason) = crate::origin::check(
+    if let Err(crate::origin::Foreign(origin)) = crate::origin::check(
         headers.get(header::ORIGIN),
         headers.get(header::HOST),
         deployment.public_url.as_deref(),
         &deployment.allowed_origins,
     ) {
         metrics.refused(Refusal::Origin);
+        let reason = format!(
+            "pages from {origin} may not open sockets to this relay (its own origin and \
+             --allowed-origin only)"
+        );
         return (StatusCode::FORBIDDEN, reason).into_response();
     }
     let Some(permit) = state.inner.addr_cap.try_acquire(client) else {
