@@ -137,7 +137,9 @@ impl Gate {
                 RoomClientMsg::TimeRequest { .. }
                 | RoomClientMsg::Fire(_)
                 | RoomClientMsg::Reload { .. },
-            ) => (Kind::Room, &mut self.room),
+            )
+            // A rollback room player's seat report: once a second.
+            | ClientMsg::SeatReport(_) => (Kind::Room, &mut self.room),
             ClientMsg::Hello
             | ClientMsg::SetNetSettings(_)
             | ClientMsg::SetTransport(_)
