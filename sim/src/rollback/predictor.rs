@@ -258,6 +258,11 @@ impl RollbackPredictor {
             self.start(s.ids, arena, s.snapshot);
             return Ok(());
         }
+        if let RollbackServerMsg::Seats(_) = msg {
+            // A room's per-seat numbers are the page's to show, not the
+            // prediction's (issue 22).
+            return Ok(());
+        }
         let (Some(ids), Some(client)) = (self.ids, &mut self.client) else {
             return Err(RollbackEndpointError::NotStarted);
         };
