@@ -21,7 +21,8 @@ pub(crate) enum Kind {
     Inputs,
     /// `Ping`.
     Ping,
-    /// A room's `TimeRequest`, `Fire`, `Reload`.
+    /// A room's `TimeRequest`, `Fire`, `Reload`; a rollback room's
+    /// `SeatReport` (one a second).
     Room,
     /// `Hello`, `Resume`, `SetNetSettings`, `SetTransport`,
     /// `SetServerRules`, `SetModel`, `LagSpike`; a room's `Join`, `SetPlayerSettings`,
