@@ -157,32 +157,43 @@ test('two pages in one rollback room', async (t) => {
   });
 
   await t.test("each page's own link is in force, and each table shows the other's RTT as the other measured it", async () => {
-    const own = {};
-    const seen = {};
-    for (const [page, mine, other, slider] of [[a, sa, sb, 150], [b, sb, sa, 250]]) {
-      const rows = await table(page);
-      t.diagnostic(`P${mine}'s table: ${JSON.stringify(rows)}`);
-      const rtt = Number.parseFloat(rows[0][3]);
-      assert.ok(rtt >= slider - 5 && rtt < slider + 250, `RTT ${rtt} ms at the ${slider} ms slider`);
-      own[mine] = rtt;
-      // The other's row: its reported RTT, input delay, its buffer at the
-      // server, its dilation, missed / late.
-      const row = rows.find((r) => r[0] === `P${other}`);
-      assert.ok(row, `a row for P${other}`);
-      seen[other] = Number.parseFloat(row[3]);
-      assert.match(row[3], /^\d+ ms$/);
-      assert.match(row[4], /^\d+ ticks$/);
-      assert.match(row[5], /^-?\d+ ticks$/);
-      assert.match(row[6], /^\d\.\d{3}$/);
-      assert.match(row[7], /^\d+ \/ \d+$/);
+    // Each page's own RTT (its first row) and the other's row, read every
+    // 100 ms for 4 s: a single Pong's RTT wanders with loss and frame
+    // timing, and a report is up to a second old.
+    const own = { [sa]: [], [sb]: [] };
+    const seen = { [sa]: [], [sb]: [] };
+    let last;
+    for (let i = 0; i < 40; i += 1) {
+      for (const [page, mine, other] of [[a, sa, sb], [b, sb, sa]]) {
+        const rows = await table(page);
+        own[mine].push(Number.parseFloat(rows[0][3]));
+        const row = rows.find((r) => r[0] === `P${other}`);
+        assert.ok(row, `a row for P${other}`);
+        // The other's row: its reported RTT, input delay, its buffer at
+        // the server, its dilation, missed / late.
+        assert.match(row[3], /^\d+ ms$/);
+        assert.match(row[4], /^\d+ ticks$/);
+        assert.match(row[5], /^-?\d+ ticks$/);
+        assert.match(row[6], /^\d\.\d{3}$/);
+        assert.match(row[7], /^\d+ \/ \d+$/);
+        seen[other].push(Number.parseFloat(row[3]));
+        last = rows;
+      }
+      await sleep(100);
     }
-    t.diagnostic(`measured by themselves ${JSON.stringify(own)}, seen by the other ${JSON.stringify(seen)}`);
-    // A report is at most ~1 s old and RTTs wander with loss and frame
-    // timing: within 80 ms of the owner's own reading, and on the owner's
-    // side of the two sliders.
-    assert.ok(Math.abs(seen[sb] - own[sb]) <= 80, `A sees P${sb} at ${seen[sb]} ms, P${sb} measured ${own[sb]} ms`);
-    assert.ok(Math.abs(seen[sa] - own[sa]) <= 80, `B sees P${sa} at ${seen[sa]} ms, P${sa} measured ${own[sa]} ms`);
-    assert.ok(seen[sb] >= 245 && seen[sa] < 245, `A sees P${sb} at ${seen[sb]} ms (slider 250), B sees P${sa} at ${seen[sa]} ms (slider 150)`);
+    t.diagnostic(`B's last table: ${JSON.stringify(last)}`);
+    const range = (v) => `${Math.min(...v)}–${Math.max(...v)}`;
+    const median = (v) => [...v].sort((x, y) => x - y)[v.length >> 1];
+    t.diagnostic(`P${sa} (slider 150): measured ${range(own[sa])} ms, shown by the other ${range(seen[sa])} ms`);
+    t.diagnostic(`P${sb} (slider 250): measured ${range(own[sb])} ms, shown by the other ${range(seen[sb])} ms`);
+    for (const [who, slider] of [[sa, 150], [sb, 250]]) {
+      // Its own link is in force ...
+      assert.ok(own[who].every((ms) => ms >= slider - 5 && ms < slider + 400), `P${who}: ${own[who]} at the ${slider} ms slider`);
+      // ... and the other page shows what it measured.
+      assert.ok(seen[who].every((ms) => ms >= slider - 5), `P${who} shown at ${seen[who]} (slider ${slider})`);
+      assert.ok(Math.abs(median(seen[who]) - median(own[who])) <= 60, `P${who}: shown ${median(seen[who])} ms, measured ${median(own[who])} ms (medians)`);
+    }
+    assert.ok(median(seen[sb]) - median(seen[sa]) >= 50, `P${sb} shown slower than P${sa}`);
   });
 
   await t.test('each counts rebases caused by the other', async () => {
