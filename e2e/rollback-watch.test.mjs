@@ -3,8 +3,10 @@
 // drives) with a server-driven bot added, and a second page opens the same
 // link with `&watch=1`. The spectator takes no seat: its match card says
 // watching and names the seated player and the bot, the Predicted panel
-// says it predicts nothing, the newest View's tick advances, and
-// `/api/rooms` counts one spectator beside one player and one bot.
+// says it predicts nothing, the newest View's tick advances, its table
+// shows the player's reported RTT and every seat's buffer (the room's
+// Seats), and `/api/rooms` counts one spectator beside one player and one
+// bot.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -51,6 +53,25 @@ test('a page watches a rollback match of a page and a bot', async (t) => {
     t.diagnostic(`View tick ${t0} → ${t1}`);
     // 1.5 s at 60 Hz is 90 ticks; the card is written every 200 ms.
     assert.ok(t1 - t0 >= 60, `the tick advanced ${t0} → ${t1}`);
+  });
+
+  await t.test("its table shows every seat's numbers: the player's RTT, the bot's buffer", async () => {
+    const rows = () =>
+      watcher.evaluate(() =>
+        [...document.querySelectorAll('#match-table tr')].map((tr) => [...tr.children].map((td) => td.textContent)));
+    // The player reports once a second; Seats come twice a second.
+    await waitFor(async () => /^\d+ ms$/.test((await rows())[1]?.[3] ?? ''), 5_000, "the player's RTT in the spectator's table");
+    const [, p1, bot] = await rows();
+    t.diagnostic(`spectator's rows: ${JSON.stringify([p1, bot])}`);
+    assert.equal(p1[0], 'P1');
+    assert.ok(Number.parseFloat(p1[3]) < 1000, `P1's RTT ${p1[3]}`);
+    assert.match(p1[5], /^-?\d+ ticks$/);
+    assert.match(p1[6], /^\d\.\d{3}$/);
+    assert.match(p1[7], /^\d+ \/ \d+$/);
+    // A bot reports nothing (no RTT, dilation) but has a buffer.
+    assert.equal(bot[0], 'P2 (bot)');
+    assert.deepEqual([bot[3], bot[6]], ['–', '–']);
+    assert.match(bot[5], /^-?\d+ ticks$/);
   });
 
   await t.test('the relay counts a spectator, not a player', async () => {

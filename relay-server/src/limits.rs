@@ -11,7 +11,7 @@
 //! | `ServerMove` (CMC) | 120 /s | 120 | dropped, counted |
 //! | `Inputs` (rollback) | 150 /s | 150 | dropped, counted |
 //! | `Ping` | 20 /s | 20 | dropped, counted |
-//! | a room's `TimeRequest`, `Fire`, `Reload` | 40 /s | 40 | dropped, counted |
+//! | a room's `TimeRequest`, `Fire`, `Reload`; a rollback room's `SeatReport` | 40 /s | 40 | dropped, counted |
 //! | `Hello`, `Resume`, `SetNetSettings`, `SetTransport`, `SetServerRules`, `SetModel`, `LagSpike`, `Trace`; a room's `Join`, `SetPlayerSettings`, `SetMaxRecordTime`, `AddBot` | 10 /s | 20 | settings, transport, rules, model, player settings, `MaxRecordTime`, trace request: the newest of each is held and applied when a token frees up (a slider drag loses nothing but intermediate values); `Hello`, `Resume`, `LagSpike`, `Join`, `AddBot`: dropped |
 //! | `POST /api/scenarios`, per client address | 1 per 6 s | 10 | HTTP 429 with `Retry-After` |
 //!

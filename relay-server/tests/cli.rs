@@ -157,7 +157,8 @@ async fn ids_are_looked_up_in_the_relays_store(backend: &Backend) {
     let saved = store
         .insert(ItemKind::Room, "duel", &bytes, 60, 0)
         .await
-        .unwrap();
+        .unwrap()
+        .id;
     let link = format!("http://localhost:8080/?room-recording={saved}");
     for source in [saved.as_str(), link.as_str()] {
         let (code, text) = cli(&["room-replay", source, "--db", &db]);

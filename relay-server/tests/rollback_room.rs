@@ -7,6 +7,8 @@
 //! A spectator (`Room(Watch)`, issue 22) of a full match of two takes no
 //! seat and receives Views whose hashes are the States' the players
 //! converge to; watching a CMC room or no room is refused with its reason.
+//! Both players and the spectator receive `Seats` rows naming both
+//! players with the RTTs each reported (issue 22).
 
 mod common;
 
@@ -15,7 +17,7 @@ use futures_util::{SinkExt, StreamExt};
 use relay_server::{AppState, Limits};
 use sim::net::codec;
 use sim::protocol::{ClientMsg, ResumeToken, ServerMsg};
-use sim::rollback::wire::{Ids, RollbackServerMsg};
+use sim::rollback::wire::{Ids, RollbackServerMsg, SeatsMsg};
 use sim::rollback::{RollbackConfig, RollbackPredictor};
 use sim::room::{RoomClientMsg, RoomServerMsg};
 use sim::Vec2;
@@ -55,6 +57,10 @@ struct Page {
     start: Option<(Ids, sim::rollback::Tick)>,
     /// The relay's resume token for this connection.
     token: Option<ResumeToken>,
+    /// The RTT this page reports once a second, ms (`None`: no reports).
+    report_rtt_ms: Option<f64>,
+    /// Every Seats received.
+    seats: Vec<SeatsMsg>,
 }
 
 impl Page {
@@ -66,6 +72,8 @@ impl Page {
             newest_state: None,
             start: None,
             token: None,
+            report_rtt_ms: None,
+            seats: Vec::new(),
         }
     }
 
@@ -76,9 +84,15 @@ impl Page {
         let mut frames = tokio::time::interval(Duration::from_micros(16_667));
         let mut last = Instant::now();
         let mut turned = Instant::now();
+        let mut reports = tokio::time::interval(Duration::from_secs(1));
         loop {
             tokio::select! {
                 () = tokio::time::sleep_until(end) => break,
+                _ = reports.tick(), if self.report_rtt_ms.is_some() => {
+                    if let Some(r) = self.predictor.seat_report(self.report_rtt_ms) {
+                        send(&mut self.ws, &ClientMsg::SeatReport(r)).await;
+                    }
+                }
                 _ = frames.tick() => {
                     let dt = last.elapsed().as_secs_f64();
                     last = Instant::now();
@@ -94,6 +108,7 @@ impl Page {
                 msg = self.ws.next() => match msg {
                     Some(Ok(Message::Binary(b))) => match codec::decode::<ServerMsg>(&b) {
                         Ok(ServerMsg::SessionToken { token, .. }) => self.token = Some(token),
+                        Ok(ServerMsg::Rollback(RollbackServerMsg::Seats(s))) => self.seats.push(s),
                         Ok(ServerMsg::Rollback(m)) => {
                             if let RollbackServerMsg::Start(s) = &m {
                                 self.start = Some((s.ids, s.snapshot.tick));
@@ -241,11 +256,16 @@ async fn three_pages_in_one_rollback_match_converge_to_the_servers_world() {
     assert_eq!(close, Some((4000, reason.into())));
 }
 
+/// What a spectator read: whether Watch came, every View's tick and
+/// hash, every Seats, and how many other rollback messages.
+type Watched = (bool, Vec<(sim::rollback::Tick, u64)>, Vec<SeatsMsg>, usize);
+
 /// Reads a spectator's socket for `ms`: whether Watch came, every View's
-/// tick and hash (checked against its world), and anything else rollback.
-async fn watch(ws: &mut Ws, ms: u64) -> (bool, Vec<(sim::rollback::Tick, u64)>, usize) {
+/// tick and hash (checked against its world), every Seats, and anything
+/// else rollback.
+async fn watch(ws: &mut Ws, ms: u64) -> Watched {
     let end = tokio::time::Instant::now() + Duration::from_millis(ms);
-    let (mut watched, mut views, mut other) = (false, Vec::new(), 0);
+    let (mut watched, mut views, mut seats, mut other) = (false, Vec::new(), Vec::new(), 0);
     let mut pings = tokio::time::interval(Duration::from_millis(250));
     loop {
         tokio::select! {
@@ -260,6 +280,7 @@ async fn watch(ws: &mut Ws, ms: u64) -> (bool, Vec<(sim::rollback::Tick, u64)>, 
                         assert_eq!((v.players, v.bots), (0b11, 0));
                         views.push((v.snapshot.tick, v.hash()));
                     }
+                    Ok(ServerMsg::Rollback(RollbackServerMsg::Seats(s))) => seats.push(s),
                     Ok(ServerMsg::Rollback(_)) => other += 1,
                     _ => {}
                 },
@@ -269,7 +290,7 @@ async fn watch(ws: &mut Ws, ms: u64) -> (bool, Vec<(sim::rollback::Tick, u64)>, 
             },
         }
     }
-    (watched, views, other)
+    (watched, views, seats, other)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -284,21 +305,49 @@ async fn a_spectator_of_a_full_match_sees_the_world_the_players_converge_to() {
 
     let mut a = Page::join(&relay, "final").await;
     let mut b = Page::join(&relay, "final").await;
+    // Each reports its own RTT once a second (issue 22).
+    a.report_rtt_ms = Some(123.4);
+    b.report_rtt_ms = Some(234.0);
     let mut spectator = open_as(&relay, "room=final&model=rollback", RoomClientMsg::Watch).await;
-    let ((), (), (watched, mut views, other)) = tokio::join!(
+    let ((), (), (watched, mut views, mut seats, other)) = tokio::join!(
         a.play(2500, Vec2::new(1.0, 0.0)),
         b.play(2500, Vec2::new(0.0, -1.0)),
         watch(&mut spectator, 2500),
     );
-    let ((), (), (_, later, more)) = tokio::join!(
+    let ((), (), (_, later, later_seats, more)) = tokio::join!(
         a.play(1500, Vec2::ZERO),
         b.play(1500, Vec2::ZERO),
         watch(&mut spectator, 1500),
     );
     views.extend(later);
-    // Watch, then Views only: no Acks, no States, no Start.
+    seats.extend(later_seats);
+    // Watch, then Views and Seats only: no Acks, no States, no Start.
     assert!(watched);
     assert_eq!(other + more, 0);
+    // Seats twice a second to both players and the spectator: rows for
+    // seats 0 and 1 (a seated first), the server's counters, and from
+    // the first reports on each one's own RTT.
+    for (name, got) in [("a", &a.seats), ("b", &b.seats), ("spectator", &seats)] {
+        assert!(got.len() >= 6, "{name}: {} Seats", got.len());
+        let rtts: Vec<_> = got
+            .iter()
+            .map(|s| {
+                let seated: Vec<u8> = s.rows.iter().map(|r| r.seat).collect();
+                assert_eq!(seated, [0, 1], "{name}");
+                assert!(s.rows.iter().all(|r| !r.bot && r.buffer.is_some()));
+                s.rows
+                    .iter()
+                    .map(|r| r.report.and_then(|p| p.rtt_ms))
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        let last = rtts.last().unwrap();
+        assert_eq!(last, &[Some(123), Some(234)], "{name}: {rtts:?}");
+    }
+    assert_eq!(
+        b.seats.last().unwrap().rows[0].report.unwrap().input_delay,
+        0
+    );
     // A View with every State: 4 s at 30 States/s on a perfect link.
     assert!(views.len() >= 100, "{} views", views.len());
     for (name, page) in [("a", &a), ("b", &b)] {
@@ -363,6 +412,8 @@ async fn a_dropped_player_resumes_their_seat_with_the_same_ids() {
         newest_state: None,
         start: None,
         token: None,
+        report_rtt_ms: None,
+        seats: Vec::new(),
     };
     back.play(1000, Vec2::new(-1.0, 0.0)).await;
     let (again, resumed_at) = back.start.expect("the Start again after the Resume");

@@ -103,6 +103,7 @@ const ORDER: &[(&str, &[&str])] = &[
             "predictor",
             "bot",
             "recording",
+            "seats",
             "match_server",
         ],
     ),

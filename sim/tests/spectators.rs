@@ -2,7 +2,7 @@
 //! [`RollbackRoomHost`] with two players on their own links and a
 //! spectator on a conditioned link of its own. The spectator takes no
 //! seat, is answered Watch, receives a View (the whole world and its hash)
-//! with every State and no Acks; each View's hash is the server's for its
+//! with every State, the room's Seats, and no Acks; each View's hash is the server's for its
 //! tick; its Inputs never reach the match; the spectator cap refuses the
 //! 17th with its reason while a full match of 8 is still watched.
 
@@ -61,7 +61,7 @@ fn a_spectator_over_a_lossy_link_sees_the_servers_world_and_its_inputs_are_refus
 
     let mut server_hashes: HashMap<Tick, u64> = HashMap::new();
     let mut views: Vec<ViewMsg> = Vec::new();
-    let (mut watches, mut acks_to_watcher) = (0, 0);
+    let (mut watches, mut acks_to_watcher, mut seats_to_watcher) = (0, 0, 0);
     let mut script = Pcg32::seed_from_u64(7);
     let mut dirs = [Vec2::ZERO; 2];
     let mut forged = 0;
@@ -79,6 +79,7 @@ fn a_spectator_over_a_lossy_link_sees_the_servers_world_and_its_inputs_are_refus
                 match msg {
                     RollbackServerMsg::Watch(_) => watches += 1,
                     RollbackServerMsg::View(v) => views.push(v),
+                    RollbackServerMsg::Seats(_) => seats_to_watcher += 1,
                     _ => acks_to_watcher += 1,
                 }
                 continue;
@@ -116,6 +117,9 @@ fn a_spectator_over_a_lossy_link_sees_the_servers_world_and_its_inputs_are_refus
         }
     }
     assert_eq!((watches, acks_to_watcher), (1, 0));
+    // Every seat's numbers twice a second (issue 22): 16 in 8 s, less
+    // the 5 % lost.
+    assert!((12..=16).contains(&seats_to_watcher), "{seats_to_watcher}");
     // A State every 2 ticks for 8 s is 240; 5 % loss keeps most.
     assert!(views.len() > 200, "{} views", views.len());
     for v in &views {

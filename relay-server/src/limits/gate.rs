@@ -21,7 +21,8 @@ pub(crate) enum Kind {
     Inputs,
     /// `Ping`.
     Ping,
-    /// A room's `TimeRequest`, `Fire`, `Reload`.
+    /// A room's `TimeRequest`, `Fire`, `Reload`; a rollback room's
+    /// `SeatReport` (one a second).
     Room,
     /// `Hello`, `Resume`, `SetNetSettings`, `SetTransport`,
     /// `SetServerRules`, `SetModel`, `LagSpike`; a room's `Join`, `SetPlayerSettings`,
@@ -137,7 +138,9 @@ impl Gate {
                 RoomClientMsg::TimeRequest { .. }
                 | RoomClientMsg::Fire(_)
                 | RoomClientMsg::Reload { .. },
-            ) => (Kind::Room, &mut self.room),
+            )
+            // A rollback room player's seat report: once a second.
+            | ClientMsg::SeatReport(_) => (Kind::Room, &mut self.room),
             ClientMsg::Hello
             | ClientMsg::SetNetSettings(_)
             | ClientMsg::SetTransport(_)

@@ -10,7 +10,7 @@ use std::time::Instant;
 
 /// `kind` label of frames in, by the message's tag (`sim`'s `ClientMsg`
 /// variant order); `other` for frames that are not a known message.
-pub(crate) const CLIENT_KINDS: [&str; 13] = [
+pub(crate) const CLIENT_KINDS: [&str; 14] = [
     "hello",
     "server_move",
     "set_net_settings",
@@ -23,6 +23,7 @@ pub(crate) const CLIENT_KINDS: [&str; 13] = [
     "room",
     "trace",
     "set_transport",
+    "seat_report",
     "other",
 ];
 
@@ -152,6 +153,7 @@ mod tests {
             ClientMsg::Room(_) => "room",
             ClientMsg::Trace(_) => "trace",
             ClientMsg::SetTransport(_) => "set_transport",
+            ClientMsg::SeatReport(_) => "seat_report",
         }
     }
 
@@ -206,6 +208,10 @@ mod tests {
             ClientMsg::Room(sim::room::RoomClientMsg::Join),
             ClientMsg::Trace(sim::net::trace_wire::TraceRequest::default()),
             ClientMsg::SetTransport(sim::net::transport::LinkTransport::ReliableOrdered),
+            ClientMsg::SeatReport(sim::rollback::wire::SeatReport {
+                ids: sim::rollback::wire::Ids::new(1, 1, 0),
+                stats: sim::rollback::wire::ReportedStats::default(),
+            }),
         ];
         for m in &msgs {
             let i = kind_index(&codec::encode(m), CLIENT_KINDS.len());

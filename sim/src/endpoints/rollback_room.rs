@@ -9,14 +9,19 @@
 //! receive_msg(p) ─► control? act now: Join ─► Start │ SetNetSettings │
 //!                 │   LagSpike │ AddBot │ Trace
 //!                 └► Inputs, Ping ─► p's uplink conditioner
+//!                 SeatReport ─► p's uplink conditioner
 //! receive_msg(s), a spectator: Watch (or Join) ─► Watch · settings as a
-//!                 player's · Inputs ─► refused, counted · Ping ─► uplink
+//!                 player's · Inputs, SeatReport ─► refused, counted ·
+//!                 Ping ─► uplink
 //! poll(now): every uplink's due messages: Inputs ─► MatchServer::deliver
-//!            (ids checked per seat) · Ping ─► Pong
+//!            (ids checked per seat) · SeatReport ─► MatchServer::report
+//!            (ids and ranges checked, refusals counted) · Ping ─► Pong
 //!            each tick due (the match's rate): MatchServer::run_tick
 //!            ─► Ack (every tick), State (every k) ─► each joined player's
 //!            downlink; View (with every State) ─► each watching
-//!            spectator's downlink; then per connection: control frames,
+//!            spectator's downlink; Seats (every 500 ms of match time,
+//!            issue 22) ─► every joined player's and spectator's
+//!            downlink; then per connection: control frames,
 //!            due downlink frames
 //! ```
 //!
@@ -89,6 +94,8 @@ pub struct RollbackRoomHost {
     players: Vec<Remote>,
     /// Input packets spectators sent (refused: they hold no seat).
     spectator_inputs_refused: u64,
+    /// Seat reports spectators sent (refused: they hold no seat).
+    spectator_reports_refused: u64,
     /// The id the next player gets; ids are never reused.
     next_id: u32,
     bots: usize,
@@ -129,6 +136,7 @@ impl RollbackRoomHost {
             seed,
             players: Vec::new(),
             spectator_inputs_refused: 0,
+            spectator_reports_refused: 0,
             next_id: 1,
             bots: 0,
             created: now,
@@ -271,6 +279,7 @@ impl RollbackRoomHost {
                 return Err(RoomError::Spectator("adds no bot"));
             }
             ClientMsg::Inputs(_) if spectator => self.spectator_inputs_refused += 1,
+            ClientMsg::SeatReport(_) if spectator => self.spectator_reports_refused += 1,
             ClientMsg::Room(RoomClientMsg::AddBot) => {
                 let start = 3 * (self.bots + 1);
                 self.game.add_bot(BotPlayer::new(start)).map_err(full)?;
@@ -280,7 +289,7 @@ impl RollbackRoomHost {
                 let n = u32::try_from(p.inputs.len()).unwrap_or(u32::MAX);
                 check("inputs", n, 1..=MAX_INPUTS_PER_PACKET as u32)?;
             }
-            msg @ (ClientMsg::Inputs(_) | ClientMsg::Ping { .. }) => {
+            msg @ (ClientMsg::Inputs(_) | ClientMsg::Ping { .. } | ClientMsg::SeatReport(_)) => {
                 self.players[i].link.send_up(now, len, msg);
             }
             other => return Err(RoomError::NotInRoom(not_spoken(&other))),
@@ -297,6 +306,10 @@ impl RollbackRoomHost {
                     ClientMsg::Inputs(packet) => {
                         // Refused packets are counted; the match goes on.
                         let _ = self.game.deliver(&packet);
+                    }
+                    ClientMsg::SeatReport(r) => {
+                        // Refused reports are counted by the match.
+                        let _ = self.game.report(&r);
                     }
                     ClientMsg::Ping { id } => {
                         let received = p.link.ping_received(id);
@@ -324,6 +337,12 @@ impl RollbackRoomHost {
                 let view = ServerMsg::Rollback(RollbackServerMsg::View(self.game.view()));
                 for p in self.players.iter_mut().filter(watching) {
                     p.link.send(at, &view);
+                }
+            }
+            if self.game.seats_due() {
+                let seats = ServerMsg::Rollback(RollbackServerMsg::Seats(self.game.seats_msg()));
+                for p in self.players.iter_mut().filter(|p| p.joined) {
+                    p.link.send(at, &seats);
                 }
             }
         }
@@ -389,6 +408,13 @@ impl RollbackRoomHost {
     /// hold no seat).
     pub fn spectator_inputs_refused(&self) -> u64 {
         self.spectator_inputs_refused
+    }
+
+    /// Seat reports spectators sent, refused before the match (they hold
+    /// no seat); a player's refused reports are the match's
+    /// ([`MatchServer::reports_refused`]).
+    pub fn spectator_reports_refused(&self) -> u64 {
+        self.spectator_reports_refused
     }
 
     /// What crossed remote player `id`'s connection (frames and bytes each

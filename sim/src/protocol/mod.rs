@@ -40,14 +40,14 @@ use crate::net::settings::{LagSpike, NetSettings};
 use crate::net::trace::{PacketKind, Traced};
 use crate::net::trace_wire::TraceRequest;
 use crate::net::transport::LinkTransport;
-use crate::rollback::wire::{InputPacket, RollbackObserver, RollbackServerMsg};
+use crate::rollback::wire::{InputPacket, RollbackObserver, RollbackServerMsg, SeatReport};
 use crate::room::wire::{RoomClientMsg, RoomServerMsg, Verdict};
 use serde::{Deserialize, Serialize};
 use trace::TraceFrame;
 
 /// Version byte at the start of every frame of [`ClientMsg`] and
 /// [`ServerMsg`]. Bump on any wire change.
-pub const PROTOCOL_VERSION: u8 = 9;
+pub const PROTOCOL_VERSION: u8 = 10;
 
 /// A client → server message.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -99,6 +99,11 @@ pub enum ClientMsg {
     /// link (control channel); the RTO follows the link settings in force
     /// ([`NetSettings::transport`]).
     SetTransport(LinkTransport),
+    /// A rollback room player's own numbers (RTT, input delay, time
+    /// dilation), about once a second through the uplink conditioner
+    /// (issue 22); answered by everyone's
+    /// [`RollbackServerMsg::Seats`]. Only a rollback room takes it.
+    SeatReport(SeatReport),
 }
 
 /// An unguessable name for a session (128 random bits from the relay's OS
@@ -176,13 +181,14 @@ pub enum ServerMsg {
 impl ClientMsg {
     /// Whether the message acts at once (control channel) rather than
     /// crossing the uplink conditioner: everything but ServerMoves,
-    /// rollback inputs, Pings and a room's clock sync, shots and reloads.
+    /// rollback inputs and seat reports, Pings and a room's clock sync, shots and reloads.
     pub fn is_control(&self) -> bool {
         !matches!(
             self,
             ClientMsg::ServerMove(_)
                 | ClientMsg::Inputs(_)
                 | ClientMsg::Ping { .. }
+                | ClientMsg::SeatReport(_)
                 | ClientMsg::Room(
                     RoomClientMsg::TimeRequest { .. }
                         | RoomClientMsg::Fire(_)

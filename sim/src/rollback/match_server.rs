@@ -12,6 +12,8 @@
 //! run_tick ─► bots' inputs ─► RollbackServer::advance
 //!     ─► Ack to every player (every tick) ─► State to every player (every k)
 //! view() ─► the world, its hash and the seats, for a spectator (issue 22)
+//! report(SeatReport) ─► seat's ids, ranges ─► kept (super::seats)
+//! seats_msg() ─► every seat's buffer, missed, late + fresh report
 //! restart(config) ─► match id + 1, the world from its start, seats kept
 //! record(max_ticks) ─► each tick's used inputs and hash ─► recording()
 //! ```
@@ -28,11 +30,13 @@ use super::config::RollbackConfig;
 use super::game::Game;
 use super::input::InputCmd;
 use super::recording::{MatchRecording, RecordedJoin, RecordedTick, UsedInput, MAX_RECORDED_TICKS};
+use super::seats::{ReportRefused, ReportsRefused, SeatReports, SEATS_EVERY_MS};
 use super::server::{AckInfo, InputCounters, RollbackServer};
 use super::snapshot::Snapshot;
 use super::tick::Tick;
 use super::wire::{
-    AckMsg, IdentityError, Ids, InputPacket, RollbackServerMsg, StartMsg, StateMsg, ViewMsg,
+    AckMsg, IdentityError, Ids, InputPacket, RollbackServerMsg, SeatReport, SeatRow, SeatsMsg,
+    StartMsg, StateMsg, ViewMsg,
 };
 use crate::foundation::control::SettingsError;
 use thiserror::Error;
@@ -114,6 +118,8 @@ pub struct MatchServer {
     ticks_run: u64,
     /// Packets claiming a seat that has no player.
     no_such_player: u64,
+    /// Each seat's last report (issue 22).
+    reports: SeatReports,
     /// The match being recorded (opt-in, [`MatchServer::record`]) and the
     /// most ticks it may hold.
     recording: Option<(MatchRecording, usize)>,
@@ -143,6 +149,7 @@ impl MatchServer {
             seats,
             ticks_run: 0,
             no_such_player: 0,
+            reports: SeatReports::new(players),
             recording: None,
         })
     }
@@ -160,6 +167,7 @@ impl MatchServer {
     /// inputs and no counters of the one before.
     fn seat(&mut self, seat: usize, occupant: Occupant) {
         let _ = self.server.reset_player(seat);
+        self.reports.clear(Some(seat));
         self.seats[seat] = Seat {
             occupant,
             refused: RefusedCounters::default(),
@@ -275,6 +283,7 @@ impl MatchServer {
         self.match_id = self.match_id.wrapping_add(1);
         self.server = new_server(arena, &config);
         self.ticks_run = 0;
+        self.reports.clear(None);
         for s in &mut self.seats {
             if let Occupant::Bot { bot, start } = &mut s.occupant {
                 bot.clone_from(start);
@@ -322,6 +331,73 @@ impl MatchServer {
         let cmds: Vec<InputCmd> = p.cmds().collect();
         let _ = self.server.receive_inputs(player, &cmds);
         Ok(player)
+    }
+
+    /// Takes one player's report of its own numbers (issue 22) off its
+    /// uplink and returns its seat.
+    ///
+    /// # Errors
+    /// [`ReportRefused`]: no player in the claimed seat or its ids fail
+    /// (a spectator's, another player's, an older match's), or a number
+    /// out of range; counted ([`MatchServer::reports_refused`]).
+    pub fn report(&mut self, r: &SeatReport) -> Result<usize, ReportRefused> {
+        let player = usize::from(r.ids.player);
+        let Some(expected) = self.ids(player) else {
+            self.reports.refuse_identity();
+            return Err(ReportRefused::NoSuchPlayer(r.ids.player));
+        };
+        if let Err(e) = r.ids.check(&expected) {
+            self.reports.refuse_identity();
+            return Err(e.into());
+        }
+        self.reports.store(player, r.stats, self.ticks_run)?;
+        Ok(player)
+    }
+
+    /// Reports refused so far (issue 22).
+    pub fn reports_refused(&self) -> ReportsRefused {
+        self.reports.refused()
+    }
+
+    /// The last tick run is one to send [`SeatsMsg`] at: every
+    /// [`SEATS_EVERY_MS`] of match time.
+    pub fn seats_due(&self) -> bool {
+        let every = u64::from(self.config.tick_rate.ticks_in_ms(SEATS_EVERY_MS));
+        self.ticks_run > 0 && self.ticks_run % every == 0
+    }
+
+    /// Every seated player's and bot's numbers now (issue 22): the
+    /// server's buffer depth, missed and late counts, and the player's
+    /// report if fresh ([`super::seats::REPORT_FRESH_MS`]).
+    pub fn seats_msg(&self) -> SeatsMsg {
+        let rate = self.config.tick_rate;
+        let rows = self
+            .seats
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| !matches!(s.occupant, Occupant::Free))
+            .map(|(i, s)| {
+                let ack = self.server.ack(i).ok();
+                let bot = matches!(s.occupant, Occupant::Bot { .. });
+                SeatRow {
+                    seat: i as u8,
+                    bot,
+                    buffer: ack.and_then(|a| a.buffer).map(|b| b.clamp(-128, 127) as i8),
+                    missed: ack.map_or(0, |a| clip(a.missed)),
+                    late: ack.map_or(0, |a| clip(a.late)),
+                    report: if bot {
+                        None
+                    } else {
+                        self.reports.fresh(i, self.ticks_run, rate)
+                    },
+                }
+            })
+            .collect();
+        SeatsMsg {
+            match_id: self.match_id,
+            tick: self.server.tick().minus(1),
+            rows,
+        }
     }
 
     /// Runs one tick: each bot's input, then [`RollbackServer::advance`];

@@ -47,6 +47,7 @@
 //! | `log` | [`log::RollbackEvent`]: the visible rollbacks, for the inspector |
 //! | `predictor`, `bot` | the endpoint's half, the bot player |
 //! | `recording` | [`MatchRecording`]: a match's used inputs and hashes, tick by tick; [`recording::replay`] |
+//! | `seats` | a room's per-seat reports (RTT, input delay, dilation; issue 22) and their refusals |
 //! | `match_server` | [`MatchServer`]: a match of 2–8 seats (players, bots), ids checked per seat |
 
 pub mod arena;
@@ -60,6 +61,7 @@ pub mod log;
 pub mod match_server;
 pub mod predictor;
 pub mod recording;
+pub mod seats;
 pub mod server;
 pub mod snapshot;
 pub mod sync_test;

@@ -24,7 +24,7 @@ use super::snapshot::{PlayerState, Snapshot};
 use super::tick::Tick;
 use super::time_sync::TimeSync;
 use super::wire::{IdentityError, Ids, InputPacket, PackedInput, RollbackObserver};
-use super::wire::{RollbackServerMsg, RollbackServerTotals};
+use super::wire::{ReportedStats, RollbackServerMsg, RollbackServerTotals, SeatReport};
 use crate::foundation::bounded::Bounded;
 use crate::foundation::control::SettingsError;
 use crate::foundation::math::Vec2;
@@ -258,6 +258,11 @@ impl RollbackPredictor {
             self.start(s.ids, arena, s.snapshot);
             return Ok(());
         }
+        if let RollbackServerMsg::Seats(_) = msg {
+            // A room's per-seat numbers are the page's to show, not the
+            // prediction's (issue 22).
+            return Ok(());
+        }
         let (Some(ids), Some(client)) = (self.ids, &mut self.client) else {
             return Err(RollbackEndpointError::NotStarted);
         };
@@ -276,7 +281,8 @@ impl RollbackPredictor {
         match msg {
             RollbackServerMsg::Start(_)
             | RollbackServerMsg::Watch(_)
-            | RollbackServerMsg::View(_) => Ok(()),
+            | RollbackServerMsg::View(_)
+            | RollbackServerMsg::Seats(_) => Ok(()),
             RollbackServerMsg::Ack(a) => {
                 self.acks += 1;
                 self.missed = a.missed;
@@ -303,6 +309,21 @@ impl RollbackPredictor {
                 Ok(client.receive_state(update)?)
             }
         }
+    }
+
+    /// This player's report of its own numbers for a rollback room (issue
+    /// 22): `rtt_ms`, the page's newest Ping round trip (ms), its input
+    /// delay and time dilation, rounded into their ranges; `None` before
+    /// the Start (no ids yet).
+    pub fn seat_report(&self, rtt_ms: Option<f64>) -> Option<SeatReport> {
+        Some(SeatReport {
+            ids: self.ids?,
+            stats: ReportedStats::measured(
+                rtt_ms,
+                self.config.input_delay,
+                self.time_sync.dilation(),
+            ),
+        })
     }
 
     /// Keeps the server's observer view (the Authoritative panel).

@@ -19,8 +19,11 @@
 //! | [`RollbackServerMsg::Watch`] | a spectator's Watch answered | ≈ 44 |
 //! | [`RollbackServerMsg::View`] | to each spectator, with every State | ≈ 44 + 12 per projectile |
 //! | [`RollbackObserver`] | 20 Hz, past the conditioner (debug view) | ≈ 78 + 12 per projectile |
+//! | `ClientMsg::SeatReport` ([`SeatReport`]) | a room player, once a second | ≈ 21 |
+//! | [`RollbackServerMsg::Seats`] ([`SeatsMsg`]) | a room, twice a second, to players and spectators | ≈ 12 + 12 per player, 7 per bot |
 //!
-//! (`sim/tests/rollback_wire.rs` pins these.) Ticks go as postcard
+//! (`sim/tests/rollback_wire.rs` and, for the room's two,
+//! `sim/tests/seats.rs` pin these.) Ticks go as postcard
 //! varints, so the bytes grow by up to 2 per tick field near the wrap.
 
 use super::input::InputCmd;
@@ -295,6 +298,9 @@ pub enum RollbackServerMsg {
     Watch(ViewMsg),
     /// To a spectator, with every State (every `state_interval` ticks).
     View(ViewMsg),
+    /// A rollback room's per-seat numbers (issue 22), about twice a
+    /// second to every player and spectator.
+    Seats(SeatsMsg),
 }
 
 impl RollbackServerMsg {
@@ -305,9 +311,105 @@ impl RollbackServerMsg {
             RollbackServerMsg::Start(m) => Some(&m.ids),
             RollbackServerMsg::Ack(m) => Some(&m.ids),
             RollbackServerMsg::State(m) => Some(&m.ids),
-            RollbackServerMsg::Watch(_) | RollbackServerMsg::View(_) => None,
+            RollbackServerMsg::Watch(_)
+            | RollbackServerMsg::View(_)
+            | RollbackServerMsg::Seats(_) => None,
         }
     }
+}
+
+/// Most round trip a [`SeatReport`] may claim, ms (10 s: a page that
+/// measures more is not playing; a larger claim is refused).
+pub const MAX_REPORTED_RTT_MS: u16 = 10_000;
+/// Most time dilation a [`SeatReport`] may claim either way, thousandths
+/// (the clock's ±[`super::time_sync::MAX_DILATION`] = ±10 %).
+pub const MAX_REPORTED_DILATION_PERMILLE: i8 = 100;
+
+/// What only a player's own page knows of its seat (issue 22): measured,
+/// rounded and sent about once a second.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct ReportedStats {
+    /// The page's newest Ping round trip through its link, ms,
+    /// `0..=`[`MAX_REPORTED_RTT_MS`]; `None` before the first Pong.
+    pub rtt_ms: Option<u16>,
+    /// Its local input delay, ticks, in
+    /// [`super::config::INPUT_DELAY`] (0–15).
+    pub input_delay: u8,
+    /// Its clock's time dilation − 1, thousandths,
+    /// `−`[`MAX_REPORTED_DILATION_PERMILLE`]`..=`[`MAX_REPORTED_DILATION_PERMILLE`]
+    /// (1.004 is 4).
+    pub dilation_permille: i8,
+}
+
+impl ReportedStats {
+    /// The numbers of a page that measured `rtt_ms` (ms), plays with
+    /// `input_delay` (ticks) and runs its clock at `dilation` (a factor
+    /// near 1): rounded and clamped into their ranges.
+    pub fn measured(rtt_ms: Option<f64>, input_delay: u8, dilation: f64) -> ReportedStats {
+        let max_d = f64::from(MAX_REPORTED_DILATION_PERMILLE);
+        ReportedStats {
+            rtt_ms: rtt_ms.map(|ms| ms.round().clamp(0.0, f64::from(MAX_REPORTED_RTT_MS)) as u16),
+            input_delay: input_delay.min(*super::config::INPUT_DELAY.end()),
+            dilation_permille: ((dilation - 1.0) * 1000.0).round().clamp(-max_d, max_d) as i8,
+        }
+    }
+
+    /// Whether every number is in its range (a report outside is refused
+    /// and counted by the match).
+    pub fn in_range(&self) -> bool {
+        self.rtt_ms.is_none_or(|ms| ms <= MAX_REPORTED_RTT_MS)
+            && super::config::INPUT_DELAY.contains(&self.input_delay)
+            && self.dilation_permille.unsigned_abs() <= MAX_REPORTED_DILATION_PERMILLE as u8
+    }
+
+    /// [`ReportedStats::dilation_permille`] as the factor (1.004).
+    pub fn dilation(&self) -> f64 {
+        1.0 + f64::from(self.dilation_permille) / 1000.0
+    }
+}
+
+/// A player's report of its own numbers (issue 22), about once a second
+/// through its uplink conditioner (as `ClientMsg::SeatReport`); checked
+/// against the seat its [`Ids`] name, like an [`InputPacket`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeatReport {
+    /// Sender.
+    pub ids: Ids,
+    /// Its numbers.
+    pub stats: ReportedStats,
+}
+
+/// One seat of a [`SeatsMsg`]: what the server knows of it and the
+/// player's last report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeatRow {
+    /// Player index (seat), `0..8`.
+    pub seat: u8,
+    /// A server-driven bot sits there (it reports nothing).
+    pub bot: bool,
+    /// Input buffer depth at the server after the last tick, ticks
+    /// (newest input − tick processed), saturated to `i8`; `None` before
+    /// the first input.
+    pub buffer: Option<i8>,
+    /// Ticks the server held or defaulted this seat's input so far.
+    pub missed: u32,
+    /// This seat's inputs that arrived after their tick so far.
+    pub late: u32,
+    /// The player's last [`SeatReport`] if it arrived within the last
+    /// 3 s of match time; `None` otherwise (stale, never sent, a bot).
+    pub report: Option<ReportedStats>,
+}
+
+/// Every seated player's and bot's numbers (issue 22): the per-player
+/// table of each page and spectator. No [`Ids`]: it names no recipient.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeatsMsg {
+    /// The match ([`Ids::match_id`] of its players).
+    pub match_id: u32,
+    /// The last tick processed when it was made.
+    pub tick: Tick,
+    /// One row per seated player or bot, by seat ascending.
+    pub rows: Vec<SeatRow>,
 }
 
 /// What the server did at one tick for the client's player, for the

@@ -1,18 +1,22 @@
 //! The Room section's rollback match card (issue 22): your seat, everyone's
 //! predicted position, the confirmed HP and tick, the last rebase, and a
 //! per-player table — for each remote player the ticks their input was
-//! mispredicted and the rebases that caused (`RemoteCounters`), for you
-//! the RTT, input buffer and time dilation as the Metrics card shows them.
-//! A spectator's card says watching and lists the seated players, with
-//! the newest View's positions, HP and tick. Written a few times a second
-//! (DOM writes cost).
+//! mispredicted and the rebases that caused (`RemoteCounters`), and for
+//! everyone the RTT, input delay, input buffer at the server, time
+//! dilation and missed / late inputs: yours as the Metrics card shows
+//! them, the others' from the room's newest Seats (their own reports and
+//! the server's counters; `–` when stale). A spectator's card says
+//! watching and lists the seated players, with the newest View's
+//! positions, HP and tick and every seat's numbers. Written a few times a
+//! second (DOM writes cost); the table only when a cell changed.
 
 use super::match_rules::{
-    hp, name, positions, remote_line, remote_row, replayed_line, seated_line, EVERY_SEAT,
+    fresh_seats, hp, name, positions, remote_line, remote_row, replayed_line, seat_cells,
+    seated_line, EVERY_SEAT,
 };
 use super::match_run::MatchRun;
 use crate::dom::{emptied, query, set_flag, write_text};
-use sim::rollback::wire::ViewMsg;
+use sim::rollback::wire::{SeatsMsg, ViewMsg};
 use sim::SimTime;
 use web_sys::Document;
 
@@ -68,8 +72,9 @@ impl MatchCard {
             return;
         }
         self.next_write = SimTime(t.0 + WRITE_EVERY_US);
+        let seats = fresh_seats(run.seats.as_ref(), t.0);
         if run.watch {
-            self.write_watching(run);
+            self.write_watching(run, seats);
             return;
         }
         let Some(local) = run.seat else {
@@ -102,22 +107,25 @@ impl MatchCard {
             name(local, local),
             "–".to_owned(),
             "–".to_owned(),
-            run.rtt_ms
-                .map_or("–".to_owned(), |ms| format!("{ms:.0} ms")),
+            rtt_text(run.rtt_ms),
+            format!("{} ticks", p.config().input_delay),
             m.input_buffer
                 .map_or("–".to_owned(), |b| format!("{b:.1} ticks")),
             crate::rollback::readouts::dilation_text(&m),
+            format!("{} / {}", m.missed_inputs, m.late_inputs),
         ]];
         for (i, c) in counters.iter().enumerate().filter(|(i, _)| *i != local) {
             let [who, mis, caused] = remote_row(i, local, c);
-            rows.push([who, mis, caused, "–".into(), "–".into(), "–".into()]);
+            let [rtt, delay, buffer, dilation, missed] = seat_cells(seats, i);
+            rows.push([who, mis, caused, rtt, delay, buffer, dilation, missed]);
         }
         self.write_table(rows);
     }
 
     /// A spectator's card (issue 22): watching, who is seated, the newest
-    /// View's world; a row per seated player.
-    fn write_watching(&mut self, run: &MatchRun) {
+    /// View's world; a row per seated player with its numbers from
+    /// `seats`.
+    fn write_watching(&mut self, run: &MatchRun, seats: Option<&SeatsMsg>) {
         let Some(w) = &run.watched else {
             self.metric("match-state", &format!("{}: watching… (joining)", run.name));
             return;
@@ -138,16 +146,16 @@ impl MatchCard {
         self.metric("match-tick", &v.snapshot.tick.0.to_string());
         self.metric("match-remote", "watching: no prediction");
         self.metric("match-replayed", "–");
-        let rtt = run
-            .rtt_ms
-            .map_or("–".to_owned(), |ms| format!("{ms:.0} ms"));
+        let dash = || "–".to_owned();
         let mut rows = vec![[
             "you (watching)".to_owned(),
-            "–".into(),
-            "–".into(),
-            rtt,
-            "–".into(),
-            "–".into(),
+            dash(),
+            dash(),
+            rtt_text(run.rtt_ms),
+            dash(),
+            dash(),
+            dash(),
+            dash(),
         ]];
         let bots = v.bots;
         for p in ViewMsg::seats(v.players | bots) {
@@ -156,21 +164,18 @@ impl MatchCard {
             } else {
                 format!("P{}", p + 1)
             };
-            rows.push([
-                who,
-                "–".into(),
-                "–".into(),
-                "–".into(),
-                "–".into(),
-                "–".into(),
-            ]);
+            let [rtt, delay, buffer, dilation, missed] = seat_cells(seats, p);
+            rows.push([who, dash(), dash(), rtt, delay, buffer, dilation, missed]);
         }
         self.write_table(rows);
     }
 
     /// Writes the per-player table when its rows changed.
-    fn write_table(&mut self, rows: Vec<[String; 6]>) {
-        let signature = format!("{rows:?}");
+    fn write_table(&mut self, rows: Vec<[String; 8]>) {
+        let signature = rows
+            .iter()
+            .flatten()
+            .fold(String::new(), |s, c| s + c + "|");
         let Some(body) = emptied(&self.doc, "match-table", &mut self.table_shown, signature) else {
             return;
         };
@@ -187,4 +192,9 @@ impl MatchCard {
             let _ = body.append_child(&tr);
         }
     }
+}
+
+/// Your RTT cell: the newest Ping's round trip, whole ms.
+fn rtt_text(rtt_ms: Option<f64>) -> String {
+    rtt_ms.map_or("–".to_owned(), |ms| format!("{ms:.0} ms"))
 }

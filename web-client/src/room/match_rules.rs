@@ -1,10 +1,10 @@
 //! The words and numbers a rollback room shows (issue 22), pure: the
 //! players' names, their positions and HP as read-outs, which remote
 //! players caused a rebase, the Replayed line, and one row of the
-//! per-player table; for a spectator, who is seated and which View to
-//! keep.
+//! per-player table (a seat's numbers from the room's Seats message); for
+//! a spectator, who is seated and which View to keep.
 
-use sim::rollback::wire::ViewMsg;
+use sim::rollback::wire::{SeatRow, SeatsMsg, ViewMsg};
 use sim::rollback::{RemoteCounters, Snapshot};
 
 /// A player's name in a match: `P1`… by seat, `you` for the local one.
@@ -131,6 +131,45 @@ pub fn newer_view(kept: Option<&ViewMsg>, next: &ViewMsg) -> bool {
     kept.is_none_or(|k| k.match_id != next.match_id || next.snapshot.tick.is_after(k.snapshot.tick))
 }
 
+/// A Seats message older than this, µs of page time, is stale: its
+/// numbers show as `–` (the relay sends one every 0.5 s).
+pub const SEATS_STALE_US: u64 = 3_000_000;
+
+/// The newest Seats as of `now_us` (page time, µs): `kept` (arrived at
+/// its `.0`) unless older than [`SEATS_STALE_US`].
+pub fn fresh_seats(kept: Option<&(u64, SeatsMsg)>, now_us: u64) -> Option<&SeatsMsg> {
+    kept.filter(|(at, _)| now_us.saturating_sub(*at) <= SEATS_STALE_US)
+        .map(|(_, s)| s)
+}
+
+/// Whether a page keeps `next` over its newest Seats `kept`: the first,
+/// another match's, or a later tick (the link may reorder).
+pub fn newer_seats(kept: Option<&SeatsMsg>, next: &SeatsMsg) -> bool {
+    kept.is_none_or(|k| k.match_id != next.match_id || next.tick.is_after(k.tick))
+}
+
+/// The table's RTT, input delay, buffer, dilation and missed / late cells
+/// for `seat` from the room's `seats` (`–` where nobody said: a bot's
+/// report, a stale or missing report, no Seats).
+pub fn seat_cells(seats: Option<&SeatsMsg>, seat: usize) -> [String; 5] {
+    let dash = || "–".to_owned();
+    let Some(r): Option<&SeatRow> =
+        seats.and_then(|s| s.rows.iter().find(|r| usize::from(r.seat) == seat))
+    else {
+        return [dash(), dash(), dash(), dash(), dash()];
+    };
+    let report = r.report;
+    [
+        report
+            .and_then(|p| p.rtt_ms)
+            .map_or_else(dash, |ms| format!("{ms} ms")),
+        report.map_or_else(dash, |p| format!("{} ticks", p.input_delay)),
+        r.buffer.map_or_else(dash, |b| format!("{b} ticks")),
+        report.map_or_else(dash, |p| format!("{:.3}", p.dilation())),
+        format!("{} / {}", r.missed, r.late),
+    ]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -142,6 +181,51 @@ mod tests {
                 rebases_caused: r,
             })
             .collect()
+    }
+
+    #[test]
+    fn a_seats_row_fills_its_cells_and_goes_stale() {
+        use sim::rollback::wire::ReportedStats;
+        let seats = SeatsMsg {
+            match_id: 4,
+            tick: sim::rollback::Tick(300),
+            rows: vec![
+                SeatRow {
+                    seat: 0,
+                    bot: false,
+                    buffer: Some(2),
+                    missed: 14,
+                    late: 3,
+                    report: Some(ReportedStats::measured(Some(181.4), 1, 1.004)),
+                },
+                SeatRow {
+                    seat: 2,
+                    bot: true,
+                    buffer: Some(-1),
+                    missed: 0,
+                    late: 0,
+                    report: None,
+                },
+            ],
+        };
+        let cells = |seat| seat_cells(Some(&seats), seat).map(|c| c.to_owned());
+        assert_eq!(
+            cells(0),
+            ["181 ms", "1 ticks", "2 ticks", "1.004", "14 / 3"]
+        );
+        assert_eq!(cells(2), ["–", "–", "-1 ticks", "–", "0 / 0"]);
+        assert_eq!(cells(1), ["–"; 5]);
+        assert_eq!(seat_cells(None, 0), ["–"; 5].map(String::from));
+        let kept = (1_000_000, seats.clone());
+        assert!(fresh_seats(Some(&kept), 4_000_000).is_some());
+        assert!(fresh_seats(Some(&kept), 4_000_001).is_none());
+        let later = SeatsMsg {
+            tick: sim::rollback::Tick(330),
+            ..seats.clone()
+        };
+        assert!(newer_seats(None, &seats));
+        assert!(newer_seats(Some(&seats), &later));
+        assert!(!newer_seats(Some(&later), &seats));
     }
 
     #[test]

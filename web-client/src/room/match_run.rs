@@ -11,8 +11,10 @@
 //!
 //! ```text
 //! receive: Start ─► seat · Ack, State ─► predictor · Pong ─► RTT, trace clock ·
-//!          Trace ─► trace · Watch, View ─► Watched (the newest) · Refused ─► Lost
+//!          Trace ─► trace · Watch, View ─► Watched (the newest) · Seats ─►
+//!          the newest (every seat's numbers) · Refused ─► Lost
 //! frame(dt, stick, buttons): predictor.frame ─► Inputs ─► socket;
+//!          once a second a SeatReport (RTT, input delay, dilation);
 //!          a new rebase ─► Replay (who caused it: RemoteCounters grew),
 //!          kept in rebases when remote input caused it;
 //!          a spectator's: Pings only
@@ -26,7 +28,7 @@
 //! world as it stands — the predictor starts over from it (a spectator
 //! gets its Watch). Past the grace period the page leaves the room.
 
-use super::match_rules::{caused_by, newer_view};
+use super::match_rules::{caused_by, newer_seats, newer_view};
 use crate::net::{Connection, LinkState, Transport, Watch};
 use sim::endpoints::resume::ResumeTicket;
 use sim::endpoints::trace::RelayTrace;
@@ -35,7 +37,7 @@ use sim::net::codec;
 use sim::net::trace_wire::TraceRequest;
 use sim::protocol::{ClientMsg, ServerMsg};
 use sim::rollback::arena::Arena;
-use sim::rollback::wire::{RollbackServerMsg, ViewMsg};
+use sim::rollback::wire::{RollbackServerMsg, SeatsMsg, ViewMsg};
 use sim::rollback::{RemoteCounters, RollbackConfig, RollbackPredictor, RollbackRecord, Snapshot};
 use sim::room::{RoomClientMsg, RoomServerMsg};
 use sim::{NetSettings, SimTime, Vec2 as SimVec2};
@@ -43,6 +45,8 @@ use std::collections::VecDeque;
 
 /// How often a Ping goes up, µs.
 const PING_EVERY_US: u64 = 250_000;
+/// How often a player reports its own numbers, µs (issue 22).
+const REPORT_EVERY_US: u64 = 1_000_000;
 
 /// Rebases caused by remote input kept for the lanes and their list (the
 /// newest; at the 4–8 a minute of a 150 ms match, minutes of them).
@@ -110,6 +114,10 @@ pub struct MatchRun {
     pub watched: Option<Watched>,
     /// The newest round trip of a Ping, ms.
     pub rtt_ms: Option<f64>,
+    /// The newest Seats (every seat's numbers) and when it arrived, µs
+    /// of page time.
+    pub seats: Option<(u64, SeatsMsg)>,
+    next_report: SimTime,
     pings: VecDeque<(u32, SimTime)>,
     next_ping: (u32, SimTime),
     /// The link settings last sent.
@@ -160,6 +168,8 @@ impl MatchRun {
             watch,
             watched: None,
             rtt_ms: None,
+            seats: None,
+            next_report: SimTime::ZERO,
             pings: VecDeque::new(),
             next_ping: (1, SimTime::ZERO),
             sent_net: None,
@@ -264,6 +274,11 @@ impl MatchRun {
                         }
                     }
                 }
+                Ok(ServerMsg::Rollback(RollbackServerMsg::Seats(s))) => {
+                    if newer_seats(self.seats.as_ref().map(|k| &k.1), &s) {
+                        self.seats = Some((arrived.0, s));
+                    }
+                }
                 Ok(ServerMsg::Rollback(m)) => {
                     if let RollbackServerMsg::Start(s) = &m {
                         self.seat = Some(usize::from(s.ids.player));
@@ -329,6 +344,12 @@ impl MatchRun {
                 self.pings.pop_front();
             }
             self.next_ping = (id + 1, SimTime(t.0 + PING_EVERY_US));
+        }
+        if t >= self.next_report {
+            if let Some(r) = self.predictor.seat_report(self.rtt_ms) {
+                frames.push(codec::encode(&ClientMsg::SeatReport(r)));
+                self.next_report = SimTime(t.0 + REPORT_EVERY_US);
+            }
         }
         self.link.send(frames);
         let rebases = self.predictor.metrics().rebases;

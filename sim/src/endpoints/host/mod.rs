@@ -230,7 +230,7 @@ impl ServerHost {
             ClientMsg::LagSpike(spike) => self.link.start_lag_spike(now, spike)?,
             ClientMsg::SetModel(m) => self.set_model(now, m)?,
             ClientMsg::Resume { .. } => return Err(HostError::ResumeUnavailable),
-            ClientMsg::Room(_) => return Err(HostError::NotARoom),
+            ClientMsg::Room(_) | ClientMsg::SeatReport(_) => return Err(HostError::NotARoom),
             ClientMsg::Trace(request) => {
                 request.validate()?;
                 self.stream_trace(now, request);

@@ -314,6 +314,9 @@ impl RoomHost {
             ClientMsg::Resume { .. } => return Err(RoomError::NotInRoom("Resume")),
             ClientMsg::SetModel(_) => return Err(RoomError::NotInRoom("SetModel")),
             ClientMsg::Inputs(_) => return Err(RoomError::NotInRoom("Inputs")),
+            ClientMsg::SeatReport(_) => {
+                return Err(RoomError::NotInRoom("SeatReport (a rollback room's)"))
+            }
             ClientMsg::Room(RoomClientMsg::Watch) => {
                 return Err(RoomError::NotInRoom(
                     "Watch (only a rollback match is watched)",
