@@ -224,25 +224,26 @@ test('two pages in one rollback room', async (t) => {
     const listed = await (await fetch(`${env.relay.url}api/rooms`)).json();
     const card = listed.rooms.find((r) => r.room === 'e2e-card');
     assert.deepEqual([card.players, card.model], [1, 'rollback']);
-    // Add bot seats a server-driven bot, which walks.
-    const p0 = await positions(c);
+    // Add bot seats a server-driven bot, which walks; the card lists the
+    // seats taken once the room's Seats names them (empty ones are not).
     await c.evaluate(() => document.getElementById('add-bot').click());
     await waitFor(async () => {
       const listed = await (await fetch(`${env.relay.url}api/rooms`)).json();
       return listed.rooms.find((r) => r.room === 'e2e-card')?.bots === 1;
     }, 5_000, 'the bot listed');
+    await waitFor(async () => Object.keys(await positions(c)).length === 2, 5_000, 'two seats on the card');
+    const own = await seat(c);
+    const p0 = await positions(c);
     await sleep(1500);
     const p1 = await positions(c);
-    // (This page's own bot drives its seat: another seat must walk.)
-    const own = await seat(c);
-    const walked = Object.keys(p1)
-      .map(Number)
-      .filter((k) => k !== own && Math.hypot(p1[k][0] - p0[k][0], p1[k][1] - p0[k][1]) > 50);
-    t.diagnostic(`seats other than P${own} that walked after Add bot: ${walked}`);
-    assert.equal(walked.length, 1, `the bot walks: ${JSON.stringify(p0)} → ${JSON.stringify(p1)}`);
-    // Its table: you, then every other seat with its counts.
+    const [bot] = Object.keys(p1).map(Number).filter((k) => k !== own);
+    t.diagnostic(`the bot sits in P${bot}: ${p0[bot]} → ${p1[bot]}`);
+    assert.ok(Math.hypot(p1[bot][0] - p0[bot][0], p1[bot][1] - p0[bot][1]) > 50, `the bot walks: ${JSON.stringify(p0)} → ${JSON.stringify(p1)}`);
+    // Its table: you and the bot, not the six empty seats.
     const rows = await c.locator('#match-table tr').count();
-    assert.equal(rows, 8, 'one row per seat');
+    assert.equal(rows, 2, 'one row per seat taken');
+    assert.equal(Object.keys(await hp(c)).length, 2);
+    await c.screenshot({ path: join(ARTIFACTS, 'rollback-room-empty-seats.png') });
     await a.locator('#match-card').screenshot({ path: join(ARTIFACTS, 'rollback-room-card.png') });
     await c.evaluate(() => document.getElementById('room-leave').click());
     await waitFor(async () => (await metricText(c, 'room-state')) === 'private session', 10_000, 'left');

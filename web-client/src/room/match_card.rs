@@ -12,7 +12,7 @@
 
 use super::match_rules::{
     fresh_seats, hp, name, positions, remote_line, remote_row, replayed_line, seat_cells,
-    seated_line, EVERY_SEAT,
+    seat_taken, seated_line,
 };
 use super::match_run::MatchRun;
 use crate::dom::{emptied, query, set_flag, write_text};
@@ -88,15 +88,16 @@ impl MatchCard {
             "match-state",
             &format!("{}: seat P{} of {players} (rollback)", run.name, local + 1),
         );
+        let seated = run.seated();
         if let Some(s) = p.predicted() {
-            self.metric("match-players", &positions(s, EVERY_SEAT));
+            self.metric("match-players", &positions(s, seated));
         }
         if let Some(s) = p.confirmed() {
-            self.metric("match-hp", &hp(s, EVERY_SEAT));
+            self.metric("match-hp", &hp(s, seated));
             self.metric("match-tick", &s.tick.0.to_string());
         }
         let counters = run.remote_counters();
-        self.metric("match-remote", &remote_line(counters, local));
+        self.metric("match-remote", &remote_line(counters, local, seated));
         if let Some(r) = &run.replay {
             let rec = &r.record;
             let line = replayed_line(rec.from.0, rec.resimulated.len(), &r.caused_by, local);
@@ -114,7 +115,8 @@ impl MatchCard {
             crate::rollback::readouts::dilation_text(&m),
             format!("{} / {}", m.missed_inputs, m.late_inputs),
         ]];
-        for (i, c) in counters.iter().enumerate().filter(|(i, _)| *i != local) {
+        let remote = |i: usize| i != local && seat_taken(seated, i);
+        for (i, c) in counters.iter().enumerate().filter(|(i, _)| remote(*i)) {
             let [who, mis, caused] = remote_row(i, local, c);
             let [rtt, delay, buffer, dilation, missed] = seat_cells(seats, i);
             rows.push([who, mis, caused, rtt, delay, buffer, dilation, missed]);

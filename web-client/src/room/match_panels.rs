@@ -11,11 +11,15 @@
 //!   (each player's colour), and which remote player's input was
 //!   mispredicted (labelled; the panel's line says it, `match_texts`).
 //!
+//! An empty seat still stands in the world (at its spawn, the empty
+//! input): once the room's Seats says who sits where it is drawn as a
+//! faint thin ring, "P5 empty", with no character or HP bar.
+//!
 //! A spectator (issue 22) has no seat and no prediction: the Predicted and
 //! Authoritative panels both draw the newest View's world (the panels'
 //! lines say so), coloured by seat with nobody cyan; Replayed stays empty.
 
-use super::match_rules::name;
+use super::match_rules::{name, seat_taken};
 use super::match_run::{MatchRun, Replay};
 use crate::canvas::arena::{self, outline};
 use crate::canvas::view::{with_alpha, RectF, View, CYAN, LABEL, ORANGE, PURPLE, RED, YELLOW};
@@ -51,7 +55,13 @@ pub fn draw(run: &MatchRun, input: SimVec2, layout: &Layout) {
         let nobody = usize::MAX;
         for area in [layout.predicted, layout.authoritative] {
             if area.is_drawable() {
-                authoritative(&w.view.snapshot, &w.world, nobody, area);
+                authoritative(
+                    &w.view.snapshot,
+                    &w.world,
+                    nobody,
+                    w.view.players | w.view.bots,
+                    area,
+                );
             }
         }
         return;
@@ -65,7 +75,7 @@ pub fn draw(run: &MatchRun, input: SimVec2, layout: &Layout) {
     }
     if layout.authoritative.is_drawable() {
         if let Some(s) = run.predictor.confirmed() {
-            authoritative(s, world, local, layout.authoritative);
+            authoritative(s, world, local, run.seated(), layout.authoritative);
         }
     }
     if layout.replayed.is_drawable() {
@@ -75,8 +85,9 @@ pub fn draw(run: &MatchRun, input: SimVec2, layout: &Layout) {
     }
 }
 
-/// Everyone in `s`, the local player last (on top).
-fn everyone(v: &View, s: &Snapshot, local: usize, alpha: f32) {
+/// Everyone seated in `s`, the local player last (on top); an empty seat
+/// (not in `seated`) as a faint thin ring at its spawn, "P5 empty".
+fn everyone(v: &View, s: &Snapshot, local: usize, seated: u8, alpha: f32) {
     let order = (0..s.players.len()).filter(|&p| p != local).chain([local]);
     for p in order {
         // (A spectator's `local` is no seat.)
@@ -84,6 +95,13 @@ fn everyone(v: &View, s: &Snapshot, local: usize, alpha: f32) {
             continue;
         };
         let at = st.position.to_cm();
+        if !seat_taken(seated, p) {
+            v.ring(at, 9.0, 1.0, with_alpha(LABEL, 0.3));
+            let (x, y) = v.pt(at);
+            let label = format!("P{} empty", p + 1);
+            v.label(&label, x + 12.0, y + 4.0, 11.0, with_alpha(LABEL, 0.45));
+            continue;
+        }
         player(v, st, at, colour(p, local), alpha);
         let (x, y) = v.pt(at);
         v.label(&name(p, local), x + 12.0, y + 4.0, 12.0, LABEL);
@@ -97,8 +115,14 @@ fn predicted(run: &MatchRun, world: &World, local: usize, input: SimVec2, area: 
     let Some(s) = run.predictor.predicted() else {
         return;
     };
+    let seated = run.seated();
     if let Some(c) = run.predictor.confirmed() {
-        for (p, st) in c.players.iter().enumerate() {
+        let taken = c
+            .players
+            .iter()
+            .enumerate()
+            .filter(|(p, _)| seat_taken(seated, *p));
+        for (p, st) in taken {
             outline(
                 &v,
                 st.position.to_cm(),
@@ -108,18 +132,18 @@ fn predicted(run: &MatchRun, world: &World, local: usize, input: SimVec2, area: 
         }
     }
     projectiles_by(&v, &s.projectiles, 1.0, |p| colour(p, local));
-    everyone(&v, s, local, 1.0);
+    everyone(&v, s, local, seated, 1.0);
     if let Some(me) = s.players.get(local) {
         arena::input_arrow(&v, me.position.to_cm(), input);
     }
 }
 
 /// The Authoritative panel: the newest confirmed State.
-fn authoritative(s: &Snapshot, world: &World, local: usize, area: RectF) {
+fn authoritative(s: &Snapshot, world: &World, local: usize, seated: u8, area: RectF) {
     let v = View::fit(area, SimVec2::ZERO, world.size);
     arena::floor(&v, world);
     projectiles_by(&v, &s.projectiles, 1.0, |p| colour(p, local));
-    everyone(&v, s, local, 0.9);
+    everyone(&v, s, local, seated, 0.9);
     v.label(
         &format!("tick {}", s.tick.0),
         area.x + 8.0,

@@ -38,8 +38,30 @@ fn is_seated(seated: u8, i: usize) -> bool {
     i >= 8 || seated & (1 << i) != 0
 }
 
-/// The mask of every seat: a player's card shows the whole match.
+/// The mask of every seat: what a page shows before it knows who sits
+/// where.
 pub const EVERY_SEAT: u8 = u8::MAX;
+
+/// The seats taken (a mask, bit 0 = P1) as the room's newest `seats`
+/// message has them — its rows, players and bots — plus the page's own
+/// `local` seat; [`EVERY_SEAT`] before any Seats came. The empty seats of
+/// a match still stand in the world (at their spawns, the empty input):
+/// the card leaves them out and the panels draw them as empty.
+pub fn seated_mask(seats: Option<&SeatsMsg>, local: usize) -> u8 {
+    seats.map_or(EVERY_SEAT, |s| {
+        s.rows
+            .iter()
+            .filter(|r| r.seat < 8)
+            .fold(1u8.checked_shl(local as u32).unwrap_or(0), |m, r| {
+                m | 1 << r.seat
+            })
+    })
+}
+
+/// Whether seat `i` is taken in the `seated` mask.
+pub fn seat_taken(seated: u8, i: usize) -> bool {
+    is_seated(seated, i)
+}
 
 /// Every seated player's HP as `P1 100 · P2 90`, by seat (`seated`: a
 /// mask of seats, bit 0 = P1).
@@ -97,11 +119,11 @@ pub fn remote_row(player: usize, local: usize, c: &RemoteCounters) -> [String; 3
 
 /// The `match-remote` read-out: `P2 12/3 · P3 0/0` (mispredicted ticks /
 /// rebases caused) for every remote player.
-pub fn remote_line(counters: &[RemoteCounters], local: usize) -> String {
+pub fn remote_line(counters: &[RemoteCounters], local: usize, seated: u8) -> String {
     counters
         .iter()
         .enumerate()
-        .filter(|(i, _)| *i != local)
+        .filter(|(i, _)| *i != local && is_seated(seated, *i))
         .map(|(i, c)| format!("P{} {}/{}", i + 1, c.mispredicted_ticks, c.rebases_caused))
         .collect::<Vec<_>>()
         .join(" · ")
@@ -223,6 +245,11 @@ mod tests {
             tick: sim::rollback::Tick(330),
             ..seats.clone()
         };
+        // P1 and a bot in P3, seen from P2: seats 1–3 taken, 4–8 empty.
+        assert_eq!(seated_mask(Some(&seats), 1), 0b111);
+        assert_eq!(seated_mask(Some(&seats), 5), 0b10_0101);
+        assert_eq!(seated_mask(None, 1), EVERY_SEAT);
+        assert!(seat_taken(0b101, 2) && !seat_taken(0b101, 1));
         assert!(newer_seats(None, &seats));
         assert!(newer_seats(Some(&seats), &later));
         assert!(!newer_seats(Some(&later), &seats));
@@ -250,7 +277,8 @@ mod tests {
             "rebase to tick 5: no remote input mispredicted · 0 ticks re-simulated"
         );
         let c = counters(&[(3, 1), (0, 0), (9, 4)]);
-        assert_eq!(remote_line(&c, 1), "P1 3/1 · P3 9/4");
+        assert_eq!(remote_line(&c, 1, EVERY_SEAT), "P1 3/1 · P3 9/4");
+        assert_eq!(remote_line(&c, 1, 0b011), "P1 3/1");
         assert_eq!(remote_row(2, 1, &c[2]), ["P3", "9", "4"].map(String::from));
     }
 

@@ -398,6 +398,13 @@ impl MatchRun {
         }
     }
 
+    /// The seats taken as the newest Seats has them (and this page's);
+    /// every seat before one came ([`super::match_rules::seated_mask`]).
+    pub fn seated(&self) -> u8 {
+        let local = self.seat.unwrap_or(usize::MAX);
+        super::match_rules::seated_mask(self.seats.as_ref().map(|k| &k.1), local)
+    }
+
     /// Every player's counts (the local player's stay 0).
     pub fn remote_counters(&self) -> &[RemoteCounters] {
         self.predictor
