@@ -124,10 +124,11 @@ test("a rollback match page's own link: its lanes, and a drop it survives", asyn
   t.diagnostic(`reconnected ${Date.now() - cutAt} ms after the cut: ${(await connStatus(dropped)).text}`);
   assert.equal(await seat(dropped), mine, 'the same seat');
   // Its confirmed world moves on from the one the relay has now.
+  // (60 ticks a second; a page starved of frames by a busy machine
+  // confirms them in bursts, so allow 5 s of wall clock.)
   const resumed = await tick(dropped);
-  await sleep(1000);
+  await waitFor(async () => (await tick(dropped)) > resumed + 60, 5_000, `confirmed ticks moving on from ${resumed}`);
   const later = await tick(dropped);
-  assert.ok(later > resumed + 30, `confirmed ticks after the resume: ${resumed} → ${later}`);
   assert.ok(later > before, `past the tick the other page had at the cut (${before})`);
   // The other page played on all along.
   assert.equal((await connStatus(other)).state, 'connected');

@@ -65,7 +65,11 @@ struct Page {
 
 impl Page {
     async fn join(relay: &Served, room: &str) -> Page {
-        let ws = open(relay, &format!("room={room}&model=rollback")).await;
+        Page::over(open(relay, &format!("room={room}&model=rollback")).await)
+    }
+
+    /// A page over `ws`, which has sent its greeting (or Resume).
+    fn over(ws: Ws) -> Page {
         Page {
             ws,
             predictor: RollbackPredictor::new(RollbackConfig::default()).unwrap(),
@@ -406,15 +410,7 @@ async fn a_dropped_player_resumes_their_seat_with_the_same_ids() {
     .await
     .unwrap();
     send(&mut ws, &ClientMsg::Resume { token }).await;
-    let mut back = Page {
-        ws,
-        predictor: RollbackPredictor::new(RollbackConfig::default()).unwrap(),
-        newest_state: None,
-        start: None,
-        token: None,
-        report_rtt_ms: None,
-        seats: Vec::new(),
-    };
+    let mut back = Page::over(ws);
     back.play(1000, Vec2::new(-1.0, 0.0)).await;
     let (again, resumed_at) = back.start.expect("the Start again after the Resume");
     assert_eq!(again, ids, "the same seat, session and match");

@@ -205,6 +205,23 @@ pub enum Watch {
     },
 }
 
+impl Watch {
+    /// For [`Watch::Lost`], what to tell the user: `relay lost` (or `no
+    /// relay`, if the socket never opened) and the close reason.
+    pub fn lost_reason(&self) -> Option<String> {
+        match self {
+            Watch::Lost {
+                was_open,
+                closed_by,
+            } => {
+                let what = if *was_open { "relay lost" } else { "no relay" };
+                Some(format!("{what}{closed_by}"))
+            }
+            _ => None,
+        }
+    }
+}
+
 impl Connection {
     /// A connection over a socket just opened.
     pub fn new(transport: Transport) -> Connection {
@@ -302,5 +319,27 @@ impl Connection {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Watch;
+
+    #[test]
+    fn a_lost_link_says_whether_the_relay_ever_answered_and_why_it_closed() {
+        let lost = |was_open| Watch::Lost {
+            was_open,
+            closed_by: " (closed 1001: relay shutting down)".to_owned(),
+        };
+        assert_eq!(
+            lost(true).lost_reason().as_deref(),
+            Some("relay lost (closed 1001: relay shutting down)")
+        );
+        assert_eq!(
+            lost(false).lost_reason().as_deref(),
+            Some("no relay (closed 1001: relay shutting down)")
+        );
+        assert_eq!(Watch::Reconnecting(1, String::new()).lost_reason(), None);
     }
 }

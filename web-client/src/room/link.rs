@@ -160,12 +160,8 @@ impl RoomRun {
         );
         match watched {
             Some(Watch::Reconnecting(n, why)) => out.push(RoomLink::Reconnecting(n, why)),
-            Some(Watch::Lost {
-                was_open,
-                closed_by,
-            }) => {
-                let what = if was_open { "relay lost" } else { "no relay" };
-                out.push(RoomLink::Lost(format!("{what}{closed_by}")));
+            Some(lost @ Watch::Lost { .. }) => {
+                out.extend(lost.lost_reason().map(RoomLink::Lost));
             }
             Some(Watch::Opened) | None => {}
         }

@@ -228,12 +228,8 @@ impl MatchRun {
         );
         match watched {
             Some(Watch::Reconnecting(n, why)) => out.push(MatchLink::Reconnecting(n, why)),
-            Some(Watch::Lost {
-                was_open,
-                closed_by,
-            }) => {
-                let what = if was_open { "relay lost" } else { "no relay" };
-                out.push(MatchLink::Lost(format!("{what}{closed_by}")));
+            Some(lost @ Watch::Lost { .. }) => {
+                out.extend(lost.lost_reason().map(MatchLink::Lost));
             }
             Some(Watch::Opened) | None => {}
         }
