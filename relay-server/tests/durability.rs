@@ -91,16 +91,21 @@ async fn every_acknowledged_save_survives_a_kill(backend: &Backend) {
     ));
     let db = backend.db_arg(&dir);
     let (mut relay, addr) = start(&db);
-    let body = Arc::new(codec::encode(&scenario()));
+    let base = Arc::new(scenario());
     let acknowledged = Arc::new(Mutex::new(Vec::<String>::new()));
     let failed = Arc::new(Mutex::new(0usize));
-    // 8 writers posting back to back until the relay dies.
+    // 8 writers posting back to back until the relay dies. Each save has
+    // a name of its own: the store keeps equal bytes once (200, not 201),
+    // and a new row is what has to survive the kill.
     let writers: Vec<_> = (0..8)
-        .map(|_| {
-            let (addr, body) = (addr.clone(), body.clone());
+        .map(|w| {
+            let (addr, base) = (addr.clone(), base.clone());
             let (acknowledged, failed) = (acknowledged.clone(), failed.clone());
             tokio::spawn(async move {
-                for _ in 0..200 {
+                for i in 0..200 {
+                    let mut scenario = (*base).clone();
+                    scenario.name = format!("durable-{w}-{i}");
+                    let body = codec::encode(&scenario);
                     match http(&addr, "POST /api/scenarios", &body).await {
                         Ok((201, json)) => {
                             let v: serde_json::Value = serde_json::from_str(&json).unwrap();
@@ -116,6 +121,11 @@ async fn every_acknowledged_save_survives_a_kill(backend: &Backend) {
         })
         .collect();
     while acknowledged.lock().unwrap().len() < 100 {
+        assert!(
+            !writers.iter().all(|w| w.is_finished()),
+            "the writers finished with {} saves acknowledged (201) of 1600",
+            acknowledged.lock().unwrap().len()
+        );
         tokio::time::sleep(std::time::Duration::from_millis(2)).await;
     }
     relay.kill().unwrap(); // SIGKILL: no shutdown, no flush

@@ -18,8 +18,11 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio_tungstenite::tungstenite::Message;
 
-fn scenario() -> Vec<u8> {
-    let mut run = sim::ScenarioRun::record("frozen", 5, sim::protocol::Setup::default());
+/// A recorded scenario named `name`, encoded. Equal bytes are stored once
+/// (a second save answers 200), so saves that must each create a row get
+/// names of their own.
+fn scenario(name: &str) -> Vec<u8> {
+    let mut run = sim::ScenarioRun::record(name, 5, sim::protocol::Setup::default());
     for _ in 0..60 {
         run.step_live(1.0 / 60.0, sim::Vec2::new(1.0, 0.0), false, false);
     }
@@ -53,7 +56,7 @@ async fn a_frozen_database_answers_every_save_within_3_s_and_the_room_ticks_on()
     // The saves come from one address: the budget of saves is not tested here.
     let relay = RelayProc::start("relay-f", &pg.url(), &dist, &["--save-burst", "1000"]);
     let addr = relay.addr.clone();
-    let body = scenario();
+    let body = scenario("frozen");
     assert_eq!(save(&addr, &body).await.0, 201);
 
     // A room with a bot, its player pinging as a page does: net updates at
@@ -148,10 +151,10 @@ async fn a_frozen_database_answers_every_save_within_3_s_and_the_room_ticks_on()
 
     // 100 saves, 10 at a time, all stored within 10 s of SIGCONT.
     let mut created = 0;
-    for _ in 0..10 {
+    for b in 0..10 {
         let batch: Vec<_> = (0..10)
-            .map(|_| {
-                let (addr, body) = (addr.clone(), body.clone());
+            .map(|i| {
+                let (addr, body) = (addr.clone(), scenario(&format!("thawed-{b}-{i}")));
                 tokio::spawn(async move { save(&addr, &body).await })
             })
             .collect();
