@@ -78,3 +78,56 @@ fn one_altered_input_of_a_golden_match_diverges_at_its_tick() {
     println!("{differ} ticks differ");
     assert!(differ > 60, "{differ} ticks differ");
 }
+
+#[test]
+fn a_golden_match_played_back_gives_every_ticks_world_and_each_seats_fills() {
+    use sim::rollback::playback::{FillCounts, MatchPlayback, CHECKPOINT_TICKS};
+    use sim::rollback::{Arena, Game};
+    let g = GoldenMatch::read("4p-rtt100-200-5pct");
+    let p = MatchPlayback::play(g.recording.clone()).unwrap();
+    assert!(p.identical());
+    assert_eq!(p.ticks(), 3780);
+    assert_eq!(p.seconds(), 63.0);
+    assert_eq!(p.world_after(0), g.recording.start);
+    // Either side of a checkpoint, on one and at the end: the world after
+    // n ticks hashes to what the server recorded after its n-th.
+    for n in [1, 59, 60, 61, 119, 120, 1234, 3779, 3780] {
+        assert_eq!(
+            Arena::state_hash(&p.world_after(n)),
+            g.recording.ticks[n - 1].hash,
+            "after {n} ticks"
+        );
+    }
+    assert_eq!(p.world_after(9999), p.world_after(3780), "clamped");
+    let trail = p.worlds_between(100, 160);
+    assert_eq!(trail.len(), 60);
+    assert_eq!(trail[0], p.world_after(101));
+    assert_eq!(trail[59], p.world_after(160));
+    assert_eq!(CHECKPOINT_TICKS, 60);
+    assert_eq!(
+        p.line(),
+        format!("ticks=3780 last={} digest={}", g.final_hash, g.digest)
+    );
+    // All four seats sat throughout; the fills are the server's guesses.
+    assert_eq!(p.seated_mask(0), 0b1111);
+    let counts: Vec<FillCounts> = (0..4).map(|s| p.fill_counts(s)).collect();
+    let fill = |received, held, empty| FillCounts {
+        received,
+        held,
+        empty,
+    };
+    assert_eq!(
+        counts,
+        [
+            fill(3769, 8, 3),
+            fill(3764, 9, 7),
+            fill(3760, 10, 10),
+            fill(3758, 8, 14)
+        ]
+    );
+    for (s, c) in counts.iter().enumerate() {
+        assert_eq!(c.received + c.held + c.empty, 3780, "seat {s}");
+        assert_eq!(p.fills(s).len() as u32, c.held + c.empty, "seat {s}");
+        assert!(!p.is_bot(s));
+    }
+}

@@ -31,7 +31,7 @@ pub fn ignored(pairs: &[(String, String)]) -> Vec<String> {
                 "watch" if value != "1" => "only watch=1",
                 "tour" if sim::tour::parse(value).is_none() => "no such stop of the tour",
                 "mode" | "seed" | "room" | "model" | "link" | "tour" | "watch"
-                | "room-recording" => return None,
+                | "room-recording" | "match-recording" => return None,
                 _ => "not a parameter of this page",
             };
             Some(format!("{name}={value} ({why})"))

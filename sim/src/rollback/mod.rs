@@ -47,6 +47,7 @@
 //! | `log` | [`log::RollbackEvent`]: the visible rollbacks, for the inspector |
 //! | `predictor`, `bot` | the endpoint's half, the bot player |
 //! | `recording` | [`MatchRecording`]: a match's used inputs and hashes, tick by tick; [`recording::replay`] |
+//! | `playback` | [`playback::MatchPlayback`]: a recording re-run for inspection, any tick's world a seek away, each seat's fills |
 //! | `seats` | a room's per-seat reports (RTT, input delay, dilation; issue 22) and their refusals |
 //! | `match_server` | [`MatchServer`]: a match of 2–8 seats (players, bots), ids checked per seat |
 
@@ -59,6 +60,7 @@ pub mod game;
 pub mod input;
 pub mod log;
 pub mod match_server;
+pub mod playback;
 pub mod predictor;
 pub mod recording;
 pub mod seats;

@@ -399,16 +399,35 @@ pub fn replay(rec: &MatchRecording) -> Result<Replay, RecordingError> {
     let arena = Arena::with_players(rec.config.tick_rate, rec.seats())
         .expect("validate checked the player count");
     let mut state = rec.start.clone();
-    let mut inputs = Vec::with_capacity(rec.seats());
     let mut hashes = Vec::with_capacity(rec.ticks.len());
-    for t in &rec.ticks {
-        let tick = Arena::tick(&state);
+    step(&arena, rec, &mut state, 0..rec.ticks.len(), |s| {
+        hashes.push(Arena::state_hash(s))
+    });
+    Ok(Replay { hashes })
+}
+
+/// Steps `state` through the recorded ticks `range` (indices into
+/// `rec.ticks`) with the recorded inputs, calling `after` with the world
+/// after each: the one step [`replay`] and
+/// [`super::playback::MatchPlayback`] share.
+///
+/// # Panics
+/// If `range` is outside `rec.ticks`.
+pub(super) fn step(
+    arena: &Arena,
+    rec: &MatchRecording,
+    state: &mut Snapshot,
+    range: std::ops::Range<usize>,
+    mut after: impl FnMut(&Snapshot),
+) {
+    let mut inputs = Vec::with_capacity(rec.seats());
+    for t in &rec.ticks[range] {
+        let tick = Arena::tick(state);
         inputs.clear();
         inputs.extend(t.inputs.iter().map(|u| u.cmd(tick)));
-        arena.step_in_place(&mut state, &inputs);
-        hashes.push(Arena::state_hash(&state));
+        arena.step_in_place(state, &inputs);
+        after(state);
     }
-    Ok(Replay { hashes })
 }
 
 #[cfg(test)]

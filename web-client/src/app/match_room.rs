@@ -115,6 +115,7 @@ impl App {
             (dir, buttons)
         };
         run.set_net_settings(self.settings);
+        self.room_save.frame(&run.name, true);
         for _ in 0..self.room_controls.take_add_bot() {
             if !run.watch {
                 run.add_bot();

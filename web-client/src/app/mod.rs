@@ -14,7 +14,7 @@
 //! | `inspect` | pausing to inspect, the playhead moving a scenario's run, the timeline's and the card's clicks, the console line |
 //! | `ab` | the A/B toggle and difference read into the loop; starting the pair |
 //! | `room` | entering and leaving a shared room, its frame in the loop, its connection's events |
-//! | `recorded` | a saved room recording opened by `?room-recording=ID`: loaded, played back instead of the page's run, closed |
+//! | `recorded` | a saved recording opened by `?room-recording=ID` (a CMC room's) or `?match-recording=ID` (a rollback match's): loaded, played back instead of the page's run, closed |
 //! | `view` | what is drawn and written each frame of a single-player run: panels, timeline, read-outs, CSV |
 //! | `input` | the frame's input: keys, or the bot when it drives |
 //! | `header` | the mode, the connection pill, the bot button |
@@ -111,11 +111,11 @@ struct App {
     /// The Room section's Save link (the relay keeps the room's
     /// recording).
     room_save: crate::room::save::RoomSave,
-    /// A saved room recording open in the page, if any: it runs instead
-    /// of everything else while it lasts.
-    recorded: Option<Box<crate::room::recorded::RecordedRoom>>,
-    /// The id of the room recording asked for, and its answer.
-    recorded_id: Option<String>,
+    /// A saved recording open in the page, if any: it runs instead of
+    /// everything else while it lasts.
+    recorded: Option<Box<recorded::Opened>>,
+    /// The kind and id of the recording asked for, and its answer.
+    recorded_id: Option<(recorded::RecordingKind, String)>,
     recorded_mail: Mailbox<share::Reply>,
     /// The rollback room's match the page plays in, if any (issue 22):
     /// it runs instead of the private session, like a CMC room.
@@ -246,8 +246,11 @@ impl App {
         if let Some(note) = crate::link_params::note(&crate::link_params::ignored(&query_pairs())) {
             app.panel.message("error", &note);
         }
-        if let Some(id) = query_param("room-recording") {
-            app.load_room_recording(id);
+        let recording = recorded::RecordingKind::ALL
+            .into_iter()
+            .find_map(|(kind, param)| Some((kind, query_param(param)?)));
+        if let Some((kind, id)) = recording {
+            app.load_recording(kind, id);
         } else if let (false, Some(name)) = (local, query_param("room")) {
             match crate::room::rules::room_name(&name) {
                 Ok(name) if query_param("model").as_deref() == Some("rollback") => {

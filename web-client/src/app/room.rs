@@ -125,7 +125,7 @@ impl App {
         if let Some(room) = self.room.as_mut() {
             room.watch(t, &mut events);
             self.room_fork.frame(&room.name);
-            self.room_save.frame(&room.name);
+            self.room_save.frame(&room.name, false);
         }
         self.read_controls();
         let Input { dir, dash, .. } = self.input(page_dt);

@@ -88,6 +88,13 @@ pub enum Glyph {
         /// A duplicate, not a late one.
         duplicate: bool,
     },
+    /// A tick a rollback server ran without the player's input: a bar on
+    /// the server row, orange when it held the last input, red when it
+    /// used the empty one (`001_…` §5.1).
+    Fill {
+        /// The empty input, not the held one.
+        empty: bool,
+    },
 }
 
 impl Glyph {
@@ -101,6 +108,7 @@ impl Glyph {
             Glyph::Jump => 9,
             Glyph::AmmoJump => 10,
             Glyph::Stale { duplicate } => 11 + u64::from(duplicate),
+            Glyph::Fill { empty } => 13 + u64::from(empty),
         }
     }
 }
@@ -161,7 +169,10 @@ pub struct MarkSpec {
 impl MarkSpec {
     /// Whether a click on it opens something.
     pub fn clickable(&self) -> bool {
-        !matches!(self.glyph, Glyph::AmmoJump | Glyph::Stale { .. })
+        !matches!(
+            self.glyph,
+            Glyph::AmmoJump | Glyph::Stale { .. } | Glyph::Fill { .. }
+        )
     }
 }
 
@@ -486,6 +497,11 @@ fn mark(ctx: &CanvasRenderingContext2d, w: &Window, m: &MarkSpec, rows: Rows, op
             ctx.set_fill_style_str(if duplicate { LOST } else { "#fb923c" });
             ctx.fill_rect(x - 1.0, rows.client_y + 4.0, 2.0, 7.0);
             rows.client_y
+        }
+        Glyph::Fill { empty } => {
+            ctx.set_fill_style_str(if empty { LOST } else { "#fb923c" });
+            ctx.fill_rect(x - 1.0, rows.server_y - 6.0, 2.0, 12.0);
+            rows.server_y
         }
     };
     if let Some(from) = m.rewound_from_us {

@@ -39,7 +39,7 @@ const OTHERS: [Color; 4] = [
 ];
 
 /// Colour of seat `p` as seen by seat `local`.
-fn colour(p: usize, local: usize) -> Color {
+pub(super) fn colour(p: usize, local: usize) -> Color {
     if p == local {
         CYAN
     } else {
@@ -87,7 +87,7 @@ pub fn draw(run: &MatchRun, input: SimVec2, layout: &Layout) {
 
 /// Everyone seated in `s`, the local player last (on top); an empty seat
 /// (not in `seated`) as a faint thin ring at its spawn, "P5 empty".
-fn everyone(v: &View, s: &Snapshot, local: usize, seated: u8, alpha: f32) {
+pub(super) fn everyone(v: &View, s: &Snapshot, local: usize, seated: u8, alpha: f32) {
     let order = (0..s.players.len()).filter(|&p| p != local).chain([local]);
     for p in order {
         // (A spectator's `local` is no seat.)
@@ -139,7 +139,7 @@ fn predicted(run: &MatchRun, world: &World, local: usize, input: SimVec2, area: 
 }
 
 /// The Authoritative panel: the newest confirmed State.
-fn authoritative(s: &Snapshot, world: &World, local: usize, seated: u8, area: RectF) {
+pub(super) fn authoritative(s: &Snapshot, world: &World, local: usize, seated: u8, area: RectF) {
     let v = View::fit(area, SimVec2::ZERO, world.size);
     arena::floor(&v, world);
     projectiles_by(&v, &s.projectiles, 1.0, |p| colour(p, local));

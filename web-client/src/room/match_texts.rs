@@ -24,10 +24,9 @@ const SLOTS: [&str; 6] = [
 ];
 
 /// The controls that do nothing in a match, and why.
-const OFF: [(&str, &str); 9] = [
+const OFF: [(&str, &str); 8] = [
     ("reload", NO_RELOAD),
-    ("room-save", CMC_RECORDED),
-    ("room-fork-run", CMC_RECORDED),
+    ("room-fork-run", CMC_FORKED),
     ("play-pause", SINGLE_PLAYER),
     ("step-frame", SINGLE_PLAYER),
     ("rec-toggle", SINGLE_PLAYER),
@@ -35,7 +34,7 @@ const OFF: [(&str, &str); 9] = [
     ("model", ROOMS_MODEL),
     ("ab", ROOMS_MODEL),
 ];
-const CMC_RECORDED: &str = "Only CMC rooms are recorded on the relay: a rollback match's Save link and What if are still to come";
+const CMC_FORKED: &str = "What if forks a CMC room's lag compensation: a rollback match has no rewind to change (its Save link records it)";
 const NO_RELOAD: &str = "The rollback arena has no ammo: F fires every 250 ms";
 const ROOMS_MODEL: &str = "This room runs the rollback model for everyone: leave the room to switch models or compare A/B";
 

@@ -17,6 +17,8 @@
 //! | `controls` | the Room section: name, Join / Leave, the relay's rooms, the room's switches, the shot log |
 //! | `fork` | the Room section's What if: the relay's recording of the room forked in the page with rewind off or another cap, the shots judged otherwise |
 //! | `recorded`, `recorded_panels` | a saved room recording opened in the page (`?room-recording=ID`): played back in wasm, checked against the relay's tick hashes, a seat to watch from, play / seek, the shots, the seat's lanes; its three panels |
+//! | `recorded_card` | the card both kinds of recording drive: verdict, Play, seek, seat, Close, picks, lanes; [`recorded_card::Playhead`] |
+//! | `recorded_match`, `recorded_match_panels` | a saved rollback match recording (`?match-recording=ID`): re-run in wasm, every tick hash checked, a seat to follow, the ticks the server filled its input (held / empty) on its lane and its path; its three panels |
 //! | `save` | the Room section's Save link: the relay keeps the room's recording, the page shows `/?room-recording=ID` |
 //! | `lanes` | the packet lanes' room events: shots and verdicts, rewinds, proxy jumps, late net updates, ammo jumps, and their stories; a playback seat's shot marks (pure) |
 //! | `rules` | names that join, whom F aims at, the shot shown, shot lines and tallies, ammo jumps (pure) |
@@ -41,6 +43,9 @@ pub mod match_texts;
 pub mod page;
 pub mod panels;
 pub mod recorded;
+pub mod recorded_card;
+pub mod recorded_match;
+pub mod recorded_match_panels;
 pub mod recorded_panels;
 pub mod rules;
 pub mod save;

@@ -10,24 +10,17 @@
 //! on a mark opens its shot as the list does, a press or a drag on the
 //! lanes seeks. The panels are drawn by `super::recorded_panels`.
 
-use super::controls::on_button;
 use super::lanes::{playback_line, playback_marks};
+use super::recorded_card::{Card, Playhead};
 use crate::clock::clock_ms;
-use crate::dom::{append_button, emptied, input, query, select, set_flag, write_text, Clicks};
-use crate::inspector::gesture::Action;
-use crate::inspector::lane_canvas::LaneCanvas;
+use crate::dom::{append_button, emptied, query, write_text};
 use crate::inspector::lane_paint::{Lane, Scene};
 use sim::endpoints::room::playback::{play, RoomPlayback};
 use sim::endpoints::room::recording::RoomRecording;
 use sim::room::shots::ShotRecord;
 use sim::room::PlayerId;
 use sim::{SimTime, World};
-use std::cell::Cell;
-use std::rc::Rc;
-use web_sys::{Document, HtmlInputElement, HtmlSelectElement};
-
-/// Seek bar steps per second of room.
-const SEEK_STEPS_PER_S: f64 = 100.0;
+use web_sys::Document;
 
 /// A character's name: `P2`, or `bot 3`.
 pub fn seat_name(p: &RoomPlayback, id: PlayerId) -> String {
@@ -85,37 +78,6 @@ pub fn verdict_line(p: &RoomPlayback, build_ms: f64) -> String {
     }
 }
 
-/// The controls that do nothing while a recording is open, and why; the
-/// packet lanes and the timeline (a live run's) are hidden. Close
-/// reloads the page, which restores them.
-const OFF_WHILE_OPEN: [&str; 7] = [
-    "play-pause",
-    "step-frame",
-    "rec-toggle",
-    "restart",
-    "save-scenario",
-    "model",
-    "ab",
-];
-
-/// Turns off what does nothing while a recording is open.
-fn set_aside(doc: &Document) {
-    for id in OFF_WHILE_OPEN {
-        if let Some(e) = doc.get_element_by_id(id) {
-            set_flag(&e, "disabled", true);
-            let _ = e.set_attribute(
-                "title",
-                "A room recording is open: Close it (Room section) to run the page again",
-            );
-        }
-    }
-    for selector in ["#inspector", ".timeline-card"] {
-        if let Some(e) = query(doc, selector) {
-            set_flag(&e, "hidden", true);
-        }
-    }
-}
-
 /// A room recording open in the page.
 pub struct RecordedRoom {
     /// Its id in the store.
@@ -126,29 +88,13 @@ pub struct RecordedRoom {
     pub world: World,
     /// The weapon's range, cm (for the rays).
     pub range_cm: f32,
-    /// The playhead.
-    pub t: SimTime,
-    /// Whether the playhead moves with the page's clock.
-    pub playing: bool,
+    /// The playhead, from the recording's first tick.
+    pub playhead: Playhead,
     /// The seat watched from.
     pub seat: PlayerId,
     /// The shot in the Replayed panel (an index into the playback's).
     pub shot: Option<usize>,
     card: Card,
-}
-
-/// The `#recorded-room` card's elements and their events.
-struct Card {
-    doc: Document,
-    seat: Option<HtmlSelectElement>,
-    seek: Option<HtmlInputElement>,
-    seat_changed: Clicks,
-    seeked: Clicks,
-    play: Clicks,
-    close: Clicks,
-    picked: Rc<Cell<Option<usize>>>,
-    shown: String,
-    lanes: LaneCanvas,
 }
 
 impl RecordedRoom {
@@ -168,40 +114,39 @@ impl RecordedRoom {
             .find(|s| !s.bot)
             .or(playback.seats.first())
             .map_or(PlayerId(1), |s| s.id);
-        let picked = Rc::new(Cell::new(None));
-        let slot = picked.clone();
-        on_button(doc, "recorded-shots", "data-shot", move |v| {
-            slot.set(v.parse().ok());
-        });
-        let card = Card {
-            doc: doc.clone(),
-            seat: select(doc, "recorded-seat"),
-            seek: input(doc, "recorded-seek"),
-            seat_changed: Clicks::on(doc, "recorded-seat", "change"),
-            seeked: Clicks::on(doc, "recorded-seek", "input"),
-            play: Clicks::on(doc, "recorded-play", "click"),
-            close: Clicks::on(doc, "recorded-close", "click"),
-            picked,
-            shown: String::new(),
-            lanes: LaneCanvas::on(doc, "recorded-lanes"),
-        };
-        let mut room = RecordedRoom {
+        let (start, end) = playback.span();
+        let room = RecordedRoom {
             id,
             world: World::arena(),
             range_cm: f32::from(recording.config.weapon.range_cm),
-            t: playback.span().0,
-            playing: false,
+            playhead: Playhead::new(end.0 - start.0),
             seat,
             shot: None,
             playback,
-            card,
+            card: Card::on(doc),
         };
-        room.card.lanes.seek_in_lanes();
         let verdict = verdict_line(&room.playback, build_ms)
             + &cut_short(recording.truncated, recording.seconds());
-        room.show_card(&verdict);
-        set_aside(doc);
+        let seats: Vec<(String, String)> = room
+            .playback
+            .seats
+            .iter()
+            .map(|s| (s.id.0.to_string(), seat_name(&room.playback, s.id)))
+            .collect();
+        room.card.show(
+            "Room recording",
+            &verdict,
+            room.playback.identical(),
+            &seats,
+            &room.seat.0.to_string(),
+            room.playhead.end_us,
+        );
         Ok(room)
+    }
+
+    /// The playhead's time on the room's clock.
+    pub fn t(&self) -> SimTime {
+        self.playback.span().0.plus_micros(self.playhead.t_us)
     }
 
     /// Shot `i` as a record for the Replayed panel. A shot judged against
@@ -227,101 +172,29 @@ impl RecordedRoom {
     /// One page frame of `dt` s: the card's events, then the playhead.
     /// Returns `false` once Close was clicked.
     pub fn frame(&mut self, dt: f64) -> bool {
-        if self.card.close.take() > 0 {
+        let tick_us = 1_000_000 / sim::room::config::TICK_HZ;
+        let asked = self.card.take(&mut self.playhead, tick_us);
+        if asked.close {
             return false;
         }
-        let (start, end) = self.playback.span();
-        // The lanes: a mark opens its shot as the list does, a press seeks.
-        let tick_us = 1_000_000 / sim::room::config::TICK_HZ;
-        // The lanes count µs from the recording's first tick.
-        for a in self.card.lanes.take_actions((0, end.0 - start.0)) {
-            let to = match a {
-                Action::Open { index, .. } => {
-                    self.card.picked.set(Some(index));
-                    continue;
-                }
-                Action::Seek(us) => start.0 + us,
-                Action::Step(n) if n < 0 => self.t.0.saturating_sub(n.unsigned_abs() * tick_us),
-                Action::Step(n) => self.t.0 + n.unsigned_abs() * tick_us,
-                _ => continue,
-            };
-            self.t = SimTime(to.clamp(start.0, end.0));
-            self.playing = false;
+        if let Some(id) = asked.seat.and_then(|v| v.parse().ok()) {
+            self.seat = PlayerId(id);
         }
-        let c = &self.card;
-        if c.play.take() > 0 {
-            self.playing = !self.playing;
-            if self.playing && self.t >= end {
-                self.t = start;
-            }
-        }
-        if c.seat_changed.take() > 0 {
-            let value = c.seat.as_ref().map(|s| s.value()).unwrap_or_default();
-            if let Ok(id) = value.parse() {
-                self.seat = PlayerId(id);
-            }
-        }
-        if c.seeked.take() > 0 {
-            if let Some(v) = c.seek.as_ref().map(|s| s.value_as_number()) {
-                self.t = start.plus_micros((v / SEEK_STEPS_PER_S * 1e6) as u64);
-                self.playing = false;
-            }
-        }
-        if let Some(i) = c.picked.take().filter(|&i| i < self.playback.shots.len()) {
+        if let Some(i) = asked.pick.filter(|&i| i < self.playback.shots.len()) {
+            let judged = &self.playback.shots[i].judged;
+            let at = judged.at.0.saturating_sub(self.playback.span().0 .0);
+            self.seat = judged.shooter;
             self.shot = Some(i);
-            self.t = self.playback.shots[i].judged.at;
-            self.seat = self.playback.shots[i].judged.shooter;
-            self.playing = false;
+            self.playhead.seek(at);
         }
-        if self.playing {
-            self.t = self.t.plus_micros((dt * 1e6) as u64);
-            if self.t >= end {
-                self.t = end;
-                self.playing = false;
-            }
-        }
+        self.playhead.advance(dt);
         // While playing, the newest shot judged by the playhead.
-        if self.playing {
-            let n = self.playback.shots_until(self.t).len();
+        if self.playhead.playing {
+            let n = self.playback.shots_until(self.t()).len();
             self.shot = n.checked_sub(1).or(self.shot);
         }
         self.write();
         true
-    }
-
-    /// The card: the seats, the shots and the verdict line.
-    fn show_card(&self, verdict: &str) {
-        let doc = &self.card.doc;
-        if let Some(card) = doc.get_element_by_id("recorded-room") {
-            set_flag(&card, "hidden", false);
-        }
-        if let Some(e) = query(doc, "[data-metric=\"recorded-verdict\"]") {
-            write_text(&e, verdict);
-            let _ = e.set_attribute(
-                "data-state",
-                if self.playback.identical() {
-                    "same"
-                } else {
-                    "differs"
-                },
-            );
-        }
-        if let Some(s) = &self.card.seat {
-            s.set_inner_html("");
-            for seat in &self.playback.seats {
-                if let Ok(o) = doc.create_element("option") {
-                    let _ = o.set_attribute("value", &seat.id.0.to_string());
-                    o.set_text_content(Some(&seat_name(&self.playback, seat.id)));
-                    let _ = s.append_child(&o);
-                }
-            }
-            s.set_value(&self.seat.0.to_string());
-        }
-        if let Some(seek) = &self.card.seek {
-            let (start, end) = self.playback.span();
-            let steps = end.secs_since(start) * SEEK_STEPS_PER_S;
-            let _ = seek.set_attribute("max", &format!("{steps:.0}"));
-        }
     }
 
     /// The per-frame parts of the card: time, seek bar, play button, the
@@ -330,27 +203,7 @@ impl RecordedRoom {
     fn write(&mut self) {
         let doc = self.card.doc.clone();
         let (start, end) = self.playback.span();
-        if let Some(e) = query(&doc, "[data-metric=\"recorded-time\"]") {
-            write_text(
-                &e,
-                &format!(
-                    "{:.2} / {:.2} s",
-                    self.t.secs_since(start),
-                    end.secs_since(start)
-                ),
-            );
-        }
-        if let Some(seek) = &self.card.seek {
-            seek.set_value_as_number((self.t.secs_since(start) * SEEK_STEPS_PER_S).round());
-        }
-        if let Some(b) = doc.get_element_by_id("recorded-play") {
-            write_text(&b, if self.playing { "Pause" } else { "Play" });
-        }
-        if let Some(s) = &self.card.seat {
-            if s.value() != self.seat.0.to_string() {
-                s.set_value(&self.seat.0.to_string());
-            }
-        }
+        self.card.write(&self.playhead, &self.seat.0.to_string());
         let p = &self.playback;
         let marks = playback_marks(p, self.seat);
         let title = seat_name(p, self.seat);
@@ -368,7 +221,7 @@ impl RecordedRoom {
             }],
             extent: (0, end.0 - start.0),
             live: false,
-            playhead_us: Some(self.t.0 - start.0),
+            playhead_us: Some(self.playhead.t_us),
             bands: Vec::new(),
             message: None,
             selected: None,

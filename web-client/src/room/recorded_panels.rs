@@ -30,13 +30,13 @@ const SEAT_ZOOM: f32 = 2.0;
 /// Draws the panels and writes their lines.
 pub fn draw(r: &RecordedRoom, layout: &Layout, chrome: &PanelChrome) {
     let p = &r.playback;
-    let Some(now) = p.tick_at(r.t) else {
+    let Some(now) = p.tick_at(r.t()) else {
         return;
     };
     let at = |id| now.bodies.iter().find(|b| b.0 == id).map(|b| b.1);
     let (start, _) = p.span();
     // The index of `now` (the newest tick at or before the playhead).
-    let tick = p.ticks.partition_point(|k| k.at <= r.t).saturating_sub(1);
+    let tick = p.ticks.partition_point(|k| k.at <= r.t()).saturating_sub(1);
     let trail_from = tick.saturating_sub(TRAIL_TICKS);
     let trail = |v: &View, id| {
         let mut prev: Option<SimVec2> = None;
@@ -58,8 +58,8 @@ pub fn draw(r: &RecordedRoom, layout: &Layout, chrome: &PanelChrome) {
             tag(v, &mut tags, pos, &seat_name(p, id), LABEL);
         }
         if rays {
-            for s in p.shots_until(r.t).iter().rev() {
-                let age = r.t.secs_since(s.judged.at) as f32;
+            for s in p.shots_until(r.t()).iter().rev() {
+                let age = r.t().secs_since(s.judged.at) as f32;
                 if age >= RAY_FADE_S {
                     break;
                 }
@@ -87,7 +87,7 @@ pub fn draw(r: &RecordedRoom, layout: &Layout, chrome: &PanelChrome) {
         shot_panel(record, &r.world, &|id| seat_name(p, id), layout.replayed);
     }
     let seat = p.seats.iter().find(|s| s.id == r.seat);
-    let link = seat.and_then(|s| s.link_at(r.t)).map_or_else(
+    let link = seat.and_then(|s| s.link_at(r.t())).map_or_else(
         || "a bot, run by the server".to_owned(),
         |l| {
             format!(
@@ -111,7 +111,7 @@ pub fn draw(r: &RecordedRoom, layout: &Layout, chrome: &PanelChrome) {
         &format!(
             "room recording {} · the server at {:.2} s (tick {tick})",
             r.id,
-            r.t.secs_since(start)
+            r.t().secs_since(start)
         ),
     );
     chrome.text(
@@ -130,7 +130,7 @@ pub fn draw(r: &RecordedRoom, layout: &Layout, chrome: &PanelChrome) {
         "replayed-empty",
         "Pick a shot in the Room section's list (or press Play): its views show here, with the playhead at its verdict.",
     );
-    let so_far = p.shots_until(r.t);
+    let so_far = p.shots_until(r.t());
     chrome.text(
         "predicted-foot",
         &format!("followed ×{zoom} · paths: the last second"),

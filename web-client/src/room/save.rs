@@ -1,15 +1,23 @@
 //! The Room section's Save link (issue 23): `POST /api/rooms/{name}/
 //! recording` keeps the relay's recording of the room so far in its
-//! store, and the answer's id becomes a link, `/?room-recording=ID`,
-//! that replays the room in any page ([`super::recorded`]).
+//! store, and the answer's id becomes a link that replays it in any page:
+//! `/?room-recording=ID` for a CMC room ([`super::recorded`]),
+//! `/?match-recording=ID` for a rollback match
+//! ([`super::recorded_match`]).
 
 use crate::dom::{query, set_flag, write_attr, write_text, Clicks};
 use crate::runbar::share::{self, Mailbox, Reply};
 use web_sys::Document;
 
-/// The link a saved room recording opens at, from the page's origin.
-pub fn link(origin: &str, id: &str) -> String {
-    format!("{origin}/?room-recording={id}")
+/// The link a saved recording opens at, from the page's origin: a
+/// rollback match's (`rollback`) or a CMC room's.
+pub fn link(origin: &str, rollback: bool, id: &str) -> String {
+    let param = if rollback {
+        "match-recording"
+    } else {
+        "room-recording"
+    };
+    format!("{origin}/?{param}={id}")
 }
 
 /// The Save link button, its note and the link it gives.
@@ -31,9 +39,10 @@ impl RoomSave {
         }
     }
 
-    /// One frame in room `name`: a click asks the relay to save; its
-    /// answer is written as a link (copied to the clipboard too).
-    pub fn frame(&mut self, name: &str) {
+    /// One frame in room `name` (a `rollback` match or a CMC room): a
+    /// click asks the relay to save; its answer is written as a link
+    /// (copied to the clipboard too).
+    pub fn frame(&mut self, name: &str, rollback: bool) {
         if self.clicks.take() > 0 && !self.asked {
             self.asked = true;
             self.note("saving the relay's recording of the room…");
@@ -49,9 +58,12 @@ impl RoomSave {
         self.asked = false;
         match reply {
             Reply::Saved(id) => {
-                let url = link(&share::origin(), &id);
+                let url = link(&share::origin(), rollback, &id);
                 share::copy(&url);
-                self.note("saved: the link replays the room so far in any page (copied)");
+                let what = if rollback { "match" } else { "room" };
+                self.note(&format!(
+                    "saved: the link replays the {what} so far in any page (copied)"
+                ));
                 if let Some(a) = self.doc.get_element_by_id("room-save-link") {
                     write_attr(&a, "href", &url);
                     write_text(&a, &url);
@@ -75,8 +87,12 @@ mod tests {
     #[test]
     fn a_saved_recording_opens_at_its_link() {
         assert_eq!(
-            super::link("http://127.0.0.1:8080", "AbCdEfGhIjKl"),
+            super::link("http://127.0.0.1:8080", false, "AbCdEfGhIjKl"),
             "http://127.0.0.1:8080/?room-recording=AbCdEfGhIjKl"
+        );
+        assert_eq!(
+            super::link("http://127.0.0.1:8080", true, "AbCdEfGhIjKl"),
+            "http://127.0.0.1:8080/?match-recording=AbCdEfGhIjKl"
         );
     }
 }
