@@ -35,7 +35,10 @@
 //   playback     `bench_room_playback(60)` (issue 23): a saved room
 //                recording of 4 players over 60 s played back as the page
 //                opens one — build ms and the worst of 1000 seeks (native:
-//                `room_playback/4x60s` in sim/benches/room.rs).
+//                `room_playback/4x60s` in sim/benches/room.rs); and
+//                `bench_match_playback()`: the golden 4-player match (63 s)
+//                opened as a match recording, build ms and the worst of
+//                1000 seeks (each the world and the second before it).
 //
 // `--only rollback,match` runs just those sections (names as above;
 // `frames` also takes first_frame and first_frame_10mbit), for measuring
@@ -282,6 +285,8 @@ try {
   if (want('playback')) {
     const text = await bench.evaluate(() => window.wasmBindings.bench_room_playback(60));
     result.room_playback = text.startsWith('{') ? JSON.parse(text) : { error: text };
+    const match = await bench.evaluate(() => window.wasmBindings.bench_match_playback());
+    result.match_playback = match.startsWith('{') ? JSON.parse(match) : { error: match };
   }
   await bench.close();
 } finally {

@@ -1,7 +1,8 @@
 //! What the page's hot paths cost inside wasm, on the cases the native
 //! benches measure (`scripts/bench.sh` divides one by the other):
 //! the CMC client's replay, a rollback rebase of 2 and 8 players, a
-//! rollback match's server tick and bytes, a room recording's playback.
+//! rollback match's server tick and bytes, a room recording's and a
+//! match recording's playback.
 //! The inspector's scrub is in `scrub`.
 
 use crate::clock::clock_ms;
@@ -47,6 +48,44 @@ pub fn bench_room_playback(seconds: u32) -> String {
         "{{\"players\":{BRAWL_PLAYERS},\"seconds\":{seconds},\"ticks\":{},\"shots\":{},\"identical\":{},\"build_ms\":{build_ms:.1},\"seek_worst_ms\":{worst:.3}}}",
         p.ticks.len(),
         p.shots.len(),
+        p.identical()
+    )
+}
+
+/// Plays back the golden 4-player rollback match
+/// (`scenarios/matches/4p-rtt100-200-5pct.bin`: 63 s at 60 Hz) inside wasm
+/// as the page opens a match recording, and returns JSON `{"players",
+/// "ticks", "identical", "build_ms", "seek_worst_ms"}`: the playback's
+/// build time (decoding, the replay with its hash check, the checkpoints)
+/// and the slowest of 1000 seeks spread over the match, each what the
+/// page does at a new tick (the world there and the second before it,
+/// `crate::room::recorded_match`). Issue 23's budget for a room
+/// applies: build ≤ 300 ms, worst seek ≤ 100 ms.
+#[wasm_bindgen]
+pub fn bench_match_playback() -> String {
+    use sim::rollback::playback::MatchPlayback;
+    use sim::rollback::MatchRecording;
+    let bytes = include_bytes!("../../../scenarios/matches/4p-rtt100-200-5pct.bin");
+    let started = clock_ms();
+    let played = MatchRecording::from_bytes(bytes).and_then(MatchPlayback::play);
+    let build_ms = clock_ms() - started;
+    let p = match played {
+        Ok(p) => p,
+        Err(e) => return format!("error: {e}"),
+    };
+    let second = p.recording.config.tick_rate.hz() as usize;
+    let mut worst = 0.0f64;
+    for k in 0..1000 {
+        let n = p.ticks() * k / 999;
+        let began = clock_ms();
+        let trail = p.worlds_between(n.saturating_sub(second), n);
+        std::hint::black_box(trail);
+        worst = worst.max(clock_ms() - began);
+    }
+    format!(
+        "{{\"players\":{},\"ticks\":{},\"identical\":{},\"build_ms\":{build_ms:.1},\"seek_worst_ms\":{worst:.3}}}",
+        p.recording.seats(),
+        p.ticks(),
         p.identical()
     )
 }
