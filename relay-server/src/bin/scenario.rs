@@ -385,8 +385,9 @@ fn run(source: &str, db: &Location, csv: Option<&Path>, json: bool) -> anyhow::R
 enum Recorded {
     /// A CMC room's, and the replay line a JSON file expects.
     Room(RoomRecording, Option<String>),
-    /// A rollback match's (its hashes are inside).
-    Match(Box<MatchRecording>),
+    /// A rollback match's (its hashes are inside), and the line a golden
+    /// file (`scenarios/matches/*.json`) pins.
+    Match(Box<MatchRecording>, Option<String>),
 }
 
 /// The recording `from` names (a file, or an id or link in the store),
@@ -444,15 +445,30 @@ fn read_recording(from: &RoomSource) -> anyhow::Result<Recorded> {
                 Some(file.replay),
             ));
         }
-        let rec =
-            MatchRecording::from_json(text).with_context(|| format!("match recording {source}"))?;
-        return Ok(Recorded::Match(Box::new(rec)));
+        let what = || format!("match recording {source}");
+        // The golden suite's file: the recording inside, with the
+        // numbers it pins (`ticks`, `final_hash`, `digest`).
+        if let Some(inner) = shape.get("recording") {
+            let rec = MatchRecording::from_json(&inner.to_string()).with_context(what)?;
+            let pinned = format!(
+                "ticks={} last={} digest={}",
+                shape["ticks"],
+                shape["final_hash"].as_str().unwrap_or("?"),
+                shape["digest"].as_str().unwrap_or("?")
+            );
+            return Ok(Recorded::Match(Box::new(rec), Some(pinned)));
+        }
+        let rec = MatchRecording::from_json(text).with_context(what)?;
+        return Ok(Recorded::Match(Box::new(rec), None));
     }
     match kind {
-        Some(ItemKind::Match) => Ok(Recorded::Match(Box::new(
-            MatchRecording::from_bytes(&bytes)
-                .with_context(|| format!("match recording {source}"))?,
-        ))),
+        Some(ItemKind::Match) => Ok(Recorded::Match(
+            Box::new(
+                MatchRecording::from_bytes(&bytes)
+                    .with_context(|| format!("match recording {source}"))?,
+            ),
+            None,
+        )),
         Some(_) => Ok(Recorded::Room(
             RoomRecording::from_bytes(&bytes).with_context(what)?,
             None,
@@ -462,7 +478,7 @@ fn read_recording(from: &RoomSource) -> anyhow::Result<Recorded> {
         None => match RoomRecording::from_bytes(&bytes) {
             Ok(rec) => Ok(Recorded::Room(rec, None)),
             Err(room) => match MatchRecording::from_bytes(&bytes) {
-                Ok(rec) => Ok(Recorded::Match(Box::new(rec))),
+                Ok(rec) => Ok(Recorded::Match(Box::new(rec), None)),
                 Err(rollback) => bail!(
                     "{source} is neither a room recording ({room}) nor a match recording \
                      ({rollback})"
@@ -477,7 +493,7 @@ fn read_recording(from: &RoomSource) -> anyhow::Result<Recorded> {
 fn read_room(from: &RoomSource) -> anyhow::Result<(RoomRecording, Option<String>)> {
     match read_recording(from)? {
         Recorded::Room(rec, line) => Ok((rec, line)),
-        Recorded::Match(_) => bail!(
+        Recorded::Match(..) => bail!(
             "{} is a rollback match recording: it has no lag compensation to fork (replay it \
              with `scenario room-replay`)",
             from.source
@@ -516,7 +532,7 @@ fn divergence(out: &ReplayOutcome) -> String {
 fn room_replay(from: &RoomSource) -> anyhow::Result<bool> {
     let (recording, expected) = match read_recording(from)? {
         Recorded::Room(rec, line) => (rec, line),
-        Recorded::Match(rec) => return match_replay(&from.source, &rec),
+        Recorded::Match(rec, pinned) => return match_replay(&from.source, &rec, pinned),
     };
     describe_room(&from.source, &recording);
     let out = replay(&recording).with_context(|| format!("replaying {}", from.source))?;
@@ -531,8 +547,13 @@ fn room_replay(from: &RoomSource) -> anyhow::Result<bool> {
 }
 
 /// `scenario room-replay` of a rollback match recording: replays it and
-/// compares every tick's hash with the recorded one. `Ok(matches)`.
-fn match_replay(source: &str, rec: &MatchRecording) -> anyhow::Result<bool> {
+/// compares every tick's hash with the recorded one (and the line with the
+/// one a golden file pins, `pinned`). `Ok(matches)`.
+fn match_replay(
+    source: &str,
+    rec: &MatchRecording,
+    pinned: Option<String>,
+) -> anyhow::Result<bool> {
     let hz = rec.config.tick_rate.hz();
     println!("recording:  {source}");
     println!(
@@ -564,7 +585,11 @@ fn match_replay(source: &str, rec: &MatchRecording) -> anyhow::Result<bool> {
             );
         }
     }
-    Ok(mismatch.is_none() && out.line() == recorded)
+    let same_line = pinned.as_ref().is_none_or(|p| *p == recorded);
+    if let Some(p) = pinned.filter(|_| !same_line) {
+        println!("expected:   {p}");
+    }
+    Ok(mismatch.is_none() && out.line() == recorded && same_line)
 }
 
 /// `scenario room-fork`: `Ok(the recording replays as recorded)`.
