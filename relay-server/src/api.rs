@@ -5,11 +5,12 @@
 //! | `POST /api/scenarios` | stores a scenario: body `application/octet-stream` (the compact encoding, as the page sends) or `application/json` (a [`Scenario`] written by hand); 201 `{id, url, …}`, or 200 with a stored scenario's id when the same one (name and bytes) is stored already |
 //! | `GET /api/scenarios/{id}` | the scenario as JSON, or its compact bytes with `Accept: application/octet-stream` |
 //! | `GET /s/{id}` | the page, which loads and plays scenario `id` (404 status, same page, if unknown) |
-//! | `GET /api/room-recordings/{id}` | a saved room recording's bytes (saved by `POST /api/rooms/{name}/recording`, [`crate::rooms`]) |
+//! | `GET /api/room-recordings/{id}` | a saved CMC room recording's bytes (saved by `POST /api/rooms/{name}/recording`, [`crate::rooms`]) |
+//! | `GET /api/match-recordings/{id}` | a saved rollback match recording's bytes (saved by the same `POST` on a rollback room) |
 //!
-//! Scenarios and room recordings share the store (its ids and its cap,
-//! [`ItemKind`]); each route answers 404 for an id of the other kind,
-//! naming where it is served.
+//! Scenarios, room recordings and match recordings share the store (its
+//! ids and its cap, [`ItemKind`]); each route answers 404 for an id of
+//! another kind, naming what it is and where it is opened.
 //!
 //! Every rejection is a 4xx (or 5xx) with a JSON body
 //! `{"error": "<reason>"}`; nothing is stored then (a wrong method, 405,
@@ -327,20 +328,32 @@ fn saved(
     )
 }
 
-/// The answer to a scenario route asked for room recording `id`: 404,
-/// pointing at where it is opened.
-fn room_recording_not_scenario(id: &str) -> ApiError {
+/// The answer to a route serving `asked` items (`"a scenario"`, …) for
+/// `id`, a stored item of another kind, `found`: 404 naming what it is
+/// and where it is opened.
+fn other_kind(state: &AppState, id: &str, found: ItemKind, asked: &str) -> ApiError {
+    let open = match found {
+        ItemKind::Scenario => format!("open {}", state.inner.deployment.share_link(id)),
+        ItemKind::Room => {
+            format!("open /?room-recording={id} (its bytes: GET /api/room-recordings/{id})")
+        }
+        ItemKind::Match => {
+            format!("open /?match-recording={id} (its bytes: GET /api/match-recordings/{id})")
+        }
+    };
+    let what = match found {
+        ItemKind::Scenario => "a scenario",
+        ItemKind::Room => "a room recording",
+        ItemKind::Match => "a match recording",
+    };
     bad(
         StatusCode::NOT_FOUND,
-        format!(
-            "{id} is a room recording, not a scenario: open /?room-recording={id} \
-             (its bytes: GET /api/room-recordings/{id})"
-        ),
+        format!("{id} is {what}, not {asked}: {open}"),
     )
 }
 
 /// `GET /api/scenarios/{id}`: 400 for a malformed id, 404 for an unknown
-/// one or a room recording's.
+/// one or a room or match recording's (naming where it is opened).
 pub async fn fetch(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -358,8 +371,8 @@ pub async fn fetch(
         .await
         .map_err(|e| ApiError::store(&state, e))?
         .ok_or_else(|| bad(StatusCode::NOT_FOUND, format!("no scenario with id {id}")))?;
-    if row.kind == ItemKind::Room {
-        return Err(room_recording_not_scenario(&id));
+    if row.kind != ItemKind::Scenario {
+        return Err(other_kind(&state, &id, row.kind, "a scenario"));
     }
     let wants_bytes = headers
         .get(header::ACCEPT)
@@ -384,7 +397,7 @@ pub async fn fetch(
 
 /// `GET /s/{id}`: the page (its `<base href="/">` resolves its relative
 /// URLs from the root); it reads the id from its path and fetches the
-/// scenario. Unknown ids, and a room recording's, get the same page with
+/// scenario. Unknown ids, and a room or match recording's, get the same page with
 /// status 404, and the page says so (what `GET /api/scenarios/{id}`
 /// answers it).
 pub async fn share_page(State(state): State<AppState>, Path(id): Path<String>) -> Response {
@@ -410,40 +423,60 @@ pub async fn share_page(State(state): State<AppState>, Path(id): Path<String>) -
     }
 }
 
-/// `GET /api/room-recordings/{id}`: the bytes a room recording was saved
-/// with ([`sim::endpoints::room::recording::RoomRecording::to_bytes`]),
+/// `GET /api/room-recordings/{id}`: the bytes a CMC room recording was
+/// saved with ([`sim::endpoints::room::recording::RoomRecording::to_bytes`]),
 /// `application/octet-stream`, cached for good.
 ///
 /// # Errors
-/// 404 `{"error"}` for a malformed or unknown id, or a scenario's; 503
-/// when the store fails or does not answer in time.
+/// 404 `{"error"}` for a malformed or unknown id, or another kind's
+/// (naming what it is and where it is opened); 503 when the store fails or
+/// does not answer in time.
 pub async fn fetch_room_recording(
     State(state): State<AppState>,
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
+    fetch_recording(&state, &id, ItemKind::Room).await
+}
+
+/// `GET /api/match-recordings/{id}`: the bytes a rollback match recording
+/// was saved with ([`sim::rollback::recording::MatchRecording::to_bytes`],
+/// read by `MatchRecording::from_bytes`), `application/octet-stream`,
+/// cached for good.
+///
+/// # Errors
+/// As [`fetch_room_recording`]: 404 `{"error"}` for a malformed or
+/// unknown id, or another kind's; 503 when the store fails or is late.
+pub async fn fetch_match_recording(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    fetch_recording(&state, &id, ItemKind::Match).await
+}
+
+/// The bytes of saved recording `id` of `kind` (a room's or a match's):
+/// one path for both recording routes.
+async fn fetch_recording(state: &AppState, id: &str, kind: ItemKind) -> Result<Response, ApiError> {
+    let asked = match kind {
+        ItemKind::Match => "a match recording",
+        _ => "a room recording",
+    };
     let unknown = || {
         bad(
             StatusCode::NOT_FOUND,
-            format!("no room recording with id {id}"),
+            format!("no {} with id {id}", &asked[2..]),
         )
     };
-    if !is_id(&id) {
+    if !is_id(id) {
         return Err(unknown());
     }
     let row = state
         .store()
-        .get(&id)
+        .get(id)
         .await
-        .map_err(|e| ApiError::store(&state, e))?
+        .map_err(|e| ApiError::store(state, e))?
         .ok_or_else(unknown)?;
-    if row.kind == ItemKind::Scenario {
-        return Err(bad(
-            StatusCode::NOT_FOUND,
-            format!(
-                "{id} is a scenario, not a room recording: open {}",
-                state.inner.deployment.share_link(&id)
-            ),
-        ));
+    if row.kind != kind {
+        return Err(other_kind(state, id, row.kind, asked));
     }
     Ok((
         [

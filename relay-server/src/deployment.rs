@@ -131,6 +131,22 @@ impl Deployment {
             self.public_url.as_deref().unwrap_or("")
         )
     }
+
+    /// The page's link to saved match recording `id` (a rollback room's).
+    pub(crate) fn match_recording_link(&self, id: &str) -> String {
+        format!(
+            "{}/?match-recording={id}",
+            self.public_url.as_deref().unwrap_or("")
+        )
+    }
+
+    /// The API address of saved match recording `id`.
+    pub(crate) fn match_recording_api_link(&self, id: &str) -> String {
+        format!(
+            "{}/api/match-recordings/{id}",
+            self.public_url.as_deref().unwrap_or("")
+        )
+    }
 }
 
 #[cfg(test)]
@@ -183,6 +199,18 @@ mod tests {
         assert_eq!(
             d.room_recording_api_link("AAAAAAAAAAAA"),
             "https://play.example.org/api/room-recordings/AAAAAAAAAAAA"
+        );
+        assert_eq!(
+            d.match_recording_link("AAAAAAAAAAAA"),
+            "https://play.example.org/?match-recording=AAAAAAAAAAAA"
+        );
+        assert_eq!(
+            d.match_recording_api_link("AAAAAAAAAAAA"),
+            "https://play.example.org/api/match-recordings/AAAAAAAAAAAA"
+        );
+        assert_eq!(
+            Deployment::default().match_recording_link("AAAAAAAAAAAA"),
+            "/?match-recording=AAAAAAAAAAAA"
         );
     }
 }

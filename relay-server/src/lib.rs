@@ -9,7 +9,8 @@
 //! `/api/scenarios` stores and returns saved scenarios (SQLite or
 //! PostgreSQL) and `/s/{id}` opens one in the page; a room's recording
 //! is kept in the same store (`POST /api/rooms/{name}/recording`) and
-//! served by `/api/room-recordings/{id}`; `/healthz` and
+//! served by `/api/room-recordings/{id}` (a CMC room's) or
+//! `/api/match-recordings/{id}` (a rollback room's match); `/healthz` and
 //! `/metrics` are for whatever runs and watches the relay; everything else
 //! is the built page from the dist folder.
 //!
@@ -374,6 +375,10 @@ pub fn app(state: AppState) -> Router {
             get(rooms::recording).post(rooms::save_recording),
         )
         .route("/api/room-recordings/{id}", get(api::fetch_room_recording))
+        .route(
+            "/api/match-recordings/{id}",
+            get(api::fetch_match_recording),
+        )
         .route(origin::SCENARIOS_ROUTE, post(api::create))
         .route("/api/scenarios/{id}", get(api::fetch))
         .route_layer(axum::middleware::from_fn_with_state(

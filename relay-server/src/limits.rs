@@ -130,6 +130,13 @@ pub struct Limits {
     /// shorter room it holds, marked truncated (`GET
     /// /api/rooms/{name}/recording`).
     pub room_record_events: usize,
+    /// Ticks a new rollback room's match records at most
+    /// (`--match-record-ticks`, [`sim::endpoints::rollback_room::RollbackRoomHost::record`],
+    /// capped at [`sim::rollback::recording::MAX_RECORDED_TICKS`], 10 min
+    /// at 60 Hz; `0`: matches are not recorded). At the limit the
+    /// recording stops (the match plays on) and is served as the shorter
+    /// match it holds, marked truncated (`GET /api/rooms/{name}/recording`).
+    pub match_record_ticks: usize,
     /// Budget for saves per client address: scenarios
     /// (`POST /api/scenarios`) and room recordings
     /// (`POST /api/rooms/{name}/recording`) from one bucket.
@@ -198,6 +205,7 @@ impl Default for Limits {
             max_seats_per_address: 2,
             silent_seat_grace: Duration::from_secs(10),
             room_record_events: 100_000,
+            match_record_ticks: sim::rollback::recording::MAX_RECORDED_TICKS,
             saves: Rate {
                 per_second: 1.0 / 6.0,
                 burst: 10.0,

@@ -56,6 +56,13 @@ struct Args {
     /// encoded, ~13 MB held, ~11 minutes of a duel.
     #[arg(long, default_value_t = defaults().room_record_events, env = "PLAYGROUND_ROOM_RECORD_EVENTS")]
     room_record_events: usize,
+    /// Ticks a new rollback room's match records at most (0: matches are
+    /// not recorded; at most 36000, 10 minutes at 60 Hz); served by GET
+    /// /api/rooms/NAME/recording. At the limit the recording stops (the
+    /// match plays on). A tick of 2 players is ~25 B encoded, ~70 B held:
+    /// the default is under 1 MB encoded, ~2.5 MB held.
+    #[arg(long, default_value_t = defaults().match_record_ticks, env = "PLAYGROUND_MATCH_RECORD_TICKS")]
+    match_record_ticks: usize,
     /// Worker threads running the sessions (default: one per core), on
     /// tokio's multi-threaded scheduler even for 1 (see
     /// `relay_server::runtime`); the load test pins the relay to one core
@@ -198,6 +205,7 @@ async fn run(args: Args) -> anyhow::Result<()> {
         max_rollback_players: args.max_rollback_players.into(),
         max_seats_per_address: args.max_seats_per_address,
         room_record_events: args.room_record_events,
+        match_record_ticks: args.match_record_ticks,
         silent_seat_grace: ms(args.silent_seat_grace_ms),
         saves: relay_server::Rate {
             per_second: args.saves_per_minute / 60.0,

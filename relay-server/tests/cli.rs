@@ -167,6 +167,45 @@ async fn ids_are_looked_up_in_the_relays_store(backend: &Backend) {
     }
     let (code, text) = cli(&["room-fork", &saved, "--db", &db, "--rewind-off"]);
     assert_eq!(code, 0, "{text}");
+    // A rollback room's match recording saved the same way replays by
+    // its id or its link, and is not run as a scenario nor forked.
+    let golden = std::fs::read(scenario_file("matches", "2p-rtt100-200-5pct.bin")).unwrap();
+    let recorded = sim::rollback::recording::MatchRecording::from_bytes(&golden).unwrap();
+    let saved = store
+        .insert(ItemKind::Match, "arena", &golden, 60, 0)
+        .await
+        .unwrap()
+        .id;
+    let link = format!("http://localhost:8080/?match-recording={saved}");
+    let api = format!("http://localhost:8080/api/match-recordings/{saved}");
+    for source in [saved.as_str(), link.as_str(), api.as_str()] {
+        let (code, text) = cli(&["room-replay", source, "--db", &db]);
+        assert_eq!(code, 0, "{text}");
+        assert_eq!(
+            line(&text, "replay:"),
+            sim::rollback::recording::replay_line(&recorded.hashes())
+        );
+        assert!(text.contains("divergence: none"), "{text}");
+    }
+    let (code, text) = cli(&["run", &saved, "--db", &db]);
+    assert_eq!(code, 2, "{text}");
+    assert!(
+        text.contains(&format!(
+            "{saved} in {db} is a match recording, not a scenario: run `scenario room-replay {saved}`"
+        )),
+        "{text}"
+    );
+    let (code, text) = cli(&["room-fork", &saved, "--db", &db, "--rewind-off"]);
+    assert_eq!(code, 2, "{text}");
+    assert!(text.contains("is a rollback match recording"), "{text}");
+    // A room recording's link does not name a match.
+    let wrong = format!("http://localhost:8080/?room-recording={saved}");
+    let (code, text) = cli(&["room-replay", &wrong, "--db", &db]);
+    assert_eq!(code, 2, "{text}");
+    assert!(
+        text.contains("is a match recording, but the link names a room recording"),
+        "{text}"
+    );
     let (code, text) = cli(&["room-replay", &id, "--db", &db]);
     assert_eq!(code, 2, "{text}");
     assert!(
@@ -327,5 +366,42 @@ fn the_cli_replays_a_golden_room_recording_and_refuses_corrupted_copies() {
     assert_eq!(code, 0, "{text}");
     assert!(text.contains("changed:    26 of 26 shots"), "{text}");
     assert!(text.contains("shot #1 (player 1, action "), "{text}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn the_cli_replays_a_golden_match_recording_in_either_form_and_finds_a_changed_hash() {
+    use sim::rollback::recording::{replay_line, MatchRecording};
+    let json = scenario_file("matches", "2p-rtt100-200-5pct.json");
+    let bin = scenario_file("matches", "2p-rtt100-200-5pct.bin");
+    let golden: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let recording = MatchRecording::from_json(&golden["recording"].to_string()).unwrap();
+    assert_eq!(
+        MatchRecording::from_bytes(&std::fs::read(&bin).unwrap()).unwrap(),
+        recording
+    );
+    let expected = replay_line(&recording.hashes());
+    for file in [&json, &bin] {
+        let (code, text) = cli(&["room-replay", file.to_str().unwrap()]);
+        assert_eq!(code, 0, "{text}");
+        assert_eq!(line(&text, "recorded:"), expected, "{text}");
+        assert_eq!(line(&text, "replay:"), expected, "{text}");
+        assert!(text.contains("divergence: none"), "{text}");
+    }
+    // One recorded hash changed: exit 1, from that tick.
+    let dir = std::env::temp_dir().join(format!("np-match-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut tampered = recording.clone();
+    tampered.ticks[100].hash ^= 1;
+    let path = dir.join("tampered.bin");
+    std::fs::write(&path, tampered.to_bytes()).unwrap();
+    let (code, text) = cli(&["room-replay", path.to_str().unwrap()]);
+    assert_eq!(code, 1, "{text}");
+    let tick = recording.tick_at(100).0;
+    assert!(
+        text.contains(&format!("divergence: from tick {tick} (")),
+        "{text}"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }

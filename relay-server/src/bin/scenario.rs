@@ -12,6 +12,9 @@
 //! scenario room-replay lobby.bin              # a room's recording (GET /api/rooms/lobby/recording)
 //! scenario room-replay scenarios/rooms/duel-150-200ms-3pct.json
 //! scenario room-replay 'http://localhost:8080/?room-recording=Xy3_kq9LmN0a' # a saved one (--db)
+//! scenario room-replay match.bin              # a rollback room's match (GET /api/rooms/duel/recording)
+//! scenario room-replay scenarios/matches/arena-duel.json
+//! scenario room-replay 'http://localhost:8080/?match-recording=Xy3_kq9LmN0a' # a saved match (--db)
 //! scenario room-fork lobby.json --rewind-off  # which verdicts lag compensation decided
 //! scenario room-fork lobby.json --rewind-cap 100
 //! ```
@@ -37,6 +40,16 @@
 //! (`--db`). Exit 0 when every tick's hash is the recorded one
 //! and the replay's line is the file's, 1 from the first tick that
 //! differs (printed), 2 for a file that is not a room recording.
+//! It replays a rollback room's match recording the same way
+//! (`sim::rollback::recording::replay`: `MatchRecording`'s compact bytes,
+//! as `GET /api/rooms/{name}/recording` answers with
+//! `X-Room-Recording-Model: rollback` and `/api/match-recordings/{id}`
+//! serves, or its JSON, the golden suite's `scenarios/matches/*.json`),
+//! or a saved one by id or `/?match-recording=ID` link: told apart by the
+//! store's kind, the link, the JSON's shape, or else by which decoder
+//! reads the bytes. It prints the recorded line and the replay's
+//! (`ticks=<n> last=<16 hex> digest=<16 hex>`); exit 0 when every tick's
+//! replayed hash is the recorded one.
 //! `room-fork` replays it again with one rule of lag compensation changed
 //! for every player and prints the verdicts that change.
 
@@ -47,6 +60,7 @@ use relay_server::store::{
 };
 use sim::endpoints::room::recording::{RoomRecording, RoomRecordingFile};
 use sim::endpoints::room::replay::{fork, replay, ReplayOutcome, RuleChange};
+use sim::rollback::recording::{replay as match_replay_hashes, replay_line, MatchRecording};
 use sim::scenario::codec::{self, Decoded};
 use sim::scenario::{Outcome, Verdict};
 use sim::{Model, Scenario, ScenarioRun};
@@ -86,8 +100,9 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Replay a room's recording and check it gives the recorded tick
-    /// hashes (and, for a JSON file, its `replay` line).
+    /// Replay a room's recording — a CMC room's or a rollback room's
+    /// match — and check it gives the recorded tick hashes (and, for a CMC
+    /// room's JSON file, its `replay` line).
     RoomReplay {
         #[command(flatten)]
         source: RoomSource,
@@ -120,8 +135,9 @@ enum Command {
 #[derive(Debug, clap::Args)]
 struct RoomSource {
     /// A room recording: a file (compact bytes or JSON), the id of one
-    /// saved with the page's Save link, or its `/?room-recording=ID` link.
-    /// May start with `-`, as ids may.
+    /// saved with the page's Save link, or its `/?room-recording=ID` link
+    /// (a rollback match's: `/?match-recording=ID`). May start with `-`,
+    /// as ids may.
     #[arg(allow_hyphen_values = true)]
     source: String,
     /// Store to look ids and links up in, as the relay's `--db` (read
@@ -156,10 +172,12 @@ fn load(source: &str, db: &Location) -> anyhow::Result<Decoded> {
                      download /api/scenarios/{id} and run the file)"
                 )
             })?;
-        if row.kind == ItemKind::Room {
-            bail!(
-                "{id} in {db} is a room recording, not a scenario: run `scenario room-replay {id}`"
-            );
+        if row.kind != ItemKind::Scenario {
+            let what = match row.kind {
+                ItemKind::Match => "a match recording",
+                _ => "a room recording",
+            };
+            bail!("{id} in {db} is {what}, not a scenario: run `scenario room-replay {id}`");
         }
         return codec::open(&row.bytes).with_context(|| format!("stored scenario {id}"));
     }
@@ -362,36 +380,124 @@ fn run(source: &str, db: &Location, csv: Option<&Path>, json: bool) -> anyhow::R
     Ok(verdict.is_ok())
 }
 
-/// The room recording `from` names (a file, or an id or link in the
-/// store): the recording, and the replay line a JSON file expects.
-fn read_room(from: &RoomSource) -> anyhow::Result<(RoomRecording, Option<String>)> {
+/// What a room recording source holds: a CMC room's, or a rollback
+/// room's match.
+enum Recorded {
+    /// A CMC room's, and the replay line a JSON file expects.
+    Room(RoomRecording, Option<String>),
+    /// A rollback match's (its hashes are inside), and the line a golden
+    /// file (`scenarios/matches/*.json`) pins.
+    Match(Box<MatchRecording>, Option<String>),
+}
+
+/// The recording `from` names (a file, or an id or link in the store),
+/// either model: by the store's kind, the link's route, the JSON's shape
+/// (a `compact` field: a CMC room's file), or else the decoder that
+/// reads the bytes.
+fn read_recording(from: &RoomSource) -> anyhow::Result<Recorded> {
     let (source, db) = (from.source.as_str(), &from.db);
     let path = Path::new(source);
-    let id = source
-        .rsplit_once("room-recording=")
-        .map_or(source, |(_, id)| id.split(['&', '#']).next().unwrap_or(id));
-    let bytes = if path.is_file() {
-        std::fs::read(path).with_context(|| format!("reading {source}"))?
+    let linked = [
+        "match-recording=",
+        "match-recordings/",
+        "room-recording=",
+        "room-recordings/",
+    ]
+    .into_iter()
+    .find_map(|route| source.rsplit_once(route).map(|(_, id)| (route, id)));
+    let id = linked.map_or(source, |(_, id)| {
+        id.split(['&', '#', '/']).next().unwrap_or(id)
+    });
+    let (bytes, kind) = if path.is_file() {
+        let bytes = std::fs::read(path).with_context(|| format!("reading {source}"))?;
+        (bytes, None)
     } else if is_id(id) {
         let row = lookup(db, id)
             .with_context(|| format!("opening the scenario store {db} (pass the relay's --db)"))?
             .with_context(|| {
                 format!("no room recording with id {id} in {db} (pass the relay's --db)")
             })?;
-        if row.kind != ItemKind::Room {
+        if row.kind == ItemKind::Scenario {
             bail!("{id} in {db} is a scenario, not a room recording: run `scenario run {id}`");
         }
-        row.bytes
+        if let Some((route, _)) = linked {
+            let linked_match = route.starts_with("match");
+            if linked_match != (row.kind == ItemKind::Match) {
+                bail!(
+                    "{id} in {db} is a {} recording, but the link names a {} recording",
+                    row.kind.as_str(),
+                    if linked_match { "match" } else { "room" }
+                );
+            }
+        }
+        (row.bytes, Some(row.kind))
     } else {
         bail!("{source:?} is neither a file, a room recording id, nor a room recording link")
     };
     let what = || format!("room recording {source}");
     if bytes.trim_ascii_start().first() == Some(&b'{') {
         let text = std::str::from_utf8(&bytes).with_context(what)?;
-        let file = RoomRecordingFile::from_json(text).with_context(what)?;
-        Ok((file.recording().with_context(what)?, Some(file.replay)))
-    } else {
-        Ok((RoomRecording::from_bytes(&bytes).with_context(what)?, None))
+        let shape: serde_json::Value = serde_json::from_str(text).with_context(what)?;
+        if shape.get("compact").is_some() {
+            let file = RoomRecordingFile::from_json(text).with_context(what)?;
+            return Ok(Recorded::Room(
+                file.recording().with_context(what)?,
+                Some(file.replay),
+            ));
+        }
+        let what = || format!("match recording {source}");
+        // The golden suite's file: the recording inside, with the
+        // numbers it pins (`ticks`, `final_hash`, `digest`).
+        if let Some(inner) = shape.get("recording") {
+            let rec = MatchRecording::from_json(&inner.to_string()).with_context(what)?;
+            let pinned = format!(
+                "ticks={} last={} digest={}",
+                shape["ticks"],
+                shape["final_hash"].as_str().unwrap_or("?"),
+                shape["digest"].as_str().unwrap_or("?")
+            );
+            return Ok(Recorded::Match(Box::new(rec), Some(pinned)));
+        }
+        let rec = MatchRecording::from_json(text).with_context(what)?;
+        return Ok(Recorded::Match(Box::new(rec), None));
+    }
+    match kind {
+        Some(ItemKind::Match) => Ok(Recorded::Match(
+            Box::new(
+                MatchRecording::from_bytes(&bytes)
+                    .with_context(|| format!("match recording {source}"))?,
+            ),
+            None,
+        )),
+        Some(_) => Ok(Recorded::Room(
+            RoomRecording::from_bytes(&bytes).with_context(what)?,
+            None,
+        )),
+        // A file: whichever decoder reads it whole (each checks its
+        // version, its layout and that no byte is left over).
+        None => match RoomRecording::from_bytes(&bytes) {
+            Ok(rec) => Ok(Recorded::Room(rec, None)),
+            Err(room) => match MatchRecording::from_bytes(&bytes) {
+                Ok(rec) => Ok(Recorded::Match(Box::new(rec), None)),
+                Err(rollback) => bail!(
+                    "{source} is neither a room recording ({room}) nor a match recording \
+                     ({rollback})"
+                ),
+            },
+        },
+    }
+}
+
+/// The CMC room recording `from` names (`room-fork` forks a CMC room's
+/// lag compensation, which a rollback match has not).
+fn read_room(from: &RoomSource) -> anyhow::Result<(RoomRecording, Option<String>)> {
+    match read_recording(from)? {
+        Recorded::Room(rec, line) => Ok((rec, line)),
+        Recorded::Match(..) => bail!(
+            "{} is a rollback match recording: it has no lag compensation to fork (replay it \
+             with `scenario room-replay`)",
+            from.source
+        ),
     }
 }
 
@@ -424,7 +530,10 @@ fn divergence(out: &ReplayOutcome) -> String {
 
 /// `scenario room-replay`: `Ok(matches)`.
 fn room_replay(from: &RoomSource) -> anyhow::Result<bool> {
-    let (recording, expected) = read_room(from)?;
+    let (recording, expected) = match read_recording(from)? {
+        Recorded::Room(rec, line) => (rec, line),
+        Recorded::Match(rec, pinned) => return match_replay(&from.source, &rec, pinned),
+    };
     describe_room(&from.source, &recording);
     let out = replay(&recording).with_context(|| format!("replaying {}", from.source))?;
     let line = out.line();
@@ -435,6 +544,52 @@ fn room_replay(from: &RoomSource) -> anyhow::Result<bool> {
         println!("expected:   {e}");
     }
     Ok(out.first_divergence.is_none() && same_line)
+}
+
+/// `scenario room-replay` of a rollback match recording: replays it and
+/// compares every tick's hash with the recorded one (and the line with the
+/// one a golden file pins, `pinned`). `Ok(matches)`.
+fn match_replay(
+    source: &str,
+    rec: &MatchRecording,
+    pinned: Option<String>,
+) -> anyhow::Result<bool> {
+    let hz = rec.config.tick_rate.hz();
+    println!("recording:  {source}");
+    println!(
+        "match:      {} · {} seats · {} joins · {} ticks · {:.2} s at {hz} Hz{}",
+        rec.match_id,
+        rec.seats(),
+        rec.joins.len(),
+        rec.ticks.len(),
+        rec.seconds(),
+        if rec.truncated {
+            " · stopped at its tick limit"
+        } else {
+            ""
+        }
+    );
+    let out = match_replay_hashes(rec).with_context(|| format!("replaying {source}"))?;
+    let recorded = replay_line(&rec.hashes());
+    println!("recorded:   {recorded}");
+    println!("replay:     {}", out.line());
+    let mismatch = rec.first_mismatch(&out);
+    match mismatch {
+        None => println!("divergence: none: every tick's hash is the recorded one"),
+        Some(tick) => {
+            let i = tick.0.wrapping_sub(rec.start.tick.0) as usize;
+            println!(
+                "divergence: from tick {} ({:.3} s into the recording)",
+                tick.0,
+                i as f64 / f64::from(hz)
+            );
+        }
+    }
+    let same_line = pinned.as_ref().is_none_or(|p| *p == recorded);
+    if let Some(p) = pinned.filter(|_| !same_line) {
+        println!("expected:   {p}");
+    }
+    Ok(mismatch.is_none() && out.line() == recorded && same_line)
 }
 
 /// `scenario room-fork`: `Ok(the recording replays as recorded)`.

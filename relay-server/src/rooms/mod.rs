@@ -171,6 +171,9 @@ pub(crate) struct Rooms {
     max_seats_per_address: usize,
     /// Inputs a new CMC room records at most (`0`: not recorded).
     record_events: usize,
+    /// Ticks a new rollback room's match records at most (`0`: not
+    /// recorded).
+    record_ticks: usize,
     /// How long a room with no player lives on: a player reloading the
     /// page, or the last one leaving and another coming, finds the room
     /// (its bots, its `MaxRecordTime`) as it was.
@@ -212,6 +215,7 @@ impl Rooms {
             ),
             max_seats_per_address: limits.max_seats_per_address,
             record_events: limits.room_record_events,
+            record_ticks: limits.match_record_ticks,
             empty_lifetime: limits.empty_room_lifetime,
             seed_base,
             made: AtomicU64::new(0),
@@ -342,6 +346,15 @@ impl Rooms {
     }
 
     /// Whether room `id` is here.
+    /// The model room `id` runs, `None` if it is not here.
+    pub(crate) fn model(&self, id: &RoomId) -> Option<RoomModel> {
+        self.map
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(id)
+            .map(|e| e.info.model)
+    }
+
     pub(crate) fn contains(&self, id: &RoomId) -> bool {
         self.map
             .lock()
@@ -387,6 +400,7 @@ impl Rooms {
                 lease,
                 checkpoint,
                 record_events: self.record_events,
+                record_ticks: self.record_ticks,
                 seat_keys: &self.seated,
             },
             Arc::clone(self),

@@ -1,48 +1,61 @@
-//! `GET /api/rooms/{name}/recording`: a shared CMC room's recording so
-//! far (issue 23), as the room's task hands it over; `POST` the same
-//! route to keep it in the store under an id of its own, served by
-//! `GET /api/room-recordings/{id}` ([`crate::api`]) long after the room.
+//! `GET /api/rooms/{name}/recording`: a shared room's recording so far
+//! (issue 23), as the room's task hands it over; `POST` the same route to
+//! keep it in the store under an id of its own, served long after the
+//! room. Both models record: a CMC room its [`RoomRecording`], a rollback
+//! room its match's [`MatchRecording`] (every tick's used inputs and
+//! state hash); `X-Room-Recording-Model` (`cmc` or `rollback`) says which
+//! decoder reads the answer.
 //!
-//! A CMC room made fresh here records itself from its creation
-//! ([`RoomHost::record`], at most [`crate::Limits::room_record_events`]
-//! inputs; then it stops and holds a whole shorter room). The answer is
-//! the compact bytes ([`RoomRecording::to_bytes`], `application/
-//! octet-stream`) or, with `Accept: application/json`, a
-//! [`RoomRecordingFile`] like the golden suite's `scenarios/rooms/*.json`
-//! whose `replay` line is the live host's: its tick hashes and the
-//! verdicts it gave. `scenario room-replay FILE` replays either form and
-//! checks the replay gives the same. Both carry `X-Room-Recording-Replay`
-//! (that line) and `X-Room-Recording-Truncated` (`true` once the limit
-//! stopped it).
+//! A room made fresh here records itself from its creation: a CMC room
+//! ([`RoomHost::record`]) at most [`crate::Limits::room_record_events`]
+//! inputs, a rollback room ([`RollbackRoomHost::record`]) at most
+//! [`crate::Limits::match_record_ticks`] ticks; then the recording stops
+//! and holds a whole shorter room (the room plays on). The answer is the
+//! compact bytes (`application/octet-stream`: [`RoomRecording::to_bytes`]
+//! or [`MatchRecording::to_bytes`]) or, with `Accept: application/json`,
+//! a CMC room's [`RoomRecordingFile`] like the golden suite's
+//! `scenarios/rooms/*.json` (its `replay` line the live host's: tick
+//! hashes and the verdicts it gave), a rollback room's
+//! [`MatchRecording::to_json`] like `scenarios/matches/*.json`. `scenario
+//! room-replay` replays any of these and checks the replay gives the
+//! live line. Every answer carries `X-Room-Recording-Model`,
+//! `X-Room-Recording-Replay` (the live line: a CMC room's
+//! [`ReplayOutcome::line`], a match's `ticks=<n> last=<16 hex>
+//! digest=<16 hex>`, [`replay_line`] of its server's hashes) and
+//! `X-Room-Recording-Truncated` (`true` once the limit stopped it).
 //!
 //! | answer | when |
 //! |---|---|
 //! | 200 | the room is here and records |
 //! | 400 | not a room name |
-//! | 404 `{"error"}` | no such room on this relay (each relay has its own rooms, as `/api/rooms`), a private session, recording off (`--room-record-events 0`), a rollback room, or a room carried on here from another relay's checkpoint (its start is not here) |
-//! | 507 `{"error"}` | the recording is over [`MAX_RECORDING_BYTES`] encoded |
+//! | 404 `{"error"}` | no such room on this relay (each relay has its own rooms, as `/api/rooms`), a private session, recording off for its model (`--room-record-events 0`, `--match-record-ticks 0`), or a room carried on here from another relay's checkpoint (its start is not here) |
+//! | 507 `{"error"}` | the recording is over its model's `MAX_RECORDING_BYTES` encoded |
 //!
 //! **Saving** (`POST`, no body; through nginx add `?room=NAME` as for the
-//! `GET`): the room's task hands over its recording, with the `GET`'s
-//! refusals and reasons (nothing charged then); the save is charged to
-//! the client address's budget of saves, shared with scenarios
-//! ([`crate::Limits::saves`]: 429 with `Retry-After`), and the bytes are
-//! stored as an [`ItemKind::Room`] under the store's cap (507) and
-//! deadline (503, with `Retry-After` after a timeout). A recording stored
-//! already — same room, same bytes: nothing happened since the last save
-//! — is answered 200 with its id, uncharged, and nothing is stored
-//! ([`crate::store::ScenarioStore::find`]). 201 answers `{id,
-//! url, api, room, seconds, ticks, shots, bytes, truncated, replay}`:
-//! `url` is the page's link (`/?room-recording={id}`, absolute under
-//! `--public-url`), `api` the bytes' address, `replay` the live host's
-//! line (as `X-Room-Recording-Replay`). Counted in
+//! `GET`), one path for both models: the room's task hands over its
+//! recording, with the `GET`'s refusals and reasons (nothing charged
+//! then); the save is charged to the client address's budget of saves,
+//! shared with scenarios ([`crate::Limits::saves`]: 429 with
+//! `Retry-After`), and the bytes are stored as an [`ItemKind::Room`] (a
+//! CMC room's) or an [`ItemKind::Match`] (a rollback room's) under the
+//! store's cap (507) and deadline (503, with `Retry-After` after a
+//! timeout). A recording stored already — same kind, same room, same
+//! bytes: nothing happened since the last save — is answered 200 with its
+//! id, uncharged, and nothing is stored
+//! ([`crate::store::ScenarioStore::find`]). 201 answers `{id, url, api,
+//! room, model, seconds, ticks, bytes, truncated, replay}` (a CMC room's
+//! also `shots`): `model` is `cmc` or `rollback`; `url` is the page's link
+//! (`/?room-recording={id}` or `/?match-recording={id}`, absolute under
+//! `--public-url`), `api` the bytes' address (`/api/room-recordings/{id}`
+//! or `/api/match-recordings/{id}`, [`crate::api`]), `replay` the live
+//! line (as `X-Room-Recording-Replay`). Counted, both models, in
 //! `relay_room_recording_saves_total` by its answer.
 
 use super::Rooms;
 use crate::api::{bad, charge_save, ApiError};
 use crate::metrics::Save;
 use crate::proxy::ClientAddr;
-use crate::room::RoomId;
+use crate::room::{RoomId, RoomModel};
 use crate::store::{ItemKind, Stored};
 use crate::AppState;
 use axum::extract::{Path, State};
@@ -52,49 +65,65 @@ use axum::Json;
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
 use serde_json::json;
+use sim::endpoints::rollback_room::RollbackRoomHost;
 use sim::endpoints::room::recording::{
-    RecordedEvent, RecordingError, RoomRecording, RoomRecordingFile, MAX_RECORDING_BYTES,
+    RecordedEvent, RecordingError, RoomRecording, RoomRecordingFile,
 };
 use sim::endpoints::room::replay::ReplayOutcome;
 use sim::endpoints::room::RoomHost;
+use sim::rollback::recording::{replay_line, MatchRecording};
 use std::sync::PoisonError;
 use tokio::sync::oneshot;
 
 /// Response header: the live host's replay line
-/// ([`ReplayOutcome::line`]).
+/// ([`ReplayOutcome::line`], or a match's [`replay_line`]).
 const REPLAY_HEADER: HeaderName = HeaderName::from_static("x-room-recording-replay");
 
 /// Response header: `true` when the recording stopped at its limit.
 const TRUNCATED_HEADER: HeaderName = HeaderName::from_static("x-room-recording-truncated");
 
+/// Response header: the room's model, `cmc` or `rollback` — which decoder
+/// reads the body ([`RoomRecording`] or [`MatchRecording`]).
+const MODEL_HEADER: HeaderName = HeaderName::from_static("x-room-recording-model");
+
 /// A room's recording as its task hands it over.
 #[derive(Debug)]
 pub(super) struct Snapshot {
-    /// [`RoomRecording::to_bytes`].
+    /// The room's model: which recording `bytes` hold.
+    model: RoomModel,
+    /// [`RoomRecording::to_bytes`] or [`MatchRecording::to_bytes`].
     bytes: Vec<u8>,
-    /// The live host's replay line: its tick hashes and verdicts.
+    /// The live host's replay line: its tick hashes (and a CMC room's
+    /// verdicts).
     line: String,
     /// The recording stopped at its limit.
     truncated: bool,
-    /// Inputs recorded.
-    events: usize,
-    /// Players who joined.
-    joins: usize,
     /// Seconds of ticks recorded.
     seconds: f64,
     /// Ticks recorded (one hash each).
     ticks: usize,
+    /// What a CMC room's recording also tells: `None` for a match.
+    cmc: Option<CmcCounts>,
+}
+
+/// A CMC room's recording's counts beyond its ticks.
+#[derive(Debug)]
+struct CmcCounts {
+    /// Inputs recorded.
+    events: usize,
+    /// Players who joined.
+    joins: usize,
     /// Shots the host judged.
     shots: usize,
 }
 
 impl Snapshot {
-    /// `host`'s recording so far.
+    /// CMC room `host`'s recording so far.
     ///
     /// # Errors
     /// [`Unrecorded::Restored`] if it does not record (it was made from a
-    /// checkpoint), [`Unrecorded::Unencodable`] if its bytes cannot be
-    /// made.
+    /// checkpoint), [`Unrecorded::TooLarge`] or
+    /// [`Unrecorded::Unencodable`] if its bytes cannot be made.
     pub(super) fn of(host: &RoomHost) -> Result<Snapshot, Unrecorded> {
         let recording: &RoomRecording = host.recording().ok_or(Unrecorded::Restored)?;
         let live = ReplayOutcome {
@@ -102,32 +131,80 @@ impl Snapshot {
             shots: host.recorded_shots().to_vec(),
             first_divergence: None,
         };
+        let bytes = recording.to_bytes().map_err(|e| match e {
+            RecordingError::TooLarge { len, max } => Unrecorded::TooLarge { len, max },
+            e => Unrecorded::Unencodable(e.to_string()),
+        })?;
         Ok(Snapshot {
-            bytes: recording.to_bytes().map_err(Unrecorded::Unencodable)?,
+            model: RoomModel::Cmc,
+            bytes,
             line: live.line(),
             truncated: recording.truncated,
-            events: recording.events.len(),
-            joins: recording
-                .events
-                .iter()
-                .filter(|e| matches!(e, RecordedEvent::Join { .. }))
-                .count(),
             seconds: recording.seconds(),
             ticks: recording.tick_hashes.len(),
-            shots: live.shots.len(),
+            cmc: Some(CmcCounts {
+                events: recording.events.len(),
+                joins: recording
+                    .events
+                    .iter()
+                    .filter(|e| matches!(e, RecordedEvent::Join { .. }))
+                    .count(),
+                shots: live.shots.len(),
+            }),
         })
+    }
+
+    /// Rollback room `host`'s match recording so far.
+    ///
+    /// # Errors
+    /// [`Unrecorded::Restored`] if it does not record,
+    /// [`Unrecorded::TooLarge`] over
+    /// [`sim::rollback::recording::MAX_RECORDING_BYTES`] (what
+    /// [`MatchRecording::from_bytes`] reads; the tick cap keeps it under).
+    pub(super) fn of_match(host: &RollbackRoomHost) -> Result<Snapshot, Unrecorded> {
+        let recording = host.game().recording().ok_or(Unrecorded::Restored)?;
+        let bytes = recording.to_bytes();
+        let max = sim::rollback::recording::MAX_RECORDING_BYTES;
+        if bytes.len() > max {
+            return Err(Unrecorded::TooLarge {
+                len: bytes.len(),
+                max,
+            });
+        }
+        Ok(Snapshot {
+            model: RoomModel::Rollback,
+            bytes,
+            line: replay_line(&recording.hashes()),
+            truncated: recording.truncated,
+            seconds: recording.seconds(),
+            ticks: recording.ticks.len(),
+            cmc: None,
+        })
+    }
+
+    /// The store kind it is saved as.
+    fn kind(&self) -> ItemKind {
+        match self.model {
+            RoomModel::Cmc => ItemKind::Room,
+            RoomModel::Rollback => ItemKind::Match,
+        }
     }
 }
 
 /// Why a room here has no recording to hand over.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) enum Unrecorded {
-    /// It runs the rollback model.
-    Rollback,
-    /// It was made from another relay's checkpoint.
+    /// It was made from another relay's checkpoint (or does not record).
     Restored,
-    /// Its recording does not encode (over [`MAX_RECORDING_BYTES`]).
-    Unencodable(RecordingError),
+    /// Its recording encodes to `len` bytes, over its model's `max`.
+    TooLarge {
+        /// Bytes encoded.
+        len: usize,
+        /// The model's `MAX_RECORDING_BYTES`.
+        max: usize,
+    },
+    /// Its recording does not encode otherwise.
+    Unencodable(String),
 }
 
 /// Where a room's task answers a request for its recording.
@@ -164,7 +241,7 @@ fn elsewhere(state: &AppState, id: &RoomId) -> ApiError {
 }
 
 /// Room `name`, if it is a shared room on this relay and this relay
-/// records its rooms.
+/// records rooms of its model.
 ///
 /// # Errors
 /// 400 for a malformed name, 404 with the reason otherwise.
@@ -176,14 +253,24 @@ fn recorded_room(state: &AppState, name: &str) -> Result<RoomId, ApiError> {
             format!("room {id}: a private session is not recorded: only shared rooms are"),
         ));
     }
-    if !state.inner.rooms.contains(&id) {
-        return Err(elsewhere(state, &id));
-    }
-    if state.inner.limits.room_record_events == 0 {
+    let model = state
+        .inner
+        .rooms
+        .model(&id)
+        .ok_or_else(|| elsewhere(state, &id))?;
+    let limits = &state.inner.limits;
+    let off = match model {
+        RoomModel::Cmc => {
+            (limits.room_record_events == 0).then_some(("rooms are", "--room-record-events"))
+        }
+        RoomModel::Rollback => (limits.match_record_ticks == 0)
+            .then_some(("rollback matches are", "--match-record-ticks")),
+    };
+    if let Some((what, flag)) = off {
         return Err(bad(
             StatusCode::NOT_FOUND,
             format!(
-                "room {id}: rooms are not recorded on this relay ({}: --room-record-events 0)",
+                "room {id}: {what} not recorded on this relay ({}: {flag} 0)",
                 state.inner.deployment.instance
             ),
         ));
@@ -194,12 +281,11 @@ fn recorded_room(state: &AppState, name: &str) -> Result<RoomId, ApiError> {
 /// Room `id`'s recording so far, from its task.
 ///
 /// # Errors
-/// 404 with the reason (the room went, a rollback room, one carried on
-/// from a checkpoint), 507 over [`MAX_RECORDING_BYTES`], 500 if it does
+/// 404 with the reason (the room went, one carried on from a
+/// checkpoint), 507 over its model's `MAX_RECORDING_BYTES`, 500 if it does
 /// not encode otherwise.
 async fn snapshot(state: &AppState, id: &RoomId) -> Result<Snapshot, ApiError> {
     let instance = &state.inner.deployment.instance;
-    let not_found = |why: String| bad(StatusCode::NOT_FOUND, format!("room {id}: {why}"));
     let answer = state
         .inner
         .rooms
@@ -207,16 +293,19 @@ async fn snapshot(state: &AppState, id: &RoomId) -> Result<Snapshot, ApiError> {
         .ok_or_else(|| elsewhere(state, id))?;
     match answer.await.map_err(|_| elsewhere(state, id))? {
         Ok(s) => Ok(s),
-        Err(Unrecorded::Rollback) => Err(not_found(
-            "it runs the rollback model: only CMC rooms are recorded".into(),
+        Err(Unrecorded::Restored) => Err(bad(
+            StatusCode::NOT_FOUND,
+            format!(
+                "room {id}: it was carried on here ({instance}) from another relay's \
+                 checkpoint: its start, which a replay needs, was not recorded here"
+            ),
         )),
-        Err(Unrecorded::Restored) => Err(not_found(format!(
-            "it was carried on here ({instance}) from another relay's checkpoint: its \
-             start, which a replay needs, was not recorded here"
-        ))),
-        Err(Unrecorded::Unencodable(e @ RecordingError::TooLarge { .. })) => Err(bad(
+        Err(Unrecorded::TooLarge { len, max }) => Err(bad(
             StatusCode::INSUFFICIENT_STORAGE,
-            format!("room {id}: {e} (MAX_RECORDING_BYTES {MAX_RECORDING_BYTES}): lower --room-record-events"),
+            format!(
+                "room {id}: the recording is {len} bytes, over the limit of {max} bytes \
+                 (MAX_RECORDING_BYTES): lower --room-record-events or --match-record-ticks"
+            ),
         )),
         Err(Unrecorded::Unencodable(e)) => Err(bad(
             StatusCode::INTERNAL_SERVER_ERROR,
@@ -224,8 +313,7 @@ async fn snapshot(state: &AppState, id: &RoomId) -> Result<Snapshot, ApiError> {
         )),
     }
 }
-
-/// `GET /api/rooms/{name}/recording`.
+/// `GET /api/rooms/{name}/recording` (see the module docs).
 pub(crate) async fn recording(
     State(state): State<AppState>,
     Path(name): Path<String>,
@@ -233,13 +321,10 @@ pub(crate) async fn recording(
 ) -> Result<Response, ApiError> {
     let id = recorded_room(&state, &name)?;
     let snapshot = snapshot(&state, &id).await?;
-    let limit = state.inner.limits.room_record_events;
-    let instance = &state.inner.deployment.instance;
-    let bytes = snapshot.bytes;
-    let line = snapshot.line;
     let meta = [
         (header::CACHE_CONTROL, "no-store".to_owned()),
-        (REPLAY_HEADER, line.clone()),
+        (MODEL_HEADER, snapshot.model.as_str().to_owned()),
+        (REPLAY_HEADER, snapshot.line.clone()),
         (TRUNCATED_HEADER, snapshot.truncated.to_string()),
     ];
     let wants_json = headers
@@ -250,10 +335,28 @@ pub(crate) async fn recording(
         return Ok((
             meta,
             [(header::CONTENT_TYPE, "application/octet-stream")],
-            bytes,
+            snapshot.bytes,
         )
             .into_response());
     }
+    let json = match &snapshot.cmc {
+        Some(counts) => cmc_file(&state, &id, &snapshot, counts).to_json(),
+        None => MatchRecording::from_bytes(&snapshot.bytes)
+            .map_err(|e| bad(StatusCode::INTERNAL_SERVER_ERROR, format!("room {id}: {e}")))?
+            .to_json(),
+    };
+    Ok((meta, [(header::CONTENT_TYPE, "application/json")], json).into_response())
+}
+
+/// A CMC room's recording as the golden suite's JSON file, described.
+fn cmc_file(
+    state: &AppState,
+    id: &RoomId,
+    snapshot: &Snapshot,
+    counts: &CmcCounts,
+) -> RoomRecordingFile {
+    let limit = state.inner.limits.room_record_events;
+    let instance = &state.inner.deployment.instance;
     let stopped = if snapshot.truncated {
         format!(
             "; recording stopped at its limit of {limit} inputs (--room-record-events), the room \
@@ -262,25 +365,19 @@ pub(crate) async fn recording(
     } else {
         String::new()
     };
-    let file = RoomRecordingFile {
+    RoomRecordingFile {
         name: id.to_string(),
         description: format!(
             "Room {id} on {instance}: {} players joined, {:.1} s, {} inputs recorded{stopped}.",
-            snapshot.joins, snapshot.seconds, snapshot.events
+            counts.joins, snapshot.seconds, counts.events
         ),
-        compact: STANDARD.encode(&bytes),
-        replay: line,
-    };
-    Ok((
-        meta,
-        [(header::CONTENT_TYPE, "application/json")],
-        file.to_json(),
-    )
-        .into_response())
+        compact: STANDARD.encode(&snapshot.bytes),
+        replay: snapshot.line.clone(),
+    }
 }
 
 /// `POST /api/rooms/{name}/recording`: keeps the room's recording so far
-/// in the store (see the module docs); counted in
+/// in the store, either model (see the module docs); counted in
 /// `relay_room_recording_saves_total` by its answer.
 pub(crate) async fn save(
     State(state): State<AppState>,
@@ -301,11 +398,12 @@ async fn store(
     // The recording first: a save the GET would refuse costs nothing (and
     // charging first would spare no work: the GET asks the task freely).
     let snapshot = snapshot(state, &id).await?;
+    let kind = snapshot.kind();
     // Stored already (nothing happened in the room since): its id, 200,
     // uncharged.
     let found = state
         .store()
-        .find(ItemKind::Room, id.as_str(), &snapshot.bytes)
+        .find(kind, id.as_str(), &snapshot.bytes)
         .await
         .map_err(|e| ApiError::store(state, e))?;
     let stored = match found {
@@ -316,7 +414,7 @@ async fn store(
             state
                 .store()
                 .insert(
-                    ItemKind::Room,
+                    kind,
                     id.as_str(),
                     &snapshot.bytes,
                     ticks,
@@ -334,27 +432,38 @@ async fn store(
     tracing::info!(
         id = %stored,
         room = %id,
+        model = %snapshot.model,
         ticks = snapshot.ticks,
-        shots = snapshot.shots,
         bytes = snapshot.bytes.len(),
         truncated = snapshot.truncated,
         existing = status == StatusCode::OK,
         "room recording saved"
     );
     let deployment = &state.inner.deployment;
-    Ok((
-        status,
-        Json(json!({
-            "id": stored,
-            "url": deployment.room_recording_link(&stored),
-            "api": deployment.room_recording_api_link(&stored),
-            "room": id.as_str(),
-            "seconds": snapshot.seconds,
-            "ticks": snapshot.ticks,
-            "shots": snapshot.shots,
-            "bytes": snapshot.bytes.len(),
-            "truncated": snapshot.truncated,
-            "replay": snapshot.line,
-        })),
-    ))
+    let (url, api) = match kind {
+        ItemKind::Match => (
+            deployment.match_recording_link(&stored),
+            deployment.match_recording_api_link(&stored),
+        ),
+        _ => (
+            deployment.room_recording_link(&stored),
+            deployment.room_recording_api_link(&stored),
+        ),
+    };
+    let mut answer = json!({
+        "id": stored,
+        "url": url,
+        "api": api,
+        "room": id.as_str(),
+        "model": snapshot.model.as_str(),
+        "seconds": snapshot.seconds,
+        "ticks": snapshot.ticks,
+        "bytes": snapshot.bytes.len(),
+        "truncated": snapshot.truncated,
+        "replay": snapshot.line,
+    });
+    if let Some(counts) = &snapshot.cmc {
+        answer["shots"] = counts.shots.into();
+    }
+    Ok((status, Json(answer)))
 }

@@ -16,7 +16,7 @@
 
 use super::checkpoint::{Checkpoint, SeatState};
 use super::hosted::Hosted;
-use super::recording::{Snapshot, Unrecorded};
+use super::recording::Snapshot;
 use super::seat::{Command, Out};
 use super::{RoomInfo, Rooms, CLOSE_ROOM_FULL};
 use crate::metrics::{Metrics, SeatRefusal, FLUSH_INTERVAL};
@@ -50,6 +50,9 @@ pub(super) struct Made<'a> {
     pub(super) checkpoint: Option<&'a Checkpoint>,
     /// Inputs it records at most if it is a fresh CMC room (`0`: none).
     pub(super) record_events: usize,
+    /// Ticks it records at most if it is a fresh rollback room (`0`:
+    /// none).
+    pub(super) record_ticks: usize,
     /// Where its restored seats' numbers come from.
     pub(super) seat_keys: &'a AtomicU64,
 }
@@ -93,13 +96,20 @@ impl RoomTask {
             // settings are the rollback defaults (001_… §5.1: 60 Hz,
             // hold-last 6, a State every 2 ticks).
             RoomModel::Rollback => {
-                let host = RollbackRoomHost::new(
+                let mut host = RollbackRoomHost::new(
                     RollbackConfig::default(),
                     made.max_players,
                     made.seed,
                     now,
                 )
                 .expect("a valid rollback room");
+                // A fresh match records from its creation, as a CMC room
+                // does; one made from a checkpoint would not (its start is
+                // not here: `Unrecorded::Restored`), though a rollback room
+                // keeps none (see `hosted`).
+                if made.checkpoint.is_none() && made.record_ticks > 0 {
+                    host.record(made.record_ticks);
+                }
                 (Hosted::Rollback(Box::new(host)), Vec::new())
             }
         };
@@ -280,9 +290,9 @@ impl RoomTask {
                 }
             }
             Command::Recording { reply } => {
-                let answer = match self.host.cmc() {
-                    None => Err(Unrecorded::Rollback),
-                    Some(h) => Snapshot::of(h),
+                let answer = match &self.host {
+                    Hosted::Cmc(h) => Snapshot::of(h),
+                    Hosted::Rollback(h) => Snapshot::of_match(h),
                 };
                 let _ = reply.send(answer);
                 return false;

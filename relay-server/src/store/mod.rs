@@ -18,14 +18,21 @@
 //! 4. (SQLite's 3rd) `scenarios.kind` ([`ItemKind`]): `'scenario'` (the
 //!    default, so every row from before is one) or `'room'`, a saved room
 //!    recording ([`sim::endpoints::room::recording::RoomRecording::to_bytes`]).
-//!    Both kinds share the table, its id space, the usage row and the cap;
+//!    Every kind shares the table, its id space, the usage row and the cap;
 //! 5. (SQLite's 4th) `scenarios.digest`, the SHA-256 of `bytes`
 //!    ([`digest`]), filled in for the rows already there (SQLite: by the
 //!    relay as it migrates; PostgreSQL: `sha256(bytes)`), and the index
 //!    `scenarios_kind_digest (kind, digest)`: a save of the same kind,
 //!    name and bytes as a stored item answers that item's id and stores
 //!    nothing ([`Stored::existing`]; not a `UNIQUE` index: stores from
-//!    before it may hold copies, and keep them).
+//!    before it may hold copies, and keep them);
+//! 6. (SQLite's 5th) `'match'` joins the kinds the `kind` column's `CHECK`
+//!    allows: a saved rollback match recording
+//!    ([`sim::rollback::recording::MatchRecording::to_bytes`]). PostgreSQL
+//!    drops and re-adds the constraint (`scenarios_kind_check`); SQLite,
+//!    which cannot alter a `CHECK`, rebuilds the table in the migration's
+//!    transaction (a new table, every row copied, the old one dropped, the
+//!    new one renamed, `scenarios_kind_digest` made again).
 //!
 //! **De-duplication**: [`ScenarioStore::insert`] looks for an item of the
 //! same kind, name and digest in the transaction that would insert it,
@@ -113,7 +120,7 @@ pub enum StoreError {
     /// The database did not answer within the deadline.
     #[error("scenario store: the database did not answer within {} ms", .0.as_millis())]
     Timeout(Duration),
-    /// A row's `kind` is neither `scenario` nor `room`.
+    /// A row's `kind` is none of `scenario`, `room` and `match`.
     #[error("scenario store: a row of unknown kind {0:?}")]
     Kind(String),
     /// The save would take the stored scenarios past the storage cap.
@@ -136,7 +143,7 @@ pub enum StoreError {
 /// and the page's Save button should answer within a human pause.
 pub const DEFAULT_DEADLINE: Duration = Duration::from_secs(2);
 
-/// What a stored item is. Both kinds share one table, one id space and
+/// What a stored item is. Every kind shares one table, one id space and
 /// the storage cap; each route serves only its own kind.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ItemKind {
@@ -147,14 +154,20 @@ pub enum ItemKind {
     /// ([`sim::endpoints::room::recording::RoomRecording::to_bytes`]),
     /// served by `/api/room-recordings/{id}`.
     Room,
+    /// A rollback room's match recording
+    /// ([`sim::rollback::recording::MatchRecording::to_bytes`]), served by
+    /// `/api/match-recordings/{id}`.
+    Match,
 }
 
 impl ItemKind {
-    /// The value of the `kind` column: `"scenario"` or `"room"`.
+    /// The value of the `kind` column: `"scenario"`, `"room"` or
+    /// `"match"`.
     pub fn as_str(self) -> &'static str {
         match self {
             ItemKind::Scenario => "scenario",
             ItemKind::Room => "room",
+            ItemKind::Match => "match",
         }
     }
 
@@ -167,23 +180,26 @@ impl ItemKind {
         match column {
             "scenario" => Ok(ItemKind::Scenario),
             "room" => Ok(ItemKind::Room),
+            "match" => Ok(ItemKind::Match),
             other => Err(StoreError::Kind(other.to_owned())),
         }
     }
 }
 
-/// A stored item's row: a scenario or a room recording.
+/// A stored item's row: a scenario, a room recording or a match
+/// recording.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StoredScenario {
     /// Its id.
     pub id: String,
     /// What it is.
     pub kind: ItemKind,
-    /// A scenario's name (also inside `bytes`), or the recorded room's.
+    /// A scenario's name (also inside `bytes`), or the recorded room's
+    /// (a match recording's too).
     pub name: String,
     /// The compact encoding.
     pub bytes: Vec<u8>,
-    /// A scenario's recorded frames, or a room recording's ticks.
+    /// A scenario's recorded frames, or a room or match recording's ticks.
     pub frames: u32,
     /// Unix time of the save, s.
     pub created_at: i64,
@@ -214,7 +230,7 @@ pub trait ScenarioStore: Send + Sync + std::fmt::Debug {
     /// `frames` as [`StoredScenario`] says) and returns its new id, unless
     /// an item of the same kind, name and bytes is stored already (then
     /// its id, [`Stored::existing`], nothing written, whatever the cap) or
-    /// the stored items of both kinds would then take more than
+    /// the stored items of every kind would then take more than
     /// `max_bytes` (`0` = no cap). Durable when it returns.
     ///
     /// # Errors
@@ -243,14 +259,14 @@ pub trait ScenarioStore: Send + Sync + std::fmt::Debug {
         bytes: &[u8],
     ) -> Result<Option<String>, StoreError>;
 
-    /// The item stored under `id`, of either kind, if any (`None` for a
+    /// The item stored under `id`, of any kind, if any (`None` for a
     /// malformed id).
     ///
     /// # Errors
     /// [`StoreError`] if the read fails.
     async fn get(&self, id: &str) -> Result<Option<StoredScenario>, StoreError>;
 
-    /// How many items are stored, of both kinds.
+    /// How many items are stored, of every kind.
     ///
     /// # Errors
     /// [`StoreError`] if the read fails.

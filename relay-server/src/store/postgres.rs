@@ -26,7 +26,12 @@ use tokio_postgres::NoTls;
 /// (`crate::homes`: room → its home relay, the lease and the room's last
 /// checkpoint), every row's [`ItemKind`] (the rows before it are
 /// scenarios), and every row's [`digest`] (PostgreSQL's own `sha256` for
-/// the rows before it) with the index de-duplication looks items up by.
+/// the rows before it) with the index de-duplication looks items up by,
+/// then `'match'` among the kinds ([`ItemKind::Match`]): migration 4's
+/// unnamed column `CHECK` is PostgreSQL's `scenarios_kind_check`, dropped
+/// and added again with the new list (a database whose constraint is
+/// named otherwise fails the migration, and the relay does not start,
+/// rather than keep refusing match recordings).
 const MIGRATIONS: &[&str] = &[
     "CREATE TABLE IF NOT EXISTS scenarios (
         id TEXT PRIMARY KEY,
@@ -55,6 +60,9 @@ const MIGRATIONS: &[&str] = &[
     "ALTER TABLE scenarios ADD COLUMN digest BYTEA;
     UPDATE scenarios SET digest = sha256(bytes);
     CREATE INDEX scenarios_kind_digest ON scenarios (kind, digest)",
+    "ALTER TABLE scenarios DROP CONSTRAINT scenarios_kind_check;
+    ALTER TABLE scenarios ADD CONSTRAINT scenarios_kind_check
+        CHECK (kind IN ('scenario', 'room', 'match'))",
 ];
 
 /// The oldest item of a kind, digest and name ([`super::ScenarioStore::find`]).

@@ -388,6 +388,21 @@ impl RollbackRoomHost {
         &self.game
     }
 
+    /// Starts recording the match from now on, at most `max_ticks` ticks
+    /// (capped at [`crate::rollback::recording::MAX_RECORDED_TICKS`], 10 min
+    /// at 60 Hz); past that the recording stops and is marked truncated
+    /// while the match plays on. Delegates to [`MatchServer::record`]: the
+    /// world now, every seat's occupant (players and bots, now and later)
+    /// and each tick's used inputs and state hash. Called on a fresh room,
+    /// it holds the whole match; read it with [`RollbackRoomHost::game`]
+    /// and [`MatchServer::recording`]. A recording already running starts
+    /// again. (The room never restarts its match; a
+    /// [`MatchServer::restart`] would keep recording, from the new match's
+    /// start, dropping the old match's recording.)
+    pub fn record(&mut self, max_ticks: usize) {
+        self.game.record(max_ticks);
+    }
+
     /// Remote players and spectators, in id order.
     pub fn player_ids(&self) -> impl Iterator<Item = PlayerId> + '_ {
         self.players.iter().map(|p| p.id)

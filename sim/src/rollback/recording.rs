@@ -230,6 +230,25 @@ impl Replay {
     pub fn final_hash(&self) -> Option<u64> {
         self.hashes.last().copied()
     }
+
+    /// [`replay_line`] of [`Replay::hashes`].
+    pub fn line(&self) -> String {
+        replay_line(&self.hashes)
+    }
+}
+
+/// One line naming a run of per-tick hashes: `ticks=<n> last=<16 hex>
+/// digest=<16 hex>` (the number of ticks, the hash after the last one —
+/// zeros for none — and [`digest`] of them all). The relay sends the live
+/// server's (`X-Room-Recording-Replay`) and the `scenario` CLI prints a
+/// replay's; equal lines mean equal hashes.
+pub fn replay_line(hashes: &[u64]) -> String {
+    format!(
+        "ticks={} last={:016x} digest={:016x}",
+        hashes.len(),
+        hashes.last().copied().unwrap_or(0),
+        digest(hashes)
+    )
 }
 
 /// One 64-bit digest of a run of per-tick hashes: FNV-1a 64 over each
@@ -271,6 +290,11 @@ impl MatchRecording {
     /// The hashes the server computed, one per tick.
     pub fn hashes(&self) -> Vec<u64> {
         self.ticks.iter().map(|t| t.hash).collect()
+    }
+
+    /// Seconds of match the recording holds: its ticks at its tick rate.
+    pub fn seconds(&self) -> f64 {
+        self.ticks.len() as f64 / f64::from(self.config.tick_rate.hz())
     }
 
     /// The first tick whose hash in `replay` differs from the recorded
@@ -474,6 +498,19 @@ mod tests {
         assert_eq!(rec.first_mismatch(&r), None);
         assert_eq!(r.final_hash(), Some(rec.ticks[29].hash));
         assert_eq!(r.digest(), digest(&rec.hashes()));
+        assert_eq!(
+            r.line(),
+            format!(
+                "ticks=30 last={:016x} digest={:016x}",
+                rec.ticks[29].hash,
+                digest(&rec.hashes())
+            )
+        );
+        assert_eq!(
+            replay_line(&[]),
+            format!("ticks=0 last={:016x} digest={:016x}", 0, digest(&[]))
+        );
+        assert!((rec.seconds() - 30.0 / f64::from(rec.config.tick_rate.hz())).abs() < 1e-12);
         assert_eq!(MatchRecording::from_bytes(&rec.to_bytes()).unwrap(), rec);
         let json = rec.to_json();
         assert!(json.contains("[[1,127,0,\"R\"],[0,0,0,\"E\"]]"), "{json}");
