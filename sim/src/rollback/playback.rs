@@ -116,7 +116,7 @@ impl MatchPlayback {
 
     /// The seconds the recording spans (its ticks at the match's rate).
     pub fn seconds(&self) -> f64 {
-        self.ticks() as f64 / f64::from(self.recording.config.tick_rate.hz())
+        self.recording.seconds()
     }
 
     /// The arena the match ran in.
@@ -184,14 +184,9 @@ impl MatchPlayback {
             .any(|j| usize::from(j.player) == seat && j.session.is_none())
     }
 
-    /// `ticks=<n> last=<16 hex> digest=<16 hex>`: the replay's hashes as a
-    /// line (the relay's `X-Room-Recording-Replay` for a match).
+    /// The replay's hashes as a line ([`Replay::line`]: what the relay's
+    /// `X-Room-Recording-Replay` says of the live server's).
     pub fn line(&self) -> String {
-        format!(
-            "ticks={} last={:016x} digest={:016x}",
-            self.replay.hashes.len(),
-            self.replay.final_hash().unwrap_or(0),
-            self.replay.digest()
-        )
+        self.replay.line()
     }
 }
