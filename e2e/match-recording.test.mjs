@@ -40,7 +40,7 @@ test('a saved match recording replays in a fresh profile with the relay\'s hashe
   await viewer.goto(link);
   await waitFor(async () => /tick hashes/.test(await metricText(viewer, 'recorded-verdict')), 20_000, 'the playback');
   const verdict = await metricText(viewer, 'recorded-verdict');
-  const m = verdict.match(/^replayed in this page in (\d+) ms: all (\d+) tick hashes equal the relay's · (\d) seats · the server filled (\d+) inputs by hold-last, (\d+) with the empty input$/);
+  const m = verdict.match(/^replayed in this page in (\d+) ms: all (\d+) tick hashes equal the relay's · seats: 2 of (\d) taken · the server filled (\d+) inputs by hold-last, (\d+) with the empty input$/);
   assert.ok(m, verdict);
   const [, buildMs, ticks, , held, empty] = m.map(Number);
   console.log(`# match recording: ${ticks} ticks, ${held} held, ${empty} empty, played back in ${buildMs} ms`);
@@ -76,6 +76,10 @@ test('a saved match recording replays in a fresh profile with the relay\'s hashe
   await waitFor(async () => /the server after tick [1-9]\d* of/.test(await text(viewer, '[data-panel-text="authoritative-sub"]')), 5_000, 'the panels follow');
   await viewer.selectOption('#recorded-seat', '1');
   await waitFor(async () => /^bot 2 · \d+ held · \d+ empty/.test(await metricText(viewer, 'recorded-lanes')), 5_000, 'the bot followed');
+  assert.equal(await viewer.evaluate(() => document.getElementById('model').value), 'rollback');
+  // Back to P1 at its first fill, for the pictures.
+  await viewer.selectOption('#recorded-seat', '0');
+  await waitFor(async () => /^P1 · /.test(await metricText(viewer, 'recorded-lanes')), 5_000, 'P1 followed again');
   await viewer.evaluate(() => window.scrollTo(0, 0));
   await viewer.screenshot({ path: join(ARTIFACTS, 'match-recording.png') });
   await viewer.locator('#recorded-room').screenshot({ path: join(ARTIFACTS, 'match-recording-card.png') });

@@ -27,17 +27,27 @@ pub fn seat_name(p: &MatchPlayback, seat: usize) -> String {
     }
 }
 
+/// Whether anyone ever sat in `seat` (a match has up to 8 seats, most
+/// often some empty).
+fn sat(p: &MatchPlayback, seat: usize) -> bool {
+    p.recording
+        .joins
+        .iter()
+        .any(|j| usize::from(j.player) == seat)
+}
+
 /// The verdict line: whether the page's replay gave the relay's hashes,
 /// and how often the server ran without someone's input.
 pub fn verdict_line(p: &MatchPlayback, build_ms: f64) -> String {
     let ticks = p.ticks();
     let seats = p.recording.seats();
+    let taken = (0..seats).filter(|&s| sat(p, s)).count();
     let (held, empty) = (0..seats)
         .map(|s| p.fill_counts(s))
         .fold((0, 0), |(h, e), c| (h + c.held, e + c.empty));
     match p.first_mismatch {
         None => format!(
-            "replayed in this page in {build_ms:.0} ms: all {ticks} tick hashes equal the relay's · {seats} seats · the server filled {held} inputs by hold-last, {empty} with the empty input"
+            "replayed in this page in {build_ms:.0} ms: all {ticks} tick hashes equal the relay's · seats: {taken} of {seats} taken · the server filled {held} inputs by hold-last, {empty} with the empty input"
         ),
         Some(t) => format!(
             "replayed in this page: differs from the relay's recording from tick {} of {ticks}",
@@ -138,6 +148,11 @@ impl RecordedMatch {
             end_us,
         );
         card.hide_picks();
+        // The model selector says what ran (it is off while a recording
+        // is open).
+        if let Some(model) = crate::dom::select(doc, "model") {
+            model.set_value("rollback");
+        }
         let mut m = RecordedMatch {
             id,
             playhead: Playhead::new(end_us),
@@ -229,7 +244,7 @@ mod tests {
         let mut p = four();
         assert_eq!(
             verdict_line(&p, 12.4),
-            "replayed in this page in 12 ms: all 3780 tick hashes equal the relay's · 4 seats · the server filled 35 inputs by hold-last, 34 with the empty input"
+            "replayed in this page in 12 ms: all 3780 tick hashes equal the relay's · seats: 4 of 4 taken · the server filled 35 inputs by hold-last, 34 with the empty input"
         );
         p.first_mismatch = Some(sim::rollback::Tick(150));
         assert_eq!(

@@ -111,7 +111,7 @@ pub fn draw(m: &RecordedMatch, layout: &Layout, chrome: &PanelChrome) {
     chrome.text(
         "predicted-foot",
         &format!(
-            "followed ×{} · paths: the last second · ● held · ● empty",
+            "followed ×{} · paths: the last second · dots: the server filled the input (orange held, red empty)",
             chrome.zoom().unwrap_or(SEAT_ZOOM)
         ),
     );
