@@ -80,6 +80,10 @@ test('a saved match recording replays in a fresh profile with the relay\'s hashe
   // Back to P1 at its first fill, for the pictures.
   await viewer.selectOption('#recorded-seat', '0');
   await waitFor(async () => /^P1 · /.test(await metricText(viewer, 'recorded-lanes')), 5_000, 'P1 followed again');
+  // The Replayed panel tells P1's newest run of fills before the playhead.
+  await waitFor(async () => /^P1's input missing at ticks? \d+(–\d+)?, run with (its last input held|the empty input) · /.test(await text(viewer, '[data-panel-text="replayed-sub"]')), 5_000, 'a fill story')
+    .catch(async (e) => { throw new Error(`${e.message}: ${await text(viewer, '[data-panel-text="replayed-sub"]')}`); });
+  console.log(`# ${await text(viewer, '[data-panel-text="replayed-sub"]')}`);
   await viewer.evaluate(() => window.scrollTo(0, 0));
   await viewer.screenshot({ path: join(ARTIFACTS, 'match-recording.png') });
   await viewer.locator('#recorded-room').screenshot({ path: join(ARTIFACTS, 'match-recording-card.png') });

@@ -159,3 +159,58 @@ fn a_played_back_match_gives_the_same_world_whatever_was_seeked_before() {
     assert_ne!(Arena::state_hash(&at_1234), g.recording.ticks[1232].hash);
     assert_ne!(Arena::state_hash(&at_1234), g.recording.ticks[1234].hash);
 }
+
+/// A run of fills told as a story: the ticks it spans, whether the
+/// server's guess was wrong (the seat's next received input differs), and
+/// the world had that input arrived — equal to the recorded one before
+/// the run, apart after it when the guess was wrong.
+#[test]
+fn a_fill_run_is_told_with_the_world_had_the_input_arrived() {
+    use sim::rollback::playback::{MatchPlayback, STORY_TICKS};
+    let g = GoldenMatch::read("4p-rtt100-200-5pct");
+    let p = MatchPlayback::play(g.recording).unwrap();
+    let mut told = 0;
+    let mut wrong = Vec::new();
+    for seat in 0..4 {
+        let fills = p.fills(seat);
+        for &(i, fill) in &fills {
+            let story = p.fill_story(seat, i).unwrap();
+            assert!(story.first <= i && i <= story.last, "seat {seat} tick {i}");
+            assert_eq!(story.fill, fill);
+            // Every tick of the run is a fill of that kind.
+            for t in story.first..=story.last {
+                assert!(fills.contains(&(t, fill)), "seat {seat} tick {t}");
+            }
+            let span = (story.last + 1 + STORY_TICKS).min(p.ticks()) - story.first;
+            assert_eq!((story.recorded.len(), story.delivered.len()), (span, span));
+            assert_eq!(story.recorded[0], p.world_after(story.first + 1));
+            if !story.changed {
+                assert_eq!(
+                    story.delivered, story.recorded,
+                    "a right guess changes nothing"
+                );
+            }
+            if i == story.first {
+                told += 1;
+                if story.changed {
+                    wrong.push((seat, story.first, story.apart_cm()));
+                }
+            }
+        }
+        // Before its first fill there is no story.
+        if let Some(&(first, _)) = fills.first() {
+            if first > 0 {
+                assert_eq!(p.fill_story(seat, first - 1), None);
+            }
+        }
+    }
+    // 69 fills in 23 runs; the server guessed wrong twice, and had those
+    // inputs arrived the seat would have stood 18 and 20 cm elsewhere
+    // half a second later.
+    assert_eq!(told, 23);
+    let wrong: Vec<(usize, usize, i32)> = wrong
+        .into_iter()
+        .map(|(s, t, cm)| (s, t, cm.round() as i32))
+        .collect();
+    assert_eq!(wrong, [(1, 2546, 18), (3, 3480, 20)]);
+}

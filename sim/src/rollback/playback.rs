@@ -16,7 +16,9 @@
 //! once the tick ran, `001_…` §5.1).
 
 use super::arena::Arena;
-use super::recording::{replay, step, MatchRecording, RecordingError, Replay};
+use super::recording::{
+    as_recorded, replay, step, MatchRecording, RecordingError, Replay, UsedInput,
+};
 use super::server::InputFill;
 use super::snapshot::Snapshot;
 use super::tick::Tick;
@@ -34,6 +36,57 @@ pub struct FillCounts {
     pub held: u32,
     /// Ticks run with the empty input while the seat was occupied.
     pub empty: u32,
+}
+
+/// Ticks a [`FillStory`] follows the world past its run of fills: 30
+/// (0.5 s at 60 Hz), long enough for a changed stick to show.
+pub const STORY_TICKS: usize = 30;
+
+/// One run of ticks the server ran without a seat's input, and what the
+/// world would have been had that input arrived — estimated as the seat's
+/// next input the server did receive (hold-last's own premise turned
+/// around: a stick mostly stays where it is, `001_…` §5.1). When that
+/// input equals the one the server used, the guess was right and nobody
+/// rebased; when it differs, the seat's own page (and every page that
+/// predicted the seat) rebased onto the server's guess.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FillStory {
+    /// The seat.
+    pub seat: usize,
+    /// The first and last filled tick (indices into the recording's
+    /// ticks; a run of one fill kind, held or empty).
+    pub first: usize,
+    /// The last filled tick of the run (inclusive).
+    pub last: usize,
+    /// How the server filled them.
+    pub fill: InputFill,
+    /// The seat's next received input's tick index; `None` if it sent
+    /// none after (then the estimate is the input used, and nothing
+    /// changes).
+    pub next_received: Option<usize>,
+    /// Whether that input differs from the one the server used (stick or
+    /// buttons): the guess was wrong.
+    pub changed: bool,
+    /// The worlds after each tick from `first` to `last +`
+    /// [`STORY_TICKS`] (clamped to the recording) as the server ran them.
+    pub recorded: Vec<Snapshot>,
+    /// The same ticks with the run's inputs replaced by the estimate.
+    pub delivered: Vec<Snapshot>,
+}
+
+impl FillStory {
+    /// How far apart the seat ends up, cm, after the story's last tick.
+    pub fn apart_cm(&self) -> f32 {
+        let at = |w: &[Snapshot]| {
+            w.last()
+                .and_then(|s| s.players.get(self.seat))
+                .map(|p| p.position.to_cm())
+        };
+        match (at(&self.recorded), at(&self.delivered)) {
+            (Some(a), Some(b)) => (a - b).length(),
+            _ => 0.0,
+        }
+    }
 }
 
 /// A recording played back: its worlds on demand, its hashes checked.
@@ -67,7 +120,14 @@ impl MatchPlayback {
         let ticks = recording.ticks.len();
         for k in 1..=ticks.saturating_sub(1) / CHECKPOINT_TICKS {
             let (from, to) = ((k - 1) * CHECKPOINT_TICKS, k * CHECKPOINT_TICKS);
-            step(&arena, &recording, &mut state, from..to, |_| {});
+            step(
+                &arena,
+                &recording,
+                &mut state,
+                from..to,
+                as_recorded,
+                |_| {},
+            );
             checkpoints.push(state.clone());
         }
         Ok(MatchPlayback {
@@ -92,7 +152,14 @@ impl MatchPlayback {
         let k = (n / CHECKPOINT_TICKS).min(self.checkpoints.len() - 1);
         let mut state = self.checkpoints[k].clone();
         let from = k * CHECKPOINT_TICKS;
-        step(&self.arena, &self.recording, &mut state, from..n, |_| {});
+        step(
+            &self.arena,
+            &self.recording,
+            &mut state,
+            from..n,
+            as_recorded,
+            |_| {},
+        );
         state
     }
 
@@ -103,9 +170,14 @@ impl MatchPlayback {
         let from = from.min(to);
         let mut state = self.world_after(from);
         let mut worlds = Vec::with_capacity(to - from);
-        step(&self.arena, &self.recording, &mut state, from..to, |s| {
-            worlds.push(s.clone())
-        });
+        step(
+            &self.arena,
+            &self.recording,
+            &mut state,
+            from..to,
+            as_recorded,
+            |s| worlds.push(s.clone()),
+        );
         worlds
     }
 
@@ -156,6 +228,60 @@ impl MatchPlayback {
             }
         }
         c
+    }
+
+    /// The run of fills of `seat` that tick index `i` is in or, if `i` is
+    /// not filled, the newest run before it; `None` if there is none.
+    pub fn fill_story(&self, seat: usize, i: usize) -> Option<FillStory> {
+        let fills = self.fills(seat);
+        let k = fills.partition_point(|&(t, _)| t <= i).checked_sub(1)?;
+        let fill = fills[k].1;
+        // The run around it: consecutive ticks filled the same way.
+        let follows = |a: usize, b: usize| {
+            fills[b].0 == fills[a].0 + 1 && fills[a].1 == fill && fills[b].1 == fill
+        };
+        let (mut lo, mut hi) = (k, k);
+        while lo > 0 && follows(lo - 1, lo) {
+            lo -= 1;
+        }
+        while hi + 1 < fills.len() && follows(hi, hi + 1) {
+            hi += 1;
+        }
+        let (first, last) = (fills[lo].0, fills[hi].0);
+        let used = |t: usize| self.recording.ticks[t].inputs[seat];
+        let next_received = (last + 1..self.ticks()).find(|&t| used(t).fill == InputFill::Received);
+        let estimate = next_received.map_or(used(last), used);
+        let same = |u: UsedInput| (u.buttons, u.move_x, u.move_y);
+        let changed = (first..=last).any(|t| same(used(t)) != same(estimate));
+        let end = (last + 1 + STORY_TICKS).min(self.ticks());
+        let recorded = self.worlds_between(first, end);
+        let mut state = self.world_after(first);
+        let mut delivered = Vec::with_capacity(end - first);
+        let arrived = |t: usize, p: usize, u: &UsedInput| {
+            if p == seat && t <= last {
+                estimate
+            } else {
+                *u
+            }
+        };
+        step(
+            &self.arena,
+            &self.recording,
+            &mut state,
+            first..end,
+            arrived,
+            |s| delivered.push(s.clone()),
+        );
+        Some(FillStory {
+            seat,
+            first,
+            last,
+            fill,
+            next_received,
+            changed,
+            recorded,
+            delivered,
+        })
     }
 
     /// Whether someone sat in `seat` at recorded tick index `i`.

@@ -424,16 +424,27 @@ pub fn replay(rec: &MatchRecording) -> Result<Replay, RecordingError> {
         .expect("validate checked the player count");
     let mut state = rec.start.clone();
     let mut hashes = Vec::with_capacity(rec.ticks.len());
-    step(&arena, rec, &mut state, 0..rec.ticks.len(), |s| {
-        hashes.push(Arena::state_hash(s))
-    });
+    step(
+        &arena,
+        rec,
+        &mut state,
+        0..rec.ticks.len(),
+        as_recorded,
+        |s| hashes.push(Arena::state_hash(s)),
+    );
     Ok(Replay { hashes })
 }
 
+/// The recorded input itself: [`step`]'s choice for a plain replay.
+pub(super) fn as_recorded(_: usize, _: usize, u: &UsedInput) -> UsedInput {
+    *u
+}
+
 /// Steps `state` through the recorded ticks `range` (indices into
-/// `rec.ticks`) with the recorded inputs, calling `after` with the world
-/// after each: the one step [`replay`] and
-/// [`super::playback::MatchPlayback`] share.
+/// `rec.ticks`) with the inputs `used(tick index, seat, recorded input)`
+/// gives — the recorded one itself for a replay — calling `after` with
+/// the world after each: the one step [`replay`] and
+/// [`super::playback::MatchPlayback`] (its worlds, its what-ifs) share.
 ///
 /// # Panics
 /// If `range` is outside `rec.ticks`.
@@ -442,13 +453,15 @@ pub(super) fn step(
     rec: &MatchRecording,
     state: &mut Snapshot,
     range: std::ops::Range<usize>,
+    used: impl Fn(usize, usize, &UsedInput) -> UsedInput,
     mut after: impl FnMut(&Snapshot),
 ) {
     let mut inputs = Vec::with_capacity(rec.seats());
-    for t in &rec.ticks[range] {
+    for t in range {
         let tick = Arena::tick(state);
         inputs.clear();
-        inputs.extend(t.inputs.iter().map(|u| u.cmd(tick)));
+        let recorded = rec.ticks[t].inputs.iter().enumerate();
+        inputs.extend(recorded.map(|(p, u)| used(t, p, u).cmd(tick)));
         arena.step_in_place(state, &inputs);
         after(state);
     }

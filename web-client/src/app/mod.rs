@@ -113,7 +113,7 @@ struct App {
     room_save: crate::room::save::RoomSave,
     /// A saved recording open in the page, if any: it runs instead of
     /// everything else while it lasts.
-    recorded: Option<Box<recorded::Opened>>,
+    recorded: Option<recorded::Opened>,
     /// The kind and id of the recording asked for, and its answer.
     recorded_id: Option<(recorded::RecordingKind, String)>,
     recorded_mail: Mailbox<share::Reply>,

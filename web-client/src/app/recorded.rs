@@ -41,9 +41,9 @@ impl RecordingKind {
 /// A recording open in the page.
 pub(super) enum Opened {
     /// A CMC room's.
-    Room(RecordedRoom),
+    Room(Box<RecordedRoom>),
     /// A rollback match's.
-    Match(RecordedMatch),
+    Match(Box<RecordedMatch>),
 }
 
 impl App {
@@ -82,12 +82,10 @@ impl App {
             let word = kind.word();
             let opened = match reply {
                 Reply::Loaded(bytes) => match kind {
-                    RecordingKind::Room => {
-                        RecordedRoom::open(&self.doc(), id.clone(), &bytes).map(Opened::Room)
-                    }
-                    RecordingKind::Match => {
-                        RecordedMatch::open(&self.doc(), id.clone(), &bytes).map(Opened::Match)
-                    }
+                    RecordingKind::Room => RecordedRoom::open(&self.doc(), id.clone(), &bytes)
+                        .map(|r| Opened::Room(Box::new(r))),
+                    RecordingKind::Match => RecordedMatch::open(&self.doc(), id.clone(), &bytes)
+                        .map(|m| Opened::Match(Box::new(m))),
                 },
                 Reply::Failed(why) | Reply::Saved(why) => Err(why),
             };
@@ -101,7 +99,7 @@ impl App {
                         &format!("{word} recording {id}: played back in this page"),
                         false,
                     );
-                    self.recorded = Some(Box::new(r));
+                    self.recorded = Some(r);
                 }
                 Err(why) => {
                     let why = format!("{word} recording {id}: {why} · running live instead");
@@ -129,7 +127,7 @@ impl App {
             return false;
         };
         let dt = f64::from(get_frame_time());
-        let open = match r.as_mut() {
+        let open = match r {
             Opened::Room(r) => r.frame(dt),
             Opened::Match(m) => m.frame(dt),
         };
@@ -141,7 +139,7 @@ impl App {
         }
         let layout = self.chrome.layout((screen_width(), screen_height()));
         crate::canvas::clear();
-        match self.recorded.as_deref() {
+        match &self.recorded {
             Some(Opened::Room(r)) => {
                 self.model_view.show("cmc");
                 recorded_panels::draw(r, &layout, &self.chrome);

@@ -14,7 +14,7 @@ use super::recorded_card::{Card, Playhead};
 use crate::clock::clock_ms;
 use crate::dom::{query, write_text};
 use crate::inspector::lane_paint::{Glyph, Lane, MarkSpec, Scene};
-use sim::rollback::playback::MatchPlayback;
+use sim::rollback::playback::{FillStory, MatchPlayback};
 use sim::rollback::{InputFill, MatchRecording, Snapshot};
 use web_sys::Document;
 
@@ -73,6 +73,31 @@ pub fn fill_marks(p: &MatchPlayback, seat: usize, tick_us: u64) -> Vec<MarkSpec>
         .collect()
 }
 
+/// The Replayed panel's line for `story`: which ticks the server filled,
+/// how, and whether the guess was right.
+pub fn story_line(p: &MatchPlayback, s: &FillStory) -> String {
+    let who = seat_name(p, s.seat);
+    let ticks = if s.first == s.last {
+        format!("tick {}", s.first + 1)
+    } else {
+        format!("ticks {}–{}", s.first + 1, s.last + 1)
+    };
+    let how = match s.fill {
+        InputFill::Empty => "the empty input",
+        _ => "its last input held",
+    };
+    let verdict = match (s.next_received, s.changed) {
+        (None, _) => "no input of its came after".to_owned(),
+        (Some(_), false) => "its next input was the same: a right guess, nobody rebased".to_owned(),
+        (Some(_), true) => format!(
+            "its next input differs: a wrong guess, its page rebased onto the server's ({:.0} cm apart {:.1} s on)",
+            s.apart_cm(),
+            s.delivered.len() as f64 / f64::from(p.recording.config.tick_rate.hz())
+        ),
+    };
+    format!("{who}'s input missing at {ticks}, run with {how} · {verdict}")
+}
+
 /// The lane's line: `P2 · 9 held · 7 empty of 3780 ticks`.
 pub fn fill_line(p: &MatchPlayback, seat: usize) -> String {
     let c = p.fill_counts(seat);
@@ -101,6 +126,9 @@ pub struct RecordedMatch {
     /// and the tick count they end at (recomputed when the playhead
     /// moves to another tick).
     trail: (usize, Vec<Snapshot>),
+    /// The followed seat's newest run of fills at or before the
+    /// playhead, and the (seat, tick count) it was told for.
+    story: ((usize, usize), Option<FillStory>),
     card: Card,
 }
 
@@ -159,6 +187,7 @@ impl RecordedMatch {
             seat,
             tick_us,
             trail: (usize::MAX, Vec::new()),
+            story: ((usize::MAX, 0), None),
             playback,
             card,
         };
@@ -176,6 +205,12 @@ impl RecordedMatch {
     /// start alone at tick 0).
     pub fn trail(&self) -> &[Snapshot] {
         &self.trail.1
+    }
+
+    /// The followed seat's newest run of fills at or before the playhead
+    /// (`sim::rollback::playback::MatchPlayback::fill_story`).
+    pub fn story(&self) -> Option<&FillStory> {
+        self.story.1.as_ref()
     }
 
     /// One page frame of `dt` s: the card's events, then the playhead.
@@ -202,6 +237,12 @@ impl RecordedMatch {
             let mut worlds = vec![self.playback.world_after(from)];
             worlds.extend(self.playback.worlds_between(from, n));
             self.trail = (n, worlds);
+        }
+        if self.story.0 != (self.seat, n) {
+            let story = n
+                .checked_sub(1)
+                .and_then(|i| self.playback.fill_story(self.seat, i));
+            self.story = ((self.seat, n), story);
         }
         self.card.write(&self.playhead, &self.seat.to_string());
         let title = seat_name(&self.playback, self.seat);
@@ -271,5 +312,20 @@ mod tests {
             "P2 · 9 held · 7 empty of 3780 ticks seated: the server ran them without its input"
         );
         assert_eq!(seat_name(&p, 3), "P4");
+    }
+
+    #[test]
+    fn a_fill_run_is_told_right_or_wrong() {
+        let p = four();
+        let wrong = p.fill_story(1, 2546).unwrap();
+        assert_eq!(
+            story_line(&p, &wrong),
+            "P2's input missing at tick 2547, run with its last input held · its next input differs: a wrong guess, its page rebased onto the server's (18 cm apart 0.5 s on)"
+        );
+        let (i, _) = p.fills(0)[0];
+        let first = p.fill_story(0, i).unwrap();
+        assert!(!first.changed);
+        assert!(story_line(&p, &first)
+            .ends_with("its next input was the same: a right guess, nobody rebased"));
     }
 }

@@ -8,15 +8,21 @@
 //!   this is the server's match around that seat.
 //! * Authoritative: the whole match on the server at the playhead, every
 //!   seat in its colour (`super::match_panels`).
-//! * Replayed: empty, saying why: a rebase happens on a player's page.
+//! * Replayed: the followed seat's newest run of fills at or before the
+//!   playhead (`sim::rollback::playback::FillStory`): the seat's path as
+//!   the server ran it (red, dashed) beside the path had its input arrived
+//!   — estimated as its next received input — in its colour, the filled
+//!   ticks dotted, framed on both. A right guess draws one path.
 
 use super::match_panels::{authoritative, colour, everyone};
-use super::recorded_match::{seat_name, RecordedMatch};
+use super::recorded_match::{seat_name, story_line, RecordedMatch};
 use crate::canvas::arena;
-use crate::canvas::view::{with_alpha, View, CYAN, RED};
+use crate::canvas::view::{with_alpha, RectF, View, CYAN, LABEL, RED};
 use crate::canvas::Layout;
 use crate::panels::chrome::PanelChrome;
-use macroquad::prelude::Color;
+use macroquad::prelude::{Color, WHITE};
+use sim::foundation::world::World;
+use sim::rollback::playback::FillStory;
 use sim::rollback::InputFill;
 use sim::Vec2 as SimVec2;
 
@@ -99,14 +105,31 @@ pub fn draw(m: &RecordedMatch, layout: &Layout, chrome: &PanelChrome) {
             m.playhead.t_us as f64 / 1e6
         ),
     );
+    let story = m.story();
+    if let (Some(st), true) = (story, layout.replayed.is_drawable()) {
+        fill_story(st, world, m.seat, layout.replayed);
+    }
     chrome.text(
         "replayed-sub",
-        "a rebase happens on a player's page: the recording holds the server's side",
+        &story.map_or_else(
+            || format!("{name}: no input missing so far"),
+            |st| story_line(p, st),
+        ),
     );
-    chrome.show("replayed-empty", true);
+    chrome.show("replayed-empty", story.is_none());
     chrome.text(
         "replayed-empty",
-        "A rollback recording holds what the server used: each seat's input per tick and whether it arrived in time. The dots in the Predicted panel mark the ticks the server had to fill (orange: held the last input, red: the empty input); each was mispredicted on that player's page whenever the late input differed.",
+        "A rollback recording holds what the server used: each seat's input per tick and whether it arrived in time. Here: the followed seat's newest run of ticks the server had to fill (held or empty), and where the seat would have gone had its input arrived.",
+    );
+    chrome.text(
+        "replayed-foot",
+        if story.is_some_and(|st| st.changed) {
+            "red dashed: as the server ran it · solid: had the input arrived (estimated as the seat's next input received) · dots: the filled ticks"
+        } else if story.is_some() {
+            "the seat's path as the server ran it, the filled ticks dotted: its next input was the one the server used"
+        } else {
+            ""
+        },
     );
     chrome.text(
         "predicted-foot",
@@ -122,5 +145,56 @@ pub fn draw(m: &RecordedMatch, layout: &Layout, chrome: &PanelChrome) {
             c.received, c.held, c.empty, p.recording.config.hold_last_limit
         ),
     );
-    chrome.text("replayed-foot", "");
+}
+
+/// The Replayed panel: the story's seat as the server ran it and had its
+/// input arrived, framed on both paths.
+fn fill_story(st: &FillStory, world: &World, seat: usize, area: RectF) {
+    let path = |w: &[sim::rollback::Snapshot]| -> Vec<SimVec2> {
+        w.iter()
+            .filter_map(|s| s.players.get(st.seat))
+            .map(|p| p.position.to_cm())
+            .collect()
+    };
+    let (ran, arrived) = (path(&st.recorded), path(&st.delivered));
+    let v = View::framing(area, ran.iter().chain(&arrived).copied(), 1.6);
+    arena::floor(&v, world);
+    let own = if st.seat == seat {
+        CYAN
+    } else {
+        colour(st.seat, NOBODY)
+    };
+    if st.changed {
+        for (i, w) in ran.windows(2).enumerate() {
+            if i % 2 == 0 {
+                v.line(w[0], w[1], 2.0, with_alpha(RED, 0.85));
+            }
+        }
+        for w in arrived.windows(2) {
+            v.line(w[0], w[1], 2.5, own);
+        }
+        if let Some(end) = arrived.last() {
+            v.circle(*end, 4.0, own);
+            let (x, y) = v.pt(*end);
+            v.label("had it arrived", x + 8.0, y + 4.0, 12.0, LABEL);
+        }
+    } else {
+        for w in ran.windows(2) {
+            v.line(w[0], w[1], 2.5, own);
+        }
+    }
+    let dot = if st.fill == InputFill::Empty {
+        RED
+    } else {
+        HELD
+    };
+    for at in ran.iter().take(st.last - st.first + 1) {
+        v.circle(*at, 3.5, dot);
+    }
+    if let Some(end) = ran.last() {
+        v.ring(*end, 7.0, 2.0, WHITE);
+        let (x, y) = v.pt(*end);
+        v.label("as the server ran it", x + 10.0, y - 8.0, 12.0, LABEL);
+    }
+    arena::scale_bar(&v);
 }
