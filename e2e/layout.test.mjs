@@ -152,7 +152,9 @@ test('Tab leaves the canvas, keys reach the game only while it has focus, and fo
     await page.keyboard.press('Escape');
     assert.equal(await active(), 'BODY', 'Esc left the canvas');
     // The header follows focusout on the next task (the loader's setTimeout).
-    await waitFor(async () => /keys → page/.test(await page.locator('#kbd-target').textContent()), 1_000, 'keys → page');
+    await waitFor(async () => (await page.locator('#kbd-target').getAttribute('data-target')) === 'page', 1_000, 'keys → page');
+    assert.equal(await page.locator('#kbd-target [data-kbd="page"]').isVisible(), true, 'keys → page shown');
+    assert.equal(await page.evaluate(() => getComputedStyle(document.querySelector('#kbd-target [data-kbd="game"]')).visibility), 'hidden');
   });
 
   await t.test('keys move the character only while the canvas has focus', async () => {

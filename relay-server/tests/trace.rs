@@ -209,7 +209,10 @@ async fn the_trace_agrees_with_the_conditioners_decisions() {
         .iter()
         .filter(|r| r.kind == PacketKind::Pong)
         .collect();
-    assert!(pongs.len() as f64 > 8.0 * secs, "{} Pongs", pongs.len());
+    // 10 Pings a second, 90 % of them arriving: ~9 Pongs a second on an
+    // idle machine, 7.95 seen on a busy one (the client's loop runs late);
+    // 6 still says every second had its Pongs.
+    assert!(pongs.len() as f64 > 6.0 * secs, "{} Pongs", pongs.len());
     for p in &pongs {
         let expected = match p.fate {
             sim::net::conditioner::Fate::Delivered { duplicate, .. } => 1 + usize::from(duplicate),
