@@ -173,7 +173,7 @@ fn a_fill_run_is_told_with_the_world_had_the_input_arrived() {
     let mut wrong = Vec::new();
     for seat in 0..4 {
         let fills = p.fills(seat);
-        for &(i, fill) in &fills {
+        for &(i, fill) in fills {
             let story = p.fill_story(seat, i).unwrap();
             assert!(story.first <= i && i <= story.last, "seat {seat} tick {i}");
             assert_eq!(story.fill, fill);

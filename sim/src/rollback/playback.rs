@@ -103,6 +103,9 @@ pub struct MatchPlayback {
     /// The world before recorded tick `k * CHECKPOINT_TICKS`, for every
     /// `k` (the first is the recording's start).
     checkpoints: Vec<Snapshot>,
+    /// Per seat: its fills ([`MatchPlayback::fills`]) and their counts,
+    /// found once.
+    seats: Vec<(Vec<(usize, InputFill)>, FillCounts)>,
 }
 
 impl MatchPlayback {
@@ -130,12 +133,30 @@ impl MatchPlayback {
             );
             checkpoints.push(state.clone());
         }
+        let mut seats = vec![(Vec::new(), FillCounts::default()); recording.seats()];
+        for (i, t) in recording.ticks.iter().enumerate() {
+            for (seat, used) in t.inputs.iter().enumerate() {
+                if !occupied(&recording, seat, i) {
+                    continue;
+                }
+                let (fills, c) = &mut seats[seat];
+                match used.fill {
+                    InputFill::Received => c.received += 1,
+                    InputFill::Held => c.held += 1,
+                    InputFill::Empty => c.empty += 1,
+                }
+                if used.fill != InputFill::Received {
+                    fills.push((i, used.fill));
+                }
+            }
+        }
         Ok(MatchPlayback {
             recording,
             replay,
             first_mismatch,
             arena,
             checkpoints,
+            seats,
         })
     }
 
@@ -198,36 +219,18 @@ impl MatchPlayback {
 
     /// Seat `seat`'s fill at each recorded tick where the server did not
     /// have its input and the seat was occupied: `(index of the tick in
-    /// the recording, Held or Empty)`, in order.
-    pub fn fills(&self, seat: usize) -> Vec<(usize, InputFill)> {
-        self.recording
-            .ticks
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| self.occupied(seat, *i))
-            .filter_map(|(i, t)| {
-                let fill = t.inputs.get(seat)?.fill;
-                (fill != InputFill::Received).then_some((i, fill))
-            })
-            .collect()
+    /// the recording, Held or Empty)`, in order (none for a seat out of
+    /// range).
+    pub fn fills(&self, seat: usize) -> &[(usize, InputFill)] {
+        self.seats.get(seat).map_or(&[], |(f, _)| f)
     }
 
     /// Seat `seat`'s inputs over the recording, counted by fill (ticks
     /// while the seat was occupied only).
     pub fn fill_counts(&self, seat: usize) -> FillCounts {
-        let mut c = FillCounts::default();
-        for (i, t) in self.recording.ticks.iter().enumerate() {
-            if !self.occupied(seat, i) {
-                continue;
-            }
-            match t.inputs.get(seat).map(|u| u.fill) {
-                Some(InputFill::Received) => c.received += 1,
-                Some(InputFill::Held) => c.held += 1,
-                Some(InputFill::Empty) => c.empty += 1,
-                None => {}
-            }
-        }
-        c
+        self.seats
+            .get(seat)
+            .map_or_else(FillCounts::default, |s| s.1)
     }
 
     /// The run of fills of `seat` that tick index `i` is in or, if `i` is
@@ -286,12 +289,7 @@ impl MatchPlayback {
 
     /// Whether someone sat in `seat` at recorded tick index `i`.
     pub fn occupied(&self, seat: usize, i: usize) -> bool {
-        let tick = self.recording.tick_at(i);
-        self.recording.joins.iter().any(|j| {
-            usize::from(j.player) == seat
-                && !j.joined.is_after(tick)
-                && j.left.is_none_or(|l| l.is_after(tick))
-        })
+        occupied(&self.recording, seat, i)
     }
 
     /// The seats occupied at recorded tick index `i`, one bit per seat
@@ -315,4 +313,14 @@ impl MatchPlayback {
     pub fn line(&self) -> String {
         self.replay.line()
     }
+}
+
+/// Whether someone sat in `seat` at `rec`'s tick index `i`.
+fn occupied(rec: &MatchRecording, seat: usize, i: usize) -> bool {
+    let tick = rec.tick_at(i);
+    rec.joins.iter().any(|j| {
+        usize::from(j.player) == seat
+            && !j.joined.is_after(tick)
+            && j.left.is_none_or(|l| l.is_after(tick))
+    })
 }

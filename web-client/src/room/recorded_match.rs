@@ -60,8 +60,8 @@ pub fn verdict_line(p: &MatchPlayback, build_ms: f64) -> String {
 /// without its input (µs from the first tick, at `tick_us` a tick).
 pub fn fill_marks(p: &MatchPlayback, seat: usize, tick_us: u64) -> Vec<MarkSpec> {
     p.fills(seat)
-        .into_iter()
-        .map(|(i, fill)| MarkSpec {
+        .iter()
+        .map(|&(i, fill)| MarkSpec {
             t_us: i as u64 * tick_us,
             index: i,
             hollow: false,
