@@ -103,6 +103,7 @@ const ORDER: &[(&str, &[&str])] = &[
             "predictor",
             "bot",
             "recording",
+            "playback",
             "seats",
             "match_server",
         ],
