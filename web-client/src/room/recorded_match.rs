@@ -155,15 +155,8 @@ impl RecordedMatch {
         let end_us = playback.ticks() as u64 * tick_us;
         let verdict = verdict_line(&playback, build_ms)
             + &cut_short(playback.recording.truncated, playback.seconds());
-        // The seats someone sat in (a match has up to 8, most often empty).
         let seats: Vec<(String, String)> = (0..playback.recording.seats())
-            .filter(|&s| {
-                playback
-                    .recording
-                    .joins
-                    .iter()
-                    .any(|j| usize::from(j.player) == s)
-            })
+            .filter(|&s| sat(&playback, s))
             .map(|s| (s.to_string(), seat_name(&playback, s)))
             .collect();
         let card = Card::on(doc);
