@@ -103,49 +103,39 @@ impl Deployment {
         Ok(s.trim_end_matches('/').to_owned())
     }
 
+    /// `path` (from `/`) under `--public-url`, or as it is without one.
+    fn absolute(&self, path: &str) -> String {
+        format!("{}{path}", self.public_url.as_deref().unwrap_or(""))
+    }
+
     /// The share link of scenario `id`.
     pub(crate) fn share_link(&self, id: &str) -> String {
-        format!("{}/s/{id}", self.public_url.as_deref().unwrap_or(""))
+        self.absolute(&format!("/s/{id}"))
     }
 
     /// The API address of scenario `id`.
     pub(crate) fn api_link(&self, id: &str) -> String {
-        format!(
-            "{}/api/scenarios/{id}",
-            self.public_url.as_deref().unwrap_or("")
-        )
+        self.absolute(&format!("/api/scenarios/{id}"))
     }
 
     /// The page's link to saved room recording `id`.
     pub(crate) fn room_recording_link(&self, id: &str) -> String {
-        format!(
-            "{}/?room-recording={id}",
-            self.public_url.as_deref().unwrap_or("")
-        )
+        self.absolute(&format!("/?room-recording={id}"))
     }
 
     /// The API address of saved room recording `id`.
     pub(crate) fn room_recording_api_link(&self, id: &str) -> String {
-        format!(
-            "{}/api/room-recordings/{id}",
-            self.public_url.as_deref().unwrap_or("")
-        )
+        self.absolute(&format!("/api/room-recordings/{id}"))
     }
 
     /// The page's link to saved match recording `id` (a rollback room's).
     pub(crate) fn match_recording_link(&self, id: &str) -> String {
-        format!(
-            "{}/?match-recording={id}",
-            self.public_url.as_deref().unwrap_or("")
-        )
+        self.absolute(&format!("/?match-recording={id}"))
     }
 
     /// The API address of saved match recording `id`.
     pub(crate) fn match_recording_api_link(&self, id: &str) -> String {
-        format!(
-            "{}/api/match-recordings/{id}",
-            self.public_url.as_deref().unwrap_or("")
-        )
+        self.absolute(&format!("/api/match-recordings/{id}"))
     }
 }
 
