@@ -366,6 +366,26 @@ fn the_cli_replays_a_golden_room_recording_and_refuses_corrupted_copies() {
     assert_eq!(code, 0, "{text}");
     assert!(text.contains("changed:    26 of 26 shots"), "{text}");
     assert!(text.contains("shot #1 (player 1, action "), "{text}");
+    // What-if of the screens: drawn by interpolation, 25 of the 26 turn
+    // (20 older than the 250 ms cap); flags are one at a time.
+    let (code, text) = cli(&["room-fork", path.to_str().unwrap(), "--interpolation"]);
+    assert_eq!(code, 0, "{text}");
+    assert!(
+        text.contains("redrawn:    26 shots drawn otherwise"),
+        "{text}"
+    );
+    assert!(text.contains("changed:    25 of 26 shots"), "{text}");
+    let (code, text) = cli(&["room-fork", path.to_str().unwrap(), "--net-update-hz", "4"]);
+    assert_eq!(code, 2, "{text}");
+    assert!(text.contains("4 is not in 5..=60"), "{text}");
+    let (code, text) = cli(&[
+        "room-fork",
+        path.to_str().unwrap(),
+        "--deliver-lost",
+        "--extrapolation",
+    ]);
+    assert_eq!(code, 2, "{text}");
+    assert!(text.contains("cannot be used with"), "{text}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

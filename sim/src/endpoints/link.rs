@@ -25,7 +25,7 @@ use crate::endpoints::metrics::Metrics;
 use crate::foundation::control::SettingsError;
 use crate::foundation::time::SimTime;
 use crate::net::codec::{self, Versioned};
-use crate::net::conditioner::{ConditionerStats, LinkConditioner, LinkConditions};
+use crate::net::conditioner::{ConditionerStats, Fate, LinkConditioner, LinkConditions};
 use crate::net::link_meter::LinkMeter;
 use crate::net::link_meter::RateMeter;
 use crate::net::link_stats::SeqWindow;
@@ -275,7 +275,7 @@ impl<U: Clone + Traced> HostLink<U> {
         traced: (PacketKind, u32, [u32; 2]),
         bytes: usize,
         now: SimTime,
-        fate: crate::net::conditioner::Fate,
+        fate: Fate,
     ) {
         if let Some(log) = &mut self.trace {
             log.record(direction, index, traced, bytes, now, fate);
@@ -322,14 +322,16 @@ impl<U: Clone + Traced> HostLink<U> {
         self.pings_received
     }
 
-    /// Sends `msg` through the downlink conditioner at `now`.
-    pub fn send<M: Versioned + Serialize + Traced>(&mut self, now: SimTime, msg: &M) {
+    /// Sends `msg` through the downlink conditioner at `now` and returns
+    /// what the conditioner did with it.
+    pub fn send<M: Versioned + Serialize + Traced>(&mut self, now: SimTime, msg: &M) -> Fate {
         let frame = codec::encode(msg);
         let (index, bytes) = (self.downlink.stats().sent, frame.len());
         let fate = self.downlink.send_fate(now, bytes, frame);
         if self.tracing() {
             self.record(Direction::Down, index, msg.traced(), bytes, now, fate);
         }
+        fate
     }
 
     /// Queues a control message for the next [`HostLink::drain`], past the

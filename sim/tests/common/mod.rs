@@ -1,9 +1,10 @@
 //! Helpers shared by the `sim` integration tests: the golden suite's
 //! scenario files (`scenarios/`) and playing a scenario with a look at
-//! every frame; a rollback match on a virtual clock (`matches`). (Each test binary uses a subset.)
+//! every frame; a rollback match on a virtual clock (`matches`); a recorded two-player room (`rooms`). (Each test binary uses a subset.)
 #![allow(dead_code)]
 
 pub mod matches;
+pub mod rooms;
 
 use sim::scenario::codec;
 use sim::{AdjustmentReason, Bot, Client, LocalSession, Scenario, ScenarioRun};

@@ -168,7 +168,7 @@ mod tests {
         assert_eq!(room_replay(&bytes), file.replay);
         assert_eq!(
             room_replay(&[7, 0]),
-            "error: room recording version 7 is unknown (this build reads version 1)"
+            "error: room recording version 7 is unknown (this build reads versions 1 to 2)"
         );
     }
 

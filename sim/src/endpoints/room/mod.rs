@@ -21,7 +21,8 @@
 //! | `endpoint` | [`RoomEndpoint`] |
 //! | `session` | [`RoomSession`]: a room and its clients on one clock |
 //! | `recording` | [`recording::RoomRecording`]: the room's authoritative inputs and tick hashes, recorded by the host (`host/record.rs`); its compact form and golden file |
-//! | `replay` | [`replay::replay`]: the authority run again from a recording; [`replay::fork`]: what-if with a rule of lag compensation changed |
+//! | `replay` | [`replay::replay`]: the authority run again from a recording; [`replay::fork`]: what-if with a rule of lag compensation or of the players' screens changed |
+//! | `screen` | each player's screen rebuilt from their net updates' recorded fates: what a shot was drawn from, redrawn for a fork |
 //! | `playback` | [`playback::play`]: a recording played back for the page — every tick's bodies, every shot's ray and views, each seat's link |
 //! | `sample` | [`sample::brawl`]: the 4-player room a playback's costs are measured on, natively and in wasm |
 //! | `reports` | the golden room runs, one per public bug report ([`reports::REPORT_RUNS`]) |
@@ -35,6 +36,7 @@ pub mod recording;
 pub mod replay;
 pub mod reports;
 pub mod sample;
+pub mod screen;
 pub mod session;
 
 pub use endpoint::{

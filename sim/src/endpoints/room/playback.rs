@@ -108,7 +108,9 @@ pub struct RoomPlayback {
 /// # Errors
 /// As [`super::replay::replay`]: a recording that does not fit a room.
 pub fn play(recording: &RoomRecording) -> Result<RoomPlayback, RecordingError> {
-    let (outcome, detail) = run(recording, None, true)?;
+    let super::replay::Ran {
+        outcome, detail, ..
+    } = run(recording, None, true)?;
     let detail = detail.unwrap_or_default();
     let shots = outcome
         .shots

@@ -27,6 +27,10 @@
 //! Every poll that delivered something, ran a tick or was due a forced
 //! position update (`000_…` §9.5, which moves a silent character by the
 //! poll's time) is a [`RecordedEvent::Poll`]; the others change nothing.
+//! Besides the inputs, each net update's fate on its player's downlink
+//! ([`RecordedEvent::NetUpdate`], from version 2): not an input of the
+//! rules, but what each player's screen drew the others from — what a
+//! fork that changes how a screen draws ([`super::screen`]) rebuilds.
 //! On the wire: [`RoomRecording::to_bytes`] (postcard, led by
 //! [`ROOM_RECORDING_VERSION`], at most [`MAX_RECORDING_BYTES`]); in the
 //! golden suite a [`RoomRecordingFile`] (JSON holding those bytes in
@@ -45,9 +49,15 @@ use base64::Engine;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-/// The format version that leads every encoded recording; another is
-/// refused with [`RecordingError::UnknownVersion`].
-pub const ROOM_RECORDING_VERSION: u16 = 1;
+/// The format version that leads every encoded recording written; one
+/// outside [`OLDEST_ROOM_RECORDING_VERSION`]`..=` it is refused with
+/// [`RecordingError::UnknownVersion`]. Version 2 added
+/// [`RecordedEvent::NetUpdate`] (a variant appended: version 1's bytes
+/// read as they are, with no net updates).
+pub const ROOM_RECORDING_VERSION: u16 = 2;
+
+/// The oldest format version read.
+pub const OLDEST_ROOM_RECORDING_VERSION: u16 = 1;
 
 /// The largest encoded recording read or written, bytes (8 MiB: about 90
 /// player-minutes at the 1.6 kB per player-second a 60 fps player at RTT
@@ -143,13 +153,33 @@ pub enum RecordedEvent {
         /// Sender and message.
         received: Vec<(PlayerId, ClientMsg)>,
     },
+    /// A net update sent to a player at a tick, and what their downlink
+    /// did with it (version 2 on; not an input: a replay passes it by).
+    NetUpdate(NetUpdateFate),
+}
+
+/// One net update ([`crate::room::replication::ProxyBatch`]) on one
+/// player's downlink: sent at a server tick (its `seq` and server time),
+/// arrived or lost. The relay's socket adds nothing the page can tell
+/// from this on localhost; over a real network it adds its own delay.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NetUpdateFate {
+    /// Whose downlink.
+    pub to: PlayerId,
+    /// The server time of the tick it was sent at: the batch's
+    /// `server_time` (its `seq` is that tick's number).
+    pub sent: SimTime,
+    /// When it arrived (server clock), or `None`: lost or dropped by a
+    /// full queue.
+    pub arrived: Option<SimTime>,
 }
 
 impl RecordedEvent {
-    /// When the host took it (`None` for a leave, which is timeless).
+    /// When the host took it (`None` for a leave, which is timeless, and a
+    /// net update, which the host did not take).
     fn at(&self) -> Option<SimTime> {
         match self {
-            RecordedEvent::Leave { .. } => None,
+            RecordedEvent::Leave { .. } | RecordedEvent::NetUpdate(_) => None,
             RecordedEvent::Join { at, .. }
             | RecordedEvent::AddBot { at, .. }
             | RecordedEvent::RespawnBot { at, .. }
@@ -173,7 +203,7 @@ pub enum RecordingError {
     },
     /// Led by a version this build does not read.
     #[error(
-        "room recording version {0} is unknown (this build reads version {ROOM_RECORDING_VERSION})"
+        "room recording version {0} is unknown (this build reads versions {OLDEST_ROOM_RECORDING_VERSION} to {ROOM_RECORDING_VERSION})"
     )]
     UnknownVersion(u16),
     /// The bytes (or the file's JSON or base64) did not decode.
@@ -183,6 +213,10 @@ pub enum RecordingError {
     /// a player who is not there, a setting out of range.
     #[error("invalid room recording: {0}")]
     Invalid(String),
+    /// A fork of the players' screens asked of a recording that keeps no
+    /// net update's fate (version 1, or a room that sent none).
+    #[error("{0} needs the net updates' fates, which this recording does not keep (recorded before version 2)")]
+    NoNetUpdates(String),
     /// [`super::RoomHost::record`] on a room that has already run or has
     /// players: a recording starts with the room.
     #[error("a room is recorded from its creation: this one has already run")]
@@ -222,7 +256,7 @@ impl RoomRecording {
         }
         let malformed = |e: postcard::Error| RecordingError::Malformed(e.to_string());
         let (version, rest) = postcard::take_from_bytes::<u16>(bytes).map_err(malformed)?;
-        if version != ROOM_RECORDING_VERSION {
+        if !(OLDEST_ROOM_RECORDING_VERSION..=ROOM_RECORDING_VERSION).contains(&version) {
             return Err(RecordingError::UnknownVersion(version));
         }
         let (recording, rest) =
@@ -354,6 +388,9 @@ pub(crate) struct Recorder {
     pub(crate) shots: Vec<JudgedShot>,
     /// A playback's detail, when asked for.
     pub(crate) detail: Option<Detail>,
+    /// A fork's own net updates, when it redraws screens from them
+    /// ([`super::screen`]): taken as they come.
+    pub(crate) net_updates: Option<Vec<NetUpdateFate>>,
 }
 
 impl Recorder {
@@ -379,6 +416,7 @@ impl Recorder {
             keep_events: max_events.is_some(),
             shots: Vec::new(),
             detail: None,
+            net_updates: None,
         }
     }
 

@@ -16,12 +16,24 @@
 //! [`RuleChange::RewindCap`] sets how far back the server will go (Source's
 //! `sv_maxunlag`). Each is applied to every player after every recorded
 //! event, so a recorded settings change cannot undo it.
+//!
+//! The other forks change what the players' screens drew the others from
+//! (`000_…` §7 simulated proxies; `003_…` the shot's `HitTime`), rebuilt
+//! from each net update's recorded fate ([`super::screen`], recordings of
+//! version 2): [`RuleChange::NetUpdateHz`], [`RuleChange::Interpolation`],
+//! [`RuleChange::Extrapolation`] and [`RuleChange::DeliverLost`]. Every
+//! shot keeps its aim (its ray) as in the rewind forks — what changes is
+//! where the server, testing the boxes where they were drawn, finds the
+//! others: the answer to "would this shot have landed had the screen
+//! drawn otherwise", not to where the player would have aimed.
 
 use super::host::RoomHost;
 use super::recording::{Detail, JudgedShot, RecordedEvent, RecordingError, RoomRecording};
+use super::screen::{Redraw, Rescue, ScreenFork};
 use crate::foundation::hash::Fnv64;
 use crate::protocol::verdict_code;
-use crate::room::config::{PlayerSettings, MAX_REWIND_CAP_MS};
+use crate::room::config::{PlayerSettings, MAX_REWIND_CAP_MS, NET_UPDATE_HZ_RANGE};
+use crate::room::Seq;
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -82,10 +94,12 @@ impl ReplayOutcome {
 /// recorded, an event names a player who is not there, a recorded control
 /// is refused).
 pub fn replay(recording: &RoomRecording) -> Result<ReplayOutcome, RecordingError> {
-    run(recording, None, false).map(|(outcome, _)| outcome)
+    run(recording, None, false).map(|ran| ran.outcome)
 }
 
-/// A rule of the server's lag compensation changed for a what-if fork.
+/// A rule of the server's lag compensation, or of how every player's
+/// screen drew the others, changed for a what-if fork (see the module
+/// doc).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RuleChange {
     /// Lag compensation off: every shot is tested against the present.
@@ -95,6 +109,29 @@ pub enum RuleChange {
     RewindCap {
         /// The cap, ms.
         ms: u16,
+    },
+    /// Every player sent net updates at this rate, Hz (clamped into
+    /// [`NET_UPDATE_HZ_RANGE`]): the fork's host sends them through each
+    /// player's link as recorded (its settings, its random draws anew),
+    /// and each shot is redrawn from what arrived — an interpolated one
+    /// at its render time moved by the change of render delay (two
+    /// intervals), an extrapolated one from the newest update arrived.
+    NetUpdateHz {
+        /// The rate, Hz.
+        hz: u8,
+    },
+    /// Every screen drew by interpolation: a shot drawn by extrapolation
+    /// is redrawn at the render clock's reading when it was fired.
+    Interpolation,
+    /// Every screen drew by extrapolation with no mesh offset: an
+    /// interpolated shot is redrawn from the newest update arrived.
+    Extrapolation,
+    /// A net update the links lost arrived after all, one-way as the
+    /// update before it: the one sent at this tick (its `seq`, what the
+    /// page's lanes number), or with `None` every one lost.
+    DeliverLost {
+        /// The tick, or every lost update.
+        tick: Option<Seq>,
     },
 }
 
@@ -106,8 +143,34 @@ impl RuleChange {
                 s.rewind = true;
                 s.rewind_cap_ms = ms.min(MAX_REWIND_CAP_MS);
             }
+            RuleChange::NetUpdateHz { hz } => s.net_update_hz = hz_in_range(hz),
+            RuleChange::Interpolation
+            | RuleChange::Extrapolation
+            | RuleChange::DeliverLost { .. } => {}
         }
     }
+
+    /// How it redraws the shots, if it does, and which losses it undoes.
+    fn screens(self) -> Option<(Redraw, Rescue)> {
+        match self {
+            RuleChange::RewindOff | RuleChange::RewindCap { .. } => None,
+            RuleChange::NetUpdateHz { hz } => Some((
+                Redraw::Rate {
+                    hz: hz_in_range(hz),
+                },
+                Rescue::None,
+            )),
+            RuleChange::Interpolation => Some((Redraw::Interpolate, Rescue::None)),
+            RuleChange::Extrapolation => Some((Redraw::Extrapolate, Rescue::None)),
+            RuleChange::DeliverLost { tick } => {
+                Some((Redraw::Rescued, tick.map_or(Rescue::All, Rescue::Tick)))
+            }
+        }
+    }
+}
+
+fn hz_in_range(hz: u8) -> u8 {
+    hz.clamp(NET_UPDATE_HZ_RANGE.0, NET_UPDATE_HZ_RANGE.1)
 }
 
 impl fmt::Display for RuleChange {
@@ -115,6 +178,15 @@ impl fmt::Display for RuleChange {
         match self {
             RuleChange::RewindOff => write!(f, "rewind off"),
             RuleChange::RewindCap { ms } => write!(f, "rewind cap {ms} ms"),
+            RuleChange::NetUpdateHz { hz } => {
+                write!(f, "net updates at {} Hz", hz_in_range(*hz))
+            }
+            RuleChange::Interpolation => write!(f, "interpolation"),
+            RuleChange::Extrapolation => write!(f, "extrapolation"),
+            RuleChange::DeliverLost { tick: None } => write!(f, "lost net updates delivered"),
+            RuleChange::DeliverLost { tick: Some(t) } => {
+                write!(f, "net update #{} delivered", t.0)
+            }
         }
     }
 }
@@ -161,6 +233,10 @@ pub struct Fork {
     pub forked: ReplayOutcome,
     /// Each shot whose verdict or target changed, in order.
     pub changes: Vec<VerdictChange>,
+    /// For a change of the screens, the shots it drew from other net
+    /// updates or at another time (judged otherwise or not); `None` for a
+    /// rule of lag compensation.
+    pub redrawn: Option<usize>,
 }
 
 /// Replays `recording` as recorded and with `change`, and compares their
@@ -168,10 +244,19 @@ pub struct Fork {
 /// shot changed when its verdict did, or a hit hit someone else.
 ///
 /// # Errors
-/// As [`replay`].
+/// As [`replay`]; [`RecordingError::NoNetUpdates`] for a change of the
+/// screens on a recording without net updates' fates.
 pub fn fork(recording: &RoomRecording, change: RuleChange) -> Result<Fork, RecordingError> {
-    let (base, _) = run(recording, None, false)?;
-    let (forked, _) = run(recording, Some(change), false)?;
+    let fates = |e: &RecordedEvent| matches!(e, RecordedEvent::NetUpdate(_));
+    if change.screens().is_some() && !recording.events.iter().any(fates) {
+        return Err(RecordingError::NoNetUpdates(change.to_string()));
+    }
+    let base = run(recording, None, false)?.outcome;
+    let Ran {
+        outcome: forked,
+        redrawn,
+        ..
+    } = run(recording, Some(change), false)?;
     let after: BTreeMap<_, &JudgedShot> = forked
         .shots
         .iter()
@@ -195,6 +280,7 @@ pub fn fork(recording: &RoomRecording, change: RuleChange) -> Result<Fork, Recor
         base,
         forked,
         changes,
+        redrawn,
     })
 }
 
@@ -219,19 +305,36 @@ pub(crate) fn shot_numbers(shots: &[JudgedShot]) -> Vec<usize> {
         .collect()
 }
 
+/// What [`run`] gave.
+pub(crate) struct Ran {
+    pub(crate) outcome: ReplayOutcome,
+    pub(crate) detail: Option<Detail>,
+    /// Shots a change of the screens redrew.
+    pub(crate) redrawn: Option<usize>,
+}
+
 /// Runs the recorded events through a new host, with `change` applied
 /// after each, keeping the playback's [`Detail`] if `detail`.
 pub(crate) fn run(
     recording: &RoomRecording,
     change: Option<RuleChange>,
     detail: bool,
-) -> Result<(ReplayOutcome, Option<Detail>), RecordingError> {
+) -> Result<Ran, RecordingError> {
     recording.validate()?;
     let invalid = |e: super::RoomError| RecordingError::Invalid(e.to_string());
     let mut host =
         RoomHost::new(recording.config, recording.seed, recording.created).map_err(invalid)?;
     host.record_outcome(detail);
+    let mut screens = change
+        .and_then(RuleChange::screens)
+        .map(|(how, rescue)| ScreenFork::new(recording.created, how, rescue));
+    if screens.as_ref().is_some_and(ScreenFork::sends_its_own) {
+        host.keep_net_updates();
+    }
     for (k, event) in recording.events.iter().enumerate() {
+        if let Some(s) = &mut screens {
+            s.note(event);
+        }
         let mismatch = |what: &str| RecordingError::Invalid(format!("event {k}: {what}"));
         match event {
             RecordedEvent::Join { at, id, .. } => {
@@ -272,10 +375,17 @@ pub(crate) fn run(
                 host.receive_msg(*at, *id, 0, msg.clone())
                     .map_err(invalid)?;
             }
-            RecordedEvent::Poll { at, received } => host.replay_poll(*at, received)?,
+            RecordedEvent::Poll { at, received } => match &mut screens {
+                Some(s) => host.replay_poll(*at, &s.redrawn(received))?,
+                None => host.replay_poll(*at, received)?,
+            },
+            RecordedEvent::NetUpdate(_) => {}
         }
         if let Some(change) = change {
             host.change_player_settings(|s| change.apply(s));
+        }
+        if let Some(s) = &mut screens {
+            s.own(host.take_net_updates());
         }
     }
     let (tick_hashes, shots, detail) = host
@@ -290,7 +400,11 @@ pub(crate) fn run(
         shots,
         first_divergence,
     };
-    Ok((outcome, detail))
+    Ok(Ran {
+        outcome,
+        detail,
+        redrawn: screens.map(|s| s.redrawn_count()),
+    })
 }
 
 #[cfg(test)]

@@ -6,8 +6,8 @@
 use super::RoomHost;
 use crate::endpoints::room::player::Driver;
 use crate::endpoints::room::recording::{
-    Detail, JudgedShot, RecordedEvent, Recorder, RecordingError, RoomRecording, ShotDetail,
-    TickBodies,
+    Detail, JudgedShot, NetUpdateFate, RecordedEvent, Recorder, RecordingError, RoomRecording,
+    ShotDetail, TickBodies,
 };
 use crate::foundation::hash::Fnv64;
 use crate::foundation::time::SimTime;
@@ -86,6 +86,31 @@ impl RoomHost {
             return;
         }
         self.note(|| RecordedEvent::Poll { at: now, received });
+    }
+
+    /// Notes a net update's fate: an event if recording, and kept for a
+    /// fork that redraws from its own net updates.
+    pub(super) fn note_net_update(&mut self, fate: NetUpdateFate) {
+        self.note(|| RecordedEvent::NetUpdate(fate));
+        if let Some(kept) = self.recorder.as_mut().and_then(|r| r.net_updates.as_mut()) {
+            kept.push(fate);
+        }
+    }
+
+    /// A fork's host keeps its own net updates' fates from now on.
+    pub(crate) fn keep_net_updates(&mut self) {
+        if let Some(r) = &mut self.recorder {
+            r.net_updates = Some(Vec::new());
+        }
+    }
+
+    /// The net updates' fates kept since the last call.
+    pub(crate) fn take_net_updates(&mut self) -> Vec<NetUpdateFate> {
+        self.recorder
+            .as_mut()
+            .and_then(|r| r.net_updates.as_mut())
+            .map(std::mem::take)
+            .unwrap_or_default()
     }
 
     /// Notes the state after the tick just run (at `at`), if recording.

@@ -1,13 +1,15 @@
 //! The room's server tick: bots step, the frame history is saved (with
 //! the velocity the net updates carry, and a respawn marked), and the
 //! net updates due go out (`000_…` §7.1 replicated movement; `003_…`
-//! `SaveFramePackagePerTick`).
+//! `SaveFramePackagePerTick`), each one's fate noted for a recording.
 
 use super::wrap;
 use super::RoomHost;
 use crate::cmc::wire::NetPosition;
 use crate::endpoints::room::player::Driver;
+use crate::endpoints::room::recording::NetUpdateFate;
 use crate::foundation::time::SimTime;
+use crate::net::conditioner::Fate;
 use crate::room::history::FramePackage;
 use crate::room::hitbox::HitBoxes;
 use crate::room::replication::{MovementMode, NetVelocity, ProxyBatch, ReplicatedMovement};
@@ -42,6 +44,7 @@ impl RoomHost {
             })
             .collect();
         let seq = Seq(self.tick as u32);
+        let mut fates = Vec::new();
         for p in &mut self.players {
             let (id, interval) = (p.id, p.settings.net_update_interval_us());
             let Some(link) = p.link_mut() else { continue };
@@ -63,7 +66,18 @@ impl RoomHost {
                 server_time: t,
                 characters: everyone.iter().filter(|c| c.id != id).copied().collect(),
             };
-            link.conn.send(t, &wrap(RoomServerMsg::Proxies(batch)));
+            let fate = link.conn.send(t, &wrap(RoomServerMsg::Proxies(batch)));
+            fates.push(NetUpdateFate {
+                to: id,
+                sent: t,
+                arrived: match fate {
+                    Fate::Delivered { at, .. } => Some(at),
+                    Fate::Lost { .. } | Fate::Overflowed => None,
+                },
+            });
+        }
+        for fate in fates {
+            self.note_net_update(fate);
         }
     }
 }
