@@ -3,7 +3,11 @@
 // a bot, window A fires at what it sees, then both are photographed.
 //   node e2e/room-screenshot.mjs [--room look] [--rtt 200] [--loss 5]
 //     [--smoothing exponential] [--shots 6] [--wait 6] [--out e2e/artifacts/room]
-// Writes <out>-a.png and <out>-b.png (1600×1000 unless E2E_WIDTH/HEIGHT).
+//     [--fork interpolation]
+// Writes <out>-a.png and <out>-b.png (1600×1000 unless E2E_WIDTH/HEIGHT);
+// with --fork (a #room-fork option: off, cap-100, hz-5, interpolation, …)
+// window A forks the room's recording first, and <out>-fork.png is its
+// What if row.
 import { parseArgs } from 'node:util';
 import { startRelay, launchBrowser, setControl, sleep, metricText } from './harness.mjs';
 
@@ -19,6 +23,7 @@ const { values } = parseArgs({
     bot: { type: 'boolean', default: true },
     naive: { type: 'boolean', default: false },
     out: { type: 'string', default: 'e2e/artifacts/room' },
+    fork: { type: 'string' },
   },
 });
 process.env.E2E_WIDTH ??= '1600';
@@ -49,6 +54,16 @@ try {
     await sleep(250);
   }
   await sleep(Number(values.wait) * 1000);
+  if (values.fork) {
+    await a.selectOption('#room-fork', values.fork);
+    await a.click('#room-fork-run');
+    await sleep(1500);
+    const row = a.locator('.room-fork');
+    await row.scrollIntoViewIfNeeded();
+    const path = `${values.out}-fork.png`;
+    await row.screenshot({ path });
+    console.log(`wrote ${path}: ${await metricText(a, 'room-fork')}`);
+  }
   for (const [name, page] of [['a', a], ['b', b]]) {
     const path = `${values.out}-${name}.png`;
     await page.screenshot({ path });

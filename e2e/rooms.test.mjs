@@ -218,7 +218,7 @@ test('the click that gives the arena the keyboard fires nothing; the next click 
   assert.deepEqual(errors, []);
 });
 
-test('What if rewind off: the room\'s recording forked in the page turns shots at RTT 200 ms', async () => {
+test('What if rewind off, or net updates at 5 Hz: the room\'s recording forked in the page turns shots at RTT 200 ms', async () => {
   const errors = [];
   const page = await openRoom(env.browser, 'e2e-fork', errors);
   await setControl(page, 'rtt', '200');
@@ -240,6 +240,17 @@ test('What if rewind off: the room\'s recording forked in the page turns shots a
   assert.ok(Number(m[1]) >= 1, `${summary}: at RTT 200 ms some verdict turns`);
   assert.equal(await page.locator('#room-fork-changes li').count(), Number(m[1]));
   assert.match(await page.locator('#room-fork-changes li').first().textContent(), /^shot #\d+ \(player \d+, action \d+\): .+ → .+$/);
+  // A change of the screens: the same shots redrawn from the net updates
+  // a 5 Hz rate would have delivered (their recorded fates), aim kept.
+  await page.selectOption('#room-fork', 'hz-5');
+  await page.click('#room-fork-run');
+  await waitFor(async () => /^net updates at 5 Hz: /.test(await metricText(page, 'room-fork')), 10_000, 'the screens fork');
+  const screens = await metricText(page, 'room-fork');
+  const s = screens.match(/^net updates at 5 Hz: (\d+) of (\d+) shots judged otherwise · (\d+) drawn otherwise, aim kept · hits (\d+) → (\d+)$/);
+  assert.ok(s, screens);
+  assert.ok(Number(s[2]) >= Number(m[2]), `${screens}: the shots so far`);
+  assert.ok(Number(s[3]) >= 1 && Number(s[3]) <= Number(s[2]), `${screens}: shots redrawn`);
+  assert.equal(await page.locator('#room-fork-changes li').count(), Number(s[1]));
   await page.close();
   assert.deepEqual(errors, []);
 });

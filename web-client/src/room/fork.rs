@@ -1,8 +1,10 @@
-//! What if the room had run with another rule of lag compensation (issues
-//! 23 and 24): the relay's recording of the room (`GET
-//! /api/rooms/{name}/recording`) replayed in the page as recorded and with
-//! one rule changed (`sim::endpoints::room::replay::fork`: rewind off, or
-//! another rewind cap), and every shot judged otherwise listed.
+//! What if the room had run with another rule of lag compensation, or its
+//! players' screens had drawn the others otherwise (issues 23 and 24): the
+//! relay's recording of the room (`GET /api/rooms/{name}/recording`)
+//! replayed in the page as recorded and with one change
+//! (`sim::endpoints::room::replay::fork`: rewind off, another rewind cap,
+//! another net update rate, interpolation, extrapolation, the lost net
+//! updates delivered), and every shot judged otherwise listed.
 
 use super::recorded::cut_short;
 use crate::dom::{emptied, query, select, write_text, Clicks};
@@ -11,11 +13,20 @@ use sim::endpoints::room::recording::RoomRecording;
 use sim::endpoints::room::replay::{fork, Fork, RuleChange};
 use web_sys::{Document, HtmlSelectElement};
 
-/// The rule a `#room-fork` option names: `off`, or `cap-MS`.
+/// The change a `#room-fork` option names: `off`, `cap-MS`, `hz-HZ`,
+/// `interpolation`, `extrapolation` or `deliver-lost`.
 pub fn change_of(value: &str) -> Option<RuleChange> {
     match value {
         "off" => Some(RuleChange::RewindOff),
+        "interpolation" => Some(RuleChange::Interpolation),
+        "extrapolation" => Some(RuleChange::Extrapolation),
+        "deliver-lost" => Some(RuleChange::DeliverLost { tick: None }),
         _ => {
+            if let Some(hz) = value.strip_prefix("hz-") {
+                return Some(RuleChange::NetUpdateHz {
+                    hz: hz.parse().ok()?,
+                });
+            }
             let ms = value.strip_prefix("cap-")?.parse().ok()?;
             Some(RuleChange::RewindCap { ms })
         }
@@ -25,8 +36,12 @@ pub fn change_of(value: &str) -> Option<RuleChange> {
 /// The fork's summary line and the shots judged otherwise, oldest first.
 pub fn describe(f: &Fork) -> (String, Vec<String>) {
     let (shots, changed) = (f.base.shots.len(), f.changes.len());
+    let redrawn = f
+        .redrawn
+        .map(|n| format!(" · {n} drawn otherwise, aim kept"))
+        .unwrap_or_default();
     let summary = format!(
-        "{}: {changed} of {shots} shots judged otherwise · hits {} → {}",
+        "{}: {changed} of {shots} shots judged otherwise{redrawn} · hits {} → {}",
         f.change,
         f.base.hits(),
         f.forked.hits()
@@ -124,6 +139,46 @@ mod tests {
         );
         assert_eq!(change_of("cap-x"), None);
         assert_eq!(change_of("on"), None);
+        assert_eq!(change_of("hz-10"), Some(RuleChange::NetUpdateHz { hz: 10 }));
+        assert_eq!(change_of("hz-"), None);
+        assert_eq!(change_of("interpolation"), Some(RuleChange::Interpolation));
+        assert_eq!(change_of("extrapolation"), Some(RuleChange::Extrapolation));
+        assert_eq!(
+            change_of("deliver-lost"),
+            Some(RuleChange::DeliverLost { tick: None })
+        );
+    }
+
+    #[test]
+    fn every_option_of_the_page_names_a_change() {
+        let html = include_str!("../../../www/index.html");
+        let select = &html[html.find("<select id=\"room-fork\">").unwrap()..];
+        let select = &select[..select.find("</select>").unwrap()];
+        let values: Vec<&str> = select
+            .split("<option value=\"")
+            .skip(1)
+            .map(|o| &o[..o.find('"').unwrap()])
+            .collect();
+        assert_eq!(values.len(), 12);
+        for v in values {
+            assert!(change_of(v).is_some(), "{v}");
+        }
+    }
+
+    #[test]
+    fn a_fork_of_the_screens_says_how_many_shots_it_redrew() {
+        let text = include_str!("../../../scenarios/rooms/duel-150-200ms-3pct.json");
+        let file = sim::endpoints::room::recording::RoomRecordingFile::from_json(text).unwrap();
+        let f = fork(&file.recording().unwrap(), RuleChange::Interpolation).unwrap();
+        let (summary, lines) = describe(&f);
+        assert_eq!(
+            summary,
+            "interpolation: 25 of 26 shots judged otherwise · 26 drawn otherwise, aim kept · hits 26 → 2"
+        );
+        assert_eq!(
+            lines[0],
+            "shot #1 (player 1, action 1): hit head 2 → rejected: too old"
+        );
     }
 
     #[test]

@@ -59,8 +59,8 @@ pub const ROOM_RECORDING_VERSION: u16 = 2;
 /// The oldest format version read.
 pub const OLDEST_ROOM_RECORDING_VERSION: u16 = 1;
 
-/// The largest encoded recording read or written, bytes (8 MiB: about 90
-/// player-minutes at the 1.6 kB per player-second a 60 fps player at RTT
+/// The largest encoded recording read or written, bytes (8 MiB: about 78
+/// player-minutes at the 1.8 kB per player-second a 60 fps player at RTT
 /// 150–200 ms records, `tests/room_recording.rs`).
 pub const MAX_RECORDING_BYTES: usize = 8 << 20;
 
