@@ -4,7 +4,8 @@
 // counter jumps in naive mode at RTT 200 ms and never with sequence
 // numbers; a shot is in both players' packet lanes with its verdict
 // (issue 23), and a fork of the room's recording with rewind off turns
-// shots (issues 23, 24). The two pages are two browsers (two windows): a second tab
+// shots (issues 23, 24), one at 5 Hz redraws them, and a lost net update
+// clicked in the lanes is delivered in a fork. The two pages are two browsers (two windows): a second tab
 // of one browser runs its frames a few times a second, as a hidden tab does.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -251,6 +252,54 @@ test('What if rewind off, or net updates at 5 Hz: the room\'s recording forked i
   assert.ok(Number(s[2]) >= Number(m[2]), `${screens}: the shots so far`);
   assert.ok(Number(s[3]) >= 1 && Number(s[3]) <= Number(s[2]), `${screens}: shots redrawn`);
   assert.equal(await page.locator('#room-fork-changes li').count(), Number(s[1]));
+  await page.close();
+  assert.deepEqual(errors, []);
+});
+
+test('A lost net update clicked in the lanes: What if delivers it and judges the shots again', async () => {
+  const errors = [];
+  const page = await openRoom(env.browser, 'e2e-lost', errors);
+  await setControl(page, 'rtt', '100');
+  await setControl(page, 'loss', '20');
+  await page.click('#add-bot');
+  await waitFor(async () => Object.keys(await others(page)).length > 0, 10_000, 'the bot drawn');
+  await sleep(1500);
+  for (let i = 0; i < 6; i++) {
+    await fire(page);
+    await sleep(250);
+  }
+  await waitFor(async () => /^\d+ \/ [3-9]/.test(await metricText(page, 'shot-tally')), 10_000, 'shots judged');
+  // Hold the lanes: a click between the ruler and the client's row.
+  const lanes = page.locator('#lanes');
+  const box = await lanes.boundingBox();
+  await page.mouse.click(box.x + box.width / 2, box.y + 25);
+  await sleep(300);
+  const spots = (await lanes.getAttribute('data-lost-updates')).split(' ').filter(Boolean).map((p) => p.split(',').map(Number));
+  assert.ok(spots.length > 0, 'lost updates drawn at 20 % loss');
+  let tick = null;
+  for (const [x, y] of spots) {
+    await page.mouse.move(box.x + x, box.y + y);
+    await sleep(80);
+    const m = (await metricText(page, 'lane-tip')).match(/^↓ net update #\d+ · tick (\d+) · .* · (lost|lost in a burst|dropped by a full queue)$/);
+    if (m) {
+      await page.mouse.down();
+      await page.mouse.up();
+      tick = m[1];
+      break;
+    }
+  }
+  assert.ok(tick, `a lost net update among ${spots.length} lines`);
+  await waitFor(async () => (await page.locator('#room-fork').inputValue()) === `deliver-${tick}`, 3_000, 'the menu offers it');
+  assert.match(await metricText(page, 'room-fork'), new RegExp(`^the net update of tick ${tick} was lost on its way to you`));
+  await page.click('#room-fork-run');
+  await waitFor(async () => new RegExp(`^net update of tick ${tick} delivered: `).test(await metricText(page, 'room-fork')), 10_000, 'the fork');
+  const summary = await metricText(page, 'room-fork');
+  const m = summary.match(/^net update of tick \d+ delivered: (\d+) of (\d+) shots judged otherwise · (\d+) drawn otherwise, aim kept · hits (\d+) → (\d+)$/);
+  assert.ok(m, summary);
+  assert.ok(Number(m[2]) >= 3, `${summary}: every shot so far judged again`);
+  assert.ok(Number(m[3]) <= 1, `${summary}: one update redraws at most the shot fired while it was the newest`);
+  console.log(summary);
+  await page.screenshot({ path: join(ARTIFACTS, 'room-lost-update-1600x1000.png') });
   await page.close();
   assert.deepEqual(errors, []);
 });

@@ -13,6 +13,7 @@ use crate::inspector::mode::LaneMode;
 use crate::inspector::panel::Click;
 use crate::inspector::view::{Live, LiveRoom};
 use crate::inspector::Inspector;
+use crate::room::fork::lost_net_update;
 use crate::room::frame::Turn;
 use crate::room::lanes::{room_lanes, story, Item, RoomLanes};
 use crate::room::link::{RoomLink, RoomRun};
@@ -171,8 +172,9 @@ impl App {
 
     /// The packet lanes in a room: this player's link and the room's
     /// events (issue 23); a click on a shot opens its views, on a jump the
-    /// net updates around it; a press in the lanes holds them to click in
-    /// (Fit lets them follow again).
+    /// net updates around it, on a lost net update offers "deliver it" in
+    /// What if; a press in the lanes holds them to click in (Fit lets them
+    /// follow again).
     fn room_lanes(&mut self, t: SimTime) {
         let setup = self.setup();
         let transit_us = u64::from(self.settings.uplink.latency_ms) * 1000;
@@ -190,7 +192,14 @@ impl App {
         {
             match a {
                 Action::Open { index, .. } => open_item(inspector, room, &lanes, index),
-                Action::Select { branch, record } => inspector.selected = Some((branch, record)),
+                Action::Select { branch, record } => {
+                    inspector.selected = Some((branch, record));
+                    let trace = room.endpoint.trace();
+                    let packet = trace.and_then(|t| t.log().records().get(record));
+                    if let Some(tick) = packet.and_then(lost_net_update) {
+                        self.room_fork.offer_lost(tick);
+                    }
+                }
                 Action::Seek(_) => {
                     room.hold = match room.hold {
                         Some(_) => None,

@@ -10,8 +10,10 @@
 //! `data-from-us`, `data-to-us`, `data-left`, `data-right` (read by the
 //! browser tests to aim at a time), and what the first lane shows as
 //! `data-moves`, `data-acks`, `data-lost` (packet lines in the window)
-//! and `data-shots` (shots marked); `data-playhead-x` is where the
-//! playhead was drawn, CSS px (empty: off the window or none).
+//! and `data-shots` (shots marked), and `data-lost-updates`: where the
+//! lines of the newest lost net updates (and other updates) are halfway,
+//! `x,y` CSS px apart by spaces, to aim a click at; `data-playhead-x` is
+//! where the playhead was drawn, CSS px (empty: off the window or none).
 
 use super::gesture::{self, Action, Gesture, Mark, Target};
 use super::lane_paint::{self as paint, Scene, BG, TEXT};
@@ -19,6 +21,10 @@ use super::lanes::{self, Rows, Segment, Window, LANE, LANE_GAP, LEFT, RIGHT, RUL
 use super::pointer::{Events, Input};
 use crate::dom::{clear_2d, in_viewport, write_attr};
 use web_sys::{CanvasRenderingContext2d, Document, HtmlCanvasElement};
+
+/// Lost net updates whose lines `data-lost-updates` lists, at most (the
+/// newest).
+const LOST_UPDATES_LISTED: usize = 20;
 
 /// Least time between two redraws of a live timeline, µs of page time
 /// (as the plots: the canvas is CPU-drawn).
@@ -271,6 +277,17 @@ impl LaneCanvas {
         ] {
             write_attr(canvas, name, &n.to_string());
         }
+        let lost_updates: Vec<String> = segments
+            .iter()
+            .filter(|s| !s.copy && s.style == Style::Update && s.end != End::Arrived)
+            .rev()
+            .take(LOST_UPDATES_LISTED)
+            .map(|s| {
+                let mid = |a: f64, b: f64| (a + b) / 2.0;
+                format!("{:.0},{:.0}", mid(s.from.0, s.to.0), mid(s.from.1, s.to.1))
+            })
+            .collect();
+        write_attr(canvas, "data-lost-updates", &lost_updates.join(" "));
     }
 
     /// A cheap fingerprint of what a draw would show.

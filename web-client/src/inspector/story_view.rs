@@ -208,7 +208,7 @@ pub fn packet_text(p: &PacketRecord) -> String {
             p.index, p.detail, p.also[0], p.also[1]
         ),
         PacketKind::State => format!("State #{} · tick {}", p.index, p.detail),
-        PacketKind::Proxy => format!("net update #{} · seq {}", p.index, p.detail),
+        PacketKind::Proxy => format!("net update #{} · tick {}", p.index, p.detail),
         PacketKind::Shot => format!("shot #{} · action {}", p.index, p.detail),
         PacketKind::Verdict => format!(
             "verdict #{} · shot {} · {} · rewound {} ms",

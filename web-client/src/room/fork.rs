@@ -11,10 +11,17 @@ use crate::dom::{emptied, query, select, write_text, Clicks};
 use crate::runbar::share::{get_bytes, Mailbox, Reply};
 use sim::endpoints::room::recording::RoomRecording;
 use sim::endpoints::room::replay::{fork, Fork, RuleChange};
+use sim::net::trace::{Direction, PacketKind, PacketRecord};
+use sim::room::Seq;
 use web_sys::{Document, HtmlSelectElement};
 
+/// The id of the option a lost net update picked in the lanes puts in the
+/// What if menu.
+const LOST_OPTION: &str = "room-fork-lost";
+
 /// The change a `#room-fork` option names: `off`, `cap-MS`, `hz-HZ`,
-/// `interpolation`, `extrapolation` or `deliver-lost`.
+/// `interpolation`, `extrapolation`, `deliver-lost`, or `deliver-TICK`
+/// (the lost net update picked in the lanes, [`lost_net_update`]).
 pub fn change_of(value: &str) -> Option<RuleChange> {
     match value {
         "off" => Some(RuleChange::RewindOff),
@@ -22,15 +29,31 @@ pub fn change_of(value: &str) -> Option<RuleChange> {
         "extrapolation" => Some(RuleChange::Extrapolation),
         "deliver-lost" => Some(RuleChange::DeliverLost { tick: None }),
         _ => {
-            if let Some(hz) = value.strip_prefix("hz-") {
-                return Some(RuleChange::NetUpdateHz {
-                    hz: hz.parse().ok()?,
+            if let Some(hz) = number(value, "hz-") {
+                return Some(RuleChange::NetUpdateHz { hz });
+            }
+            if let Some(tick) = number(value, "deliver-") {
+                return Some(RuleChange::DeliverLost {
+                    tick: Some(Seq(tick)),
                 });
             }
-            let ms = value.strip_prefix("cap-")?.parse().ok()?;
-            Some(RuleChange::RewindCap { ms })
+            Some(RuleChange::RewindCap {
+                ms: number(value, "cap-")?,
+            })
         }
     }
+}
+
+/// The number after `prefix` in `value`.
+fn number<T: std::str::FromStr>(value: &str, prefix: &str) -> Option<T> {
+    value.strip_prefix(prefix)?.parse().ok()
+}
+
+/// The tick of the net update `p` is, if the link lost it on its way to
+/// this player: what "deliver this lost packet" forks with.
+pub fn lost_net_update(p: &PacketRecord) -> Option<Seq> {
+    (p.kind == PacketKind::Proxy && p.direction == Direction::Down && !p.fate.delivered())
+        .then_some(Seq(p.detail))
 }
 
 /// The fork's summary line and the shots judged otherwise, oldest first.
@@ -71,6 +94,38 @@ impl RoomFork {
             mailbox: Mailbox::default(),
             shown: String::new(),
         }
+    }
+
+    /// Offers "net update of tick TICK delivered" in the menu, chosen: a lost net
+    /// update was clicked in the lanes (one such option, the newest).
+    pub fn offer_lost(&mut self, tick: Seq) {
+        let Some(choice) = &self.choice else {
+            return;
+        };
+        let option = self.doc.get_element_by_id(LOST_OPTION).or_else(|| {
+            let o = self.doc.create_element("option").ok()?;
+            o.set_id(LOST_OPTION);
+            let group = self.doc.get_element_by_id("room-fork-screens");
+            group.as_deref().unwrap_or(choice).append_child(&o).ok()?;
+            Some(o)
+        });
+        let Some(option) = option else {
+            return;
+        };
+        let value = format!("deliver-{}", tick.0);
+        let _ = option.set_attribute("value", &value);
+        option.set_text_content(Some(&format!(
+            "net update of tick {} delivered (picked in the lanes)",
+            tick.0
+        )));
+        choice.set_value(&value);
+        self.write(
+            &format!(
+                "the net update of tick {} was lost on its way to you: Fork to see the shots it would have changed",
+                tick.0
+            ),
+            &[],
+        );
     }
 
     /// One frame in room `name`: a click asks the relay for the room's
@@ -147,6 +202,55 @@ mod tests {
             change_of("deliver-lost"),
             Some(RuleChange::DeliverLost { tick: None })
         );
+        assert_eq!(
+            change_of("deliver-412"),
+            Some(RuleChange::DeliverLost {
+                tick: Some(Seq(412))
+            })
+        );
+        assert_eq!(change_of("deliver-x"), None);
+    }
+
+    #[test]
+    fn only_a_net_update_lost_on_the_way_down_is_offered() {
+        use sim::net::conditioner::Fate;
+        use sim::SimTime;
+        let packet = |kind, direction, fate| PacketRecord {
+            direction,
+            index: 7,
+            kind,
+            detail: 412,
+            also: [0, 0],
+            bytes: 40,
+            sent: SimTime::ZERO,
+            fate,
+        };
+        let lost = Fate::Lost { in_burst: false };
+        let arrived = Fate::Delivered {
+            at: SimTime::from_millis(80),
+            duplicate: false,
+            overtook: false,
+            resent: false,
+            held: false,
+        };
+        let down = Direction::Down;
+        assert_eq!(
+            lost_net_update(&packet(PacketKind::Proxy, down, lost)),
+            Some(Seq(412))
+        );
+        assert_eq!(
+            lost_net_update(&packet(PacketKind::Proxy, down, Fate::Overflowed)),
+            Some(Seq(412))
+        );
+        assert_eq!(
+            lost_net_update(&packet(PacketKind::Proxy, down, arrived)),
+            None
+        );
+        assert_eq!(
+            lost_net_update(&packet(PacketKind::Shot, Direction::Up, lost)),
+            None
+        );
+        assert_eq!(lost_net_update(&packet(PacketKind::Pong, down, lost)), None);
     }
 
     #[test]
@@ -159,7 +263,7 @@ mod tests {
             .skip(1)
             .map(|o| &o[..o.find('"').unwrap()])
             .collect();
-        assert_eq!(values.len(), 12);
+        assert_eq!(values.len(), 12, "{values:?}");
         for v in values {
             assert!(change_of(v).is_some(), "{v}");
         }

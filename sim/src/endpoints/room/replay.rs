@@ -185,7 +185,7 @@ impl fmt::Display for RuleChange {
             RuleChange::Extrapolation => write!(f, "extrapolation"),
             RuleChange::DeliverLost { tick: None } => write!(f, "lost net updates delivered"),
             RuleChange::DeliverLost { tick: Some(t) } => {
-                write!(f, "net update #{} delivered", t.0)
+                write!(f, "net update of tick {} delivered", t.0)
             }
         }
     }
