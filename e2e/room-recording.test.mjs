@@ -75,6 +75,12 @@ test('a saved room recording replays in a fresh profile with the relay\'s hashes
   const at = Number((await metricText(viewer, 'recorded-time')).split(' ')[0]);
   assert.ok(at > 2, `the playhead at the first shot's verdict, ${at} s`);
   assert.match(await text(viewer, '[data-panel-text="predicted-sub"]'), /^P1's seat, on the server · RTT 200 ms, loss 0\.0 %/);
+  // The others as P1's screen drew them, rebuilt from its net updates'
+  // recorded fates: some way behind the server at RTT 200 ms.
+  const drew = (await text(viewer, '[data-panel-text="predicted-sub"]')).match(/ · purple: its screen, (\d+) ms behind$/);
+  assert.ok(drew, await text(viewer, '[data-panel-text="predicted-sub"]'));
+  assert.ok(Number(drew[1]) >= 50 && Number(drew[1]) < 400, `${drew[1]} ms behind`);
+  assert.match(await text(viewer, '[data-panel-text="predicted-foot"]'), /^followed ×2 · paths: 1 s · purple (interpolated|extrapolated)$/);
 
   // The lanes follow P1: one ▲ per shot of P1's in the list (the canvas
   // draws while in view).
@@ -126,7 +132,7 @@ test('a saved room recording replays in a fresh profile with the relay\'s hashes
   await viewer.selectOption('#recorded-seat', '2');
   await waitFor(async () => /^P2's seat, on the server · RTT 100 ms/.test(await text(viewer, '[data-panel-text="predicted-sub"]')), 5_000, 'P2 followed');
   await viewer.selectOption('#recorded-seat', '3');
-  await waitFor(async () => /^bot 3's seat, on the server · a bot, run by the server/.test(await text(viewer, '[data-panel-text="predicted-sub"]')), 5_000, 'the bot followed');
+  await waitFor(async () => /^bot 3's seat, on the server · a bot, run by the server · a bot has no screen$/.test(await text(viewer, '[data-panel-text="predicted-sub"]')), 5_000, 'the bot followed');
   await viewer.locator('#recorded-lanes').scrollIntoViewIfNeeded();
   const lineX = () => viewer.getAttribute('#recorded-lanes', 'data-playhead-x').then(Number);
   const x0 = await lineX();

@@ -2,9 +2,12 @@
 //! ([`super::recorded::RecordedRoom`]):
 //!
 //! * Predicted: the watched seat, followed (zoomed), with everyone's last
-//!   second of path and the shots of the last [`RAY_FADE_S`]. A client's
-//!   own prediction is not in a recording (only what reached the
-//!   server), so this is the server's room around that seat.
+//!   second of path and the shots of the last [`RAY_FADE_S`], and the
+//!   others as that seat's screen drew them (purple rings, a line to
+//!   where the server had them), rebuilt from its net updates' recorded
+//!   fates (`sim::endpoints::room::playback::RoomPlayback::screen`). A
+//!   client's own prediction is not in a recording (only what reached
+//!   the server), so the seat itself is where the server had it.
 //! * Authoritative: the whole room on the server at the playhead.
 //! * Replayed: the picked shot's views — 2 where the target was on the
 //!   server at the verdict, 3 the rewound boxes tested, 4 where the
@@ -15,9 +18,10 @@ use super::recorded::{seat_name, RecordedRoom};
 use super::rules;
 use crate::canvas::arena::{self, character};
 use crate::canvas::labels::Tags;
-use crate::canvas::view::{with_alpha, View, CYAN, LABEL, ORANGE};
+use crate::canvas::view::{with_alpha, View, CYAN, LABEL, ORANGE, PURPLE};
 use crate::canvas::Layout;
 use crate::panels::chrome::PanelChrome;
+use sim::endpoints::room::playback::Drawing;
 use sim::Vec2 as SimVec2;
 
 /// How much path each character trails, ticks (1 s at 60 Hz).
@@ -48,6 +52,7 @@ pub fn draw(r: &RecordedRoom, layout: &Layout, chrome: &PanelChrome) {
             prev = here;
         }
     };
+    let screen = p.screen(r.seat, r.t());
     let room = |v: &View, rays: bool| {
         arena::floor(v, &r.world);
         let mut tags = Tags::default();
@@ -56,6 +61,14 @@ pub fn draw(r: &RecordedRoom, layout: &Layout, chrome: &PanelChrome) {
             let color = if id == r.seat { CYAN } else { ORANGE };
             character(v, pos, color);
             tag(v, &mut tags, pos, &seat_name(p, id), LABEL);
+        }
+        if let (true, Some(screen)) = (rays, &screen) {
+            for &(id, drawn) in &screen.others {
+                if let Some(server) = at(id) {
+                    v.line(drawn, server, 1.0, with_alpha(PURPLE, 0.6));
+                }
+                arena::outline(v, drawn, PURPLE, 2.0);
+            }
         }
         if rays {
             for s in p.shots_until(r.t()).iter().rev() {
@@ -97,9 +110,24 @@ pub fn draw(r: &RecordedRoom, layout: &Layout, chrome: &PanelChrome) {
             )
         },
     );
+    let bot = seat.is_some_and(|s| s.bot);
+    let drew = screen.as_ref().map_or_else(
+        || {
+            match (bot, p.screens.any()) {
+                (true, _) => "a bot has no screen",
+                (false, true) => "no net update had reached its screen yet",
+                (false, false) => "its screen is not in this recording (version 1)",
+            }
+            .to_owned()
+        },
+        |s| {
+            let behind = r.t().secs_since(s.shows) * 1000.0;
+            format!("purple: its screen, {behind:.0} ms behind")
+        },
+    );
     let sub = match at(r.seat) {
         Some(_) => format!(
-            "{}'s seat, on the server · {link} · its own prediction is not recorded",
+            "{}'s seat, on the server · {link} · {drew}",
             seat_name(p, r.seat)
         ),
         None => format!("{} is not in the room at this time", seat_name(p, r.seat)),
@@ -131,9 +159,15 @@ pub fn draw(r: &RecordedRoom, layout: &Layout, chrome: &PanelChrome) {
         "Pick a shot in the Room section's list (or press Play): its views show here, with the playhead at its verdict.",
     );
     let so_far = p.shots_until(r.t());
+    // How the seat drew (an extrapolated screen without the smoothing's
+    // mesh offset, which is not recorded).
+    let how = screen.as_ref().map_or("", |s| match s.drawing {
+        Drawing::Interpolated => " · purple interpolated",
+        Drawing::Extrapolated => " · purple extrapolated",
+    });
     chrome.text(
         "predicted-foot",
-        &format!("followed ×{zoom} · paths: the last second"),
+        &format!("followed ×{zoom} · paths: 1 s{how}"),
     );
     chrome.text(
         "authoritative-foot",

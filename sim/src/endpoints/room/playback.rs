@@ -13,22 +13,31 @@
 //!                           tick hashes ─► ReplayOutcome (first_divergence: None = identical)
 //! ```
 //!
-//! What a recording cannot give is a client's own screen: its prediction
-//! and the proxies it drew are not inputs of the authority, so they are
-//! not recorded. A shot's tested boxes are the server's reconstruction of
-//! what its shooter saw (the premise of lag compensation), and that is
-//! what a playback shows for it.
+//! What a recording cannot give is a client's own prediction: it is not
+//! an input of the authority. The others as a seat's screen drew them are
+//! rebuilt ([`RoomPlayback::screen`]) from the fates of the net updates
+//! its downlink delivered (recordings of version 2, [`super::screen`])
+//! and the server's bodies at those updates' ticks. A shot's tested boxes
+//! are the server's reconstruction of what its shooter saw (the premise
+//! of lag compensation), and that is what a playback shows for it.
 
 use super::recording::{
     JudgedShot, RecordedEvent, RecordingError, RoomRecording, ShotDetail, TickBodies,
 };
 use super::replay::{run, shot_numbers, ReplayOutcome};
+use super::screen::Screens;
+use crate::cmc::proxy::MAX_EXTRAPOLATION;
+use crate::cmc::smoothing::SmoothingMode;
+use crate::foundation::interpolation::lerp_at;
+use crate::foundation::math::Vec2;
 use crate::foundation::time::SimTime;
 use crate::foundation::world::World;
 use crate::net::settings::NetSettings;
 use crate::protocol::ClientMsg;
+use crate::room::config::TICK_HZ;
 use crate::room::replication::PlayerId;
 use crate::room::shots::ShotRecord;
+use crate::room::wire::DrawnFrom;
 
 /// One character of the room: a player or a bot.
 #[derive(Debug, Clone, PartialEq)]
@@ -101,6 +110,32 @@ pub struct RoomPlayback {
     pub shots: Vec<PlayedShot>,
     /// Everyone who was in the room, by id.
     pub seats: Vec<Seat>,
+    /// Every player's net updates as their downlinks treated them.
+    pub screens: Screens,
+}
+
+/// How a seat's screen drew the others.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Drawing {
+    /// In the past, between two net updates (`000_…` §7.2, Source's
+    /// `cl_interp`).
+    Interpolated,
+    /// From the newest net update, moved on by its velocity (the
+    /// collision position of the mesh-offset modes; the offset aside).
+    Extrapolated,
+}
+
+/// The others as one seat's screen drew them at a moment.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SeatScreen {
+    /// How.
+    pub drawing: Drawing,
+    /// The server time the screen showed: the render time, or the newest
+    /// update's moved on by the time since it arrived.
+    pub shows: SimTime,
+    /// Each other character drawn, by id, and where, cm (the server's
+    /// body at the updates' ticks: a net update carries it to 1/100 cm).
+    pub others: Vec<(PlayerId, Vec2)>,
 }
 
 /// Plays `recording` back.
@@ -125,6 +160,7 @@ pub fn play(recording: &RoomRecording) -> Result<RoomPlayback, RecordingError> {
         .collect();
     Ok(RoomPlayback {
         seats: seats(recording),
+        screens: Screens::of(recording),
         ticks: detail.ticks,
         shots,
         outcome,
@@ -181,6 +217,70 @@ impl RoomPlayback {
     pub fn shots_until(&self, t: SimTime) -> &[PlayedShot] {
         let n = self.shots.partition_point(|s| s.judged.at <= t);
         &self.shots[..n]
+    }
+
+    /// How `seat` drew the others around `t`: as its newest shot at or
+    /// before `t` says (the drawing every shot names), else its first
+    /// shot after, else the page's default smoothing (mesh offset:
+    /// extrapolated).
+    pub fn drawing(&self, seat: PlayerId, t: SimTime) -> Drawing {
+        let own = |s: &&PlayedShot| s.judged.shooter == seat;
+        let before = self.shots_until(t).iter().rev().find(own);
+        let after = || self.shots[self.shots_until(t).len()..].iter().find(own);
+        match before.or_else(after).map(|s| &s.detail.shot.drawn) {
+            Some(DrawnFrom::Between { .. }) => Drawing::Interpolated,
+            Some(DrawnFrom::Ahead { .. }) => Drawing::Extrapolated,
+            None if SmoothingMode::default() == SmoothingMode::Interpolation => {
+                Drawing::Interpolated
+            }
+            None => Drawing::Extrapolated,
+        }
+    }
+
+    /// The others as `seat`'s screen drew them at server time `t`, by
+    /// [`RoomPlayback::drawing`]; `None` for a bot, a seat before its
+    /// first net update arrived, or a recording of version 1.
+    pub fn screen(&self, seat: PlayerId, t: SimTime) -> Option<SeatScreen> {
+        let drawing = self.drawing(seat, t);
+        let hz = self.screens.hz(seat);
+        let (shows, drawn) = match drawing {
+            Drawing::Interpolated => self.screens.interpolated(seat, t, hz, None)?,
+            Drawing::Extrapolated => self.screens.extrapolated(seat, t, Vec::new())?,
+        };
+        let bodies = |at: SimTime| {
+            let k = self.ticks.get(self.ticks.partition_point(|k| k.at < at))?;
+            (k.at == at).then_some(&k.bodies)
+        };
+        let tick_us = 1_000_000 / TICK_HZ;
+        let (a, b, f) = match drawn {
+            DrawnFrom::Between { from, to } => {
+                (bodies(from)?, bodies(to)?, lerp_at(from, to, shows))
+            }
+            DrawnFrom::Ahead { from, .. } => {
+                let before = SimTime(from.0.saturating_sub(tick_us));
+                let ahead = shows.secs_since(from).min(f64::from(MAX_EXTRAPOLATION));
+                // The velocity of the tick before, times the time ahead.
+                let f = (ahead * TICK_HZ as f64) as f32;
+                (
+                    bodies(before).unwrap_or(bodies(from)?),
+                    bodies(from)?,
+                    1.0 + f,
+                )
+            }
+        };
+        let others = b
+            .iter()
+            .filter(|(id, _)| *id != seat)
+            .filter_map(|&(id, to)| {
+                let (_, from) = a.iter().find(|(other, _)| *other == id)?;
+                Some((id, *from + (to - *from) * f))
+            })
+            .collect();
+        Some(SeatScreen {
+            drawing,
+            shows,
+            others,
+        })
     }
 
     /// Whether the replay gave the recording's hash at every tick.

@@ -20,7 +20,7 @@
 //!          deliver_lost: a lost one ───┘  arrives one-way as the one before it
 //! ```
 
-use super::recording::{NetUpdateFate, RecordedEvent};
+use super::recording::{NetUpdateFate, RecordedEvent, RoomRecording};
 use crate::foundation::interpolation::{render_delay_us, InterpolationBuffer, RenderClock};
 use crate::foundation::math::Vec2;
 use crate::foundation::time::SimTime;
@@ -43,10 +43,12 @@ pub enum Rescue {
     Tick(Seq),
 }
 
-/// Every player's net updates, in the order sent.
-#[derive(Debug, Clone)]
+/// Every player's net updates, in the order sent, and the rate each
+/// player asked for them at.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Screens {
     sent: BTreeMap<PlayerId, Vec<NetUpdateFate>>,
+    hz: BTreeMap<PlayerId, u8>,
     rescue: Rescue,
     /// The room's creation: tick `k`'s server time is `created` plus
     /// `k / TICK_HZ` s ([`Rescue::Tick`]).
@@ -58,14 +60,58 @@ impl Screens {
     pub fn new(created: SimTime, rescue: Rescue) -> Screens {
         Screens {
             sent: BTreeMap::new(),
+            hz: BTreeMap::new(),
             rescue,
             created,
         }
     }
 
+    /// Every player's screen in `recording` (empty for version 1).
+    pub fn of(recording: &RoomRecording) -> Screens {
+        let mut s = Screens::new(recording.created, Rescue::None);
+        for event in &recording.events {
+            s.note(event);
+        }
+        s
+    }
+
     /// One more net update's fate.
     pub fn push(&mut self, fate: NetUpdateFate) {
         self.sent.entry(fate.to).or_default().push(fate);
+    }
+
+    /// Takes in a recorded event: a join's or a settings change's net
+    /// update rate, a net update's fate.
+    pub fn note(&mut self, event: &RecordedEvent) {
+        match event {
+            RecordedEvent::Join { id, .. } => {
+                self.hz.insert(*id, PlayerSettings::default().net_update_hz);
+            }
+            RecordedEvent::Control {
+                id,
+                msg: ClientMsg::Room(RoomClientMsg::SetPlayerSettings(s)),
+                ..
+            } => {
+                self.hz.insert(*id, s.net_update_hz);
+            }
+            RecordedEvent::NetUpdate(f) => self.push(*f),
+            _ => {}
+        }
+    }
+
+    /// The net update rate player `who` last asked for, Hz (the default
+    /// for a player never seen).
+    pub fn hz(&self, who: PlayerId) -> u8 {
+        self.hz
+            .get(&who)
+            .copied()
+            .unwrap_or(PlayerSettings::default().net_update_hz)
+    }
+
+    /// Whether any net update's fate is kept (not a recording of
+    /// version 1).
+    pub fn any(&self) -> bool {
+        !self.sent.is_empty()
     }
 
     /// Whether the update sent at `sent` is one [`Rescue`] delivers.
@@ -247,7 +293,6 @@ pub(crate) struct ScreenFork {
     how: Redraw,
     recorded: Screens,
     fork: Screens,
-    hz: BTreeMap<PlayerId, u8>,
     /// The shots redrawn so far (shooter, action number): a shot resent
     /// after a loss reaches the host more than once.
     redrawn: BTreeSet<(PlayerId, u32)>,
@@ -261,7 +306,6 @@ impl ScreenFork {
             how,
             recorded: Screens::new(created, Rescue::None),
             fork: Screens::new(created, rescue),
-            hz: BTreeMap::new(),
             redrawn: BTreeSet::new(),
         }
     }
@@ -272,27 +316,12 @@ impl ScreenFork {
         matches!(self.how, Redraw::Rate { .. })
     }
 
-    /// Takes in a recorded event: a join's or a settings change's rate, a
-    /// net update's fate.
+    /// Takes in a recorded event (the fork's screens only its rates when
+    /// its host sends its own net updates).
     pub(crate) fn note(&mut self, event: &RecordedEvent) {
-        match event {
-            RecordedEvent::Join { id, .. } => {
-                self.hz.insert(*id, PlayerSettings::default().net_update_hz);
-            }
-            RecordedEvent::Control {
-                id,
-                msg: ClientMsg::Room(RoomClientMsg::SetPlayerSettings(s)),
-                ..
-            } => {
-                self.hz.insert(*id, s.net_update_hz);
-            }
-            RecordedEvent::NetUpdate(f) => {
-                self.recorded.push(*f);
-                if !self.sends_its_own() {
-                    self.fork.push(*f);
-                }
-            }
-            _ => {}
+        self.recorded.note(event);
+        if !(self.sends_its_own() && matches!(event, RecordedEvent::NetUpdate(_))) {
+            self.fork.note(event);
         }
     }
 
@@ -320,7 +349,7 @@ impl ScreenFork {
                 let ClientMsg::Room(RoomClientMsg::Fire(shot)) = msg else {
                     return (*id, msg.clone());
                 };
-                let hz = self.hz.get(id).copied().unwrap_or_default();
+                let hz = self.recorded.hz(*id);
                 let mut shot = shot.clone();
                 if let Some((hit, drawn)) =
                     redraw(&shot, *id, hz, self.how, &self.recorded, &self.fork)
