@@ -297,3 +297,34 @@ fn a_playback_puts_the_target_on_the_shooters_screen_where_the_shot_aimed() {
     let bot = p.seats.iter().find(|s| s.bot).unwrap().id;
     assert_eq!(p.screen(bot, p.span().1), None);
 }
+
+#[test]
+fn etlegacy_1408_and_windspigot_156_the_render_delay_is_each_players_and_spends_the_rewind_cap() {
+    // etlegacy#1408: "sv_fps 20 … I can play on 200 ping and hit people
+    // where I see them". WindSpigot#156: a lag compensator that added a
+    // fixed +92 ms "for interpolation" for every player, "this value is
+    // different for each player". Here a shooter at RTT 200 ms ±10 ms
+    // interpolates 20 Hz net updates: each shot names the render time it
+    // drew at, so the server rewinds by the player's own delay — and at
+    // 295–313 ms every one is past the 250 ms cap (Overwatch's), where
+    // ET's antilag would have hit.
+    let link = NetSettings::symmetric(200, 10, 0);
+    let (s, _, _) = duel(link, link, 12, SmoothingMode::Interpolation);
+    let r = s.host.recording().unwrap().clone();
+    let wide = fork(&r, RuleChange::RewindCap { ms: 500 }).unwrap();
+    let base = &wide.base.shots;
+    assert_eq!(base.len(), 26);
+    assert!(base.iter().all(|s| s.describe() == "rejected: too old"));
+    assert!(base.iter().all(|s| (295..=313).contains(&s.rewind_ms)), "{base:?}");
+    // With a 500 ms cap, as with ET's, all 26 hit.
+    assert_eq!(wide.forked.hits(), 26);
+    // At 60 Hz the render delay is two 17 ms intervals instead of two
+    // 50 ms ones: every shot is 66–67 ms younger, none past the cap, and
+    // 12 of the 26 aims still find the target drawn from faster updates.
+    let fast = fork(&r, RuleChange::NetUpdateHz { hz: 60 }).unwrap();
+    for (before, after) in base.iter().zip(&fast.forked.shots) {
+        assert!((66..=67).contains(&(before.rewind_ms - after.rewind_ms)), "{before:?} {after:?}");
+        assert_ne!(after.describe(), "rejected: too old");
+    }
+    assert_eq!(fast.forked.hits(), 12);
+}
