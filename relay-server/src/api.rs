@@ -467,7 +467,14 @@ async fn fetch_recording(state: &AppState, id: &str, kind: ItemKind) -> Result<R
         )
     };
     if !is_id(id) {
-        return Err(unknown());
+        // Not echoed: it may be anything up to the URI limit.
+        return Err(bad(
+            StatusCode::NOT_FOUND,
+            format!(
+                "no {} with such an id: an id is 12 characters of A–Z, a–z, 0–9, - and _",
+                &asked[2..]
+            ),
+        ));
     }
     let row = state
         .store()

@@ -7,6 +7,8 @@
 //! |---|---|---|
 //! | 405 + `Allow` | a route asked with a method it does not take (`PUT /api/scenarios`) | `"method PUT is not allowed on /api/scenarios (allowed: POST)"` |
 //! | 414 | the request target (path and query) is over [`MAX_URI_BYTES`] | `"the request URI is 9000 bytes, over the limit of 8192 bytes"` |
+//! | 404 | a path under `/api/` no route takes (`/api/match-recordings/`, no id), which the page's files would answer with HTML | `"no API route GET /api/match-recordings/"` |
+//! | 400 | an extractor's plain-text refusal under `/api/` (a path segment that is not UTF-8) | its text: ``"Invalid URL: Invalid UTF-8 in `id`"`` |
 //!
 //! hyper refuses a URI over 65 534 bytes itself, before any route, with
 //! an empty 414 (and a request head over its ~400 KiB buffer with an
@@ -32,13 +34,18 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 /// and its `?room=` repeated.
 pub const MAX_URI_BYTES: usize = 8 * 1024;
 
+/// Longest plain-text refusal carried over as a JSON reason, bytes (an
+/// extractor's one line).
+const MAX_REASON_BYTES: usize = 1024;
+
 /// The reason of a 414 for a target of `len` bytes.
 pub(crate) fn uri_too_long(len: usize) -> String {
     format!("the request URI is {len} bytes, over the limit of {MAX_URI_BYTES} bytes")
 }
 
-/// Refuses a target over [`MAX_URI_BYTES`] with 414, and gives a 405 from
-/// the router (empty, with `Allow`) its JSON reason, keeping `Allow`.
+/// Refuses a target over [`MAX_URI_BYTES`] with 414, gives a 405 from
+/// the router (empty, with `Allow`) its JSON reason, keeping `Allow`, and
+/// any other refusal under `/api/` that is not JSON the API's shape.
 pub(crate) async fn json_errors(req: Request, next: Next) -> Response {
     let len = req
         .uri()
@@ -50,7 +57,26 @@ pub(crate) async fn json_errors(req: Request, next: Next) -> Response {
     let method = req.method().clone();
     let path = req.uri().path().to_owned();
     let response = next.run(req).await;
-    if response.status() != StatusCode::METHOD_NOT_ALLOWED || is_json(&response) {
+    if is_json(&response) {
+        return response;
+    }
+    let status = response.status();
+    if path.starts_with("/api/")
+        && status.is_client_error()
+        && status != StatusCode::METHOD_NOT_ALLOWED
+    {
+        let reason = if status == StatusCode::NOT_FOUND {
+            format!("no API route {method} {path}")
+        } else {
+            let text = axum::body::to_bytes(response.into_body(), MAX_REASON_BYTES).await;
+            text.map_or_else(
+                |_| status.to_string(),
+                |b| String::from_utf8_lossy(&b).trim().to_owned(),
+            )
+        };
+        return bad(status, reason).into_response();
+    }
+    if status != StatusCode::METHOD_NOT_ALLOWED {
         return response;
     }
     let (mut parts, _) = response.into_parts();

@@ -364,12 +364,37 @@ async fn a_saved_match_recording_is_stored_once_and_served_by_its_own_route(back
         got.json()["error"],
         format!("no match recording with id {unknown}")
     );
-    assert_eq!(
-        get(&relay, "/api/match-recordings/not-an-id", "")
-            .await
-            .json()["error"],
-        "no match recording with id not-an-id"
-    );
+    // A malformed id is not echoed (it may be up to 8 kB); bytes that are
+    // not UTF-8, or no id at all, get the API's JSON answer too.
+    let long = "x".repeat(5000);
+    for (path, status, reason) in [
+        (
+            "/api/match-recordings/not-an-id".to_owned(),
+            404,
+            "no match recording with such an id: an id is 12 characters of A–Z, a–z, 0–9, - and _"
+                .to_owned(),
+        ),
+        (
+            format!("/api/match-recordings/{long}"),
+            404,
+            "no match recording with such an id: an id is 12 characters of A–Z, a–z, 0–9, - and _"
+                .to_owned(),
+        ),
+        (
+            "/api/match-recordings/%00%ff".to_owned(),
+            400,
+            "Invalid URL: Invalid UTF-8 in `id`".to_owned(),
+        ),
+        (
+            "/api/match-recordings/".to_owned(),
+            404,
+            "no API route GET /api/match-recordings/".to_owned(),
+        ),
+    ] {
+        let got = get(&relay, &path, "").await;
+        assert_eq!(got.status, status, "{path}: {}", got.text());
+        assert_eq!(got.json()["error"], reason, "{path}");
+    }
     std::fs::remove_dir_all(dist).unwrap();
 }
 

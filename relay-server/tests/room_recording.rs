@@ -452,7 +452,7 @@ async fn room_recordings_and_scenarios_are_each_served_only_as_themselves() {
             got.json()["error"]
                 .as_str()
                 .unwrap()
-                .starts_with("no room recording with id "),
+                .starts_with("no room recording with "),
             "{}",
             got.text()
         );

@@ -315,7 +315,10 @@ fn etlegacy_1408_and_windspigot_156_the_render_delay_is_each_players_and_spends_
     let base = &wide.base.shots;
     assert_eq!(base.len(), 26);
     assert!(base.iter().all(|s| s.describe() == "rejected: too old"));
-    assert!(base.iter().all(|s| (295..=313).contains(&s.rewind_ms)), "{base:?}");
+    assert!(
+        base.iter().all(|s| (295..=313).contains(&s.rewind_ms)),
+        "{base:?}"
+    );
     // With a 500 ms cap, as with ET's, all 26 hit.
     assert_eq!(wide.forked.hits(), 26);
     // At 60 Hz the render delay is two 17 ms intervals instead of two
@@ -323,7 +326,10 @@ fn etlegacy_1408_and_windspigot_156_the_render_delay_is_each_players_and_spends_
     // 12 of the 26 aims still find the target drawn from faster updates.
     let fast = fork(&r, RuleChange::NetUpdateHz { hz: 60 }).unwrap();
     for (before, after) in base.iter().zip(&fast.forked.shots) {
-        assert!((66..=67).contains(&(before.rewind_ms - after.rewind_ms)), "{before:?} {after:?}");
+        assert!(
+            (66..=67).contains(&(before.rewind_ms - after.rewind_ms)),
+            "{before:?} {after:?}"
+        );
         assert_ne!(after.describe(), "rejected: too old");
     }
     assert_eq!(fast.forked.hits(), 12);

@@ -11,17 +11,40 @@
 //! | `watch` | `1`: watch the rollback room's match (a spectator, issue 22) |
 //! | `link` | `clean`: open on the default link, not the opening |
 //! | `tour` | a stop of the guided tour, from 1, or its key (`sim::tour::parse`) |
+//! | `room-recording`, `match-recording` | a saved recording's id: the first of them opens, another is named ignored |
 //!
 //! A link without any of them (nor a scenario) opens on the opening
 //! (`crate::controls::opening`).
 
+/// The parameters that open a recording; a link opens the first one it
+/// names ([`opened_recording`]).
+pub const RECORDING_PARAMS: [&str; 2] = ["room-recording", "match-recording"];
+
+/// The recording parameter a link opens, and its value: the first of
+/// [`RECORDING_PARAMS`] among `pairs`, in the order they came.
+pub fn opened_recording(pairs: &[(String, String)]) -> Option<(&str, &str)> {
+    pairs
+        .iter()
+        .find(|(name, _)| RECORDING_PARAMS.contains(&name.as_str()))
+        .map(|(name, value)| (name.as_str(), value.as_str()))
+}
+
 /// What was ignored among `pairs` (name, value), one phrase each, in the
 /// order they came: "mode=banana (only mode=local)".
 pub fn ignored(pairs: &[(String, String)]) -> Vec<String> {
+    let opened = opened_recording(pairs);
     pairs
         .iter()
-        .filter_map(|(name, value)| {
+        .enumerate()
+        .filter_map(|(i, (name, value))| {
+            let first = pairs
+                .iter()
+                .position(|(n, _)| RECORDING_PARAMS.contains(&n.as_str()));
+            let opens = |(n, v): (&str, &str)| format!("a link opens one recording: {n}={v}");
             let why = match name.as_str() {
+                n if RECORDING_PARAMS.contains(&n) && Some(i) != first => {
+                    return Some(format!("{name}={value} ({})", opens(opened?)));
+                }
                 "mode" if value != "local" => "only mode=local",
                 "seed" if value.parse::<u64>().is_err() => "not a whole number ≥ 0: a random seed",
                 "model" if !matches!(value.as_str(), "cmc" | "rollback") => {
@@ -91,6 +114,27 @@ mod tests {
             ignored(&pairs(&[("link", "clean"), ("link", "dirty")])),
             ["link=dirty (only link=clean)"]
         );
+    }
+
+    #[test]
+    fn a_link_opens_its_first_recording_and_names_any_other_ignored() {
+        let both = pairs(&[
+            ("match-recording", "AAAAAAAAAAAA"),
+            ("room-recording", "BBBBBBBBBBBB"),
+        ]);
+        assert_eq!(
+            opened_recording(&both),
+            Some(("match-recording", "AAAAAAAAAAAA"))
+        );
+        assert_eq!(
+            ignored(&both),
+            ["room-recording=BBBBBBBBBBBB (a link opens one recording: match-recording=AAAAAAAAAAAA)"]
+        );
+        let twice = pairs(&[("room-recording", "A"), ("room-recording", "B")]);
+        assert_eq!(opened_recording(&twice), Some(("room-recording", "A")));
+        assert_eq!(ignored(&twice).len(), 1);
+        assert!(ignored(&pairs(&[("room-recording", "A")])).is_empty());
+        assert_eq!(opened_recording(&pairs(&[("room", "x")])), None);
     }
 
     #[test]

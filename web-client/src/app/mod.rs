@@ -243,12 +243,16 @@ impl App {
             share::load(id, app.mailbox.clone());
         }
         app.show_state();
-        if let Some(note) = crate::link_params::note(&crate::link_params::ignored(&query_pairs())) {
+        let pairs = query_pairs();
+        if let Some(note) = crate::link_params::note(&crate::link_params::ignored(&pairs)) {
             app.panel.message("error", &note);
         }
-        let recording = recorded::RecordingKind::ALL
-            .into_iter()
-            .find_map(|(kind, param)| Some((kind, query_param(param)?)));
+        let recording = crate::link_params::opened_recording(&pairs).and_then(|(name, id)| {
+            let (kind, _) = recorded::RecordingKind::ALL
+                .into_iter()
+                .find(|(_, p)| *p == name)?;
+            Some((kind, id.to_owned()))
+        });
         if let Some((kind, id)) = recording {
             app.load_recording(kind, id);
         } else if let (false, Some(name)) = (local, query_param("room")) {

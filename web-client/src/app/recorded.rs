@@ -23,10 +23,14 @@ pub(super) enum RecordingKind {
 }
 
 impl RecordingKind {
-    /// Both, with the page's query parameter of each.
+    /// Both, with the page's query parameter of each
+    /// ([`crate::link_params::RECORDING_PARAMS`]).
     pub(super) const ALL: [(RecordingKind, &'static str); 2] = [
-        (RecordingKind::Room, "room-recording"),
-        (RecordingKind::Match, "match-recording"),
+        (RecordingKind::Room, crate::link_params::RECORDING_PARAMS[0]),
+        (
+            RecordingKind::Match,
+            crate::link_params::RECORDING_PARAMS[1],
+        ),
     ];
 
     /// `room` or `match`: in the relay's route and the page's words.
