@@ -321,6 +321,7 @@ fn a_rollback_room_seats_three_pages_on_their_own_links_and_they_converge() {
     use sim::room::{PlayerId, RoomClientMsg};
     let config = RollbackConfig::at_rate(TickRate::Hz60);
     let mut host = RollbackRoomHost::new(config, 3, 11, SimTime::ZERO).unwrap();
+    host.record(60 * 60);
     let mut now = SimTime::ZERO;
     let mut pages: Vec<(PlayerId, RollbackPredictor)> = (0..3)
         .map(|_| {
@@ -381,6 +382,26 @@ fn a_rollback_room_seats_three_pages_on_their_own_links_and_they_converge() {
         // 13 s at 60 Hz, every input of it received once.
         assert!(host.game().inputs(seat).received > 700, "{id:?}");
     }
+    // The match's recording names each seat's link as its page set it:
+    // the default RTT 100 ms (50 ms each way), the slow one 75 ms each
+    // way, every conditioner seeded apart.
+    let joins = &host.game().recording().unwrap().joins;
+    let one_way: Vec<(u16, u16)> = joins
+        .iter()
+        .map(|j| {
+            j.link
+                .map(|l| (l.up.latency_ms, l.down.latency_ms))
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(one_way, [(50, 50), (50, 50), (75, 75)]);
+    let mut seeds: Vec<u64> = joins
+        .iter()
+        .flat_map(|j| j.link.map(|l| [l.up_seed, l.down_seed]).unwrap())
+        .collect();
+    seeds.sort_unstable();
+    seeds.dedup();
+    assert_eq!(seeds.len(), 6);
 }
 
 #[test]

@@ -49,7 +49,7 @@
 //! ([`RollbackRoomHost::spectator_inputs_refused`]). Leaving frees
 //! nothing in the match.
 
-use crate::endpoints::link::{HostLink, Traffic};
+use crate::endpoints::link::{HostLink, Traffic, DOWNLINK_SEED, UPLINK_SEED};
 use crate::endpoints::room::RoomError;
 use crate::foundation::control::{check, SettingsError};
 use crate::foundation::hash::Fnv64;
@@ -61,6 +61,7 @@ use crate::rollback::arena::{MAX_PLAYERS, MIN_PLAYERS};
 use crate::rollback::bot::BotPlayer;
 use crate::rollback::config::RollbackConfig;
 use crate::rollback::match_server::{JoinRefused, MatchError, MatchServer};
+use crate::rollback::recording::RecordedLink;
 use crate::rollback::wire::{RollbackServerMsg, MAX_INPUTS_PER_PACKET};
 use crate::room::replication::PlayerId;
 use crate::room::wire::RoomClientMsg;
@@ -166,7 +167,25 @@ impl RollbackRoomHost {
             link: HostLink::new(seed, now),
             joined: false,
         });
+        self.note_link(self.players.len() - 1);
         Ok(id)
+    }
+
+    /// Notes player `i`'s link (settings and conditioner seeds) in the
+    /// match's recording, for the record of who played through what.
+    fn note_link(&mut self, i: usize) {
+        let p = &self.players[i];
+        let Some(seat) = p.seat else { return };
+        let (settings, seed) = (p.link.settings(), self.player_seed(p.id));
+        self.game.note_link(
+            seat,
+            RecordedLink {
+                up: settings.uplink,
+                up_seed: seed ^ UPLINK_SEED,
+                down: settings.downlink,
+                down_seed: seed ^ DOWNLINK_SEED,
+            },
+        );
     }
 
     /// Admits a spectator at `now` (issue 22): no seat, its own link
@@ -272,7 +291,10 @@ impl RollbackRoomHost {
                 };
                 self.players[i].link.stream_trace(now, request, start);
             }
-            ClientMsg::SetNetSettings(s) => self.players[i].link.set_net_settings(s)?,
+            ClientMsg::SetNetSettings(s) => {
+                self.players[i].link.set_net_settings(s)?;
+                self.note_link(i);
+            }
             ClientMsg::SetTransport(t) => self.players[i].link.set_transport(t),
             ClientMsg::LagSpike(spike) => self.players[i].link.start_lag_spike(now, spike)?,
             ClientMsg::Room(RoomClientMsg::AddBot) if spectator => {

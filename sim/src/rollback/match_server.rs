@@ -29,7 +29,9 @@ use super::bot::BotPlayer;
 use super::config::RollbackConfig;
 use super::game::Game;
 use super::input::InputCmd;
-use super::recording::{MatchRecording, RecordedJoin, RecordedTick, UsedInput, MAX_RECORDED_TICKS};
+use super::recording::{
+    MatchRecording, RecordedJoin, RecordedLink, RecordedTick, UsedInput, MAX_RECORDED_TICKS,
+};
 use super::seats::{ReportRefused, ReportsRefused, SeatReports, SEATS_EVERY_MS};
 use super::server::{AckInfo, InputCounters, RollbackServer};
 use super::snapshot::Snapshot;
@@ -241,6 +243,22 @@ impl MatchServer {
             }
         }
         self.recording = Some((rec, max_ticks.min(MAX_RECORDED_TICKS)));
+    }
+
+    /// Notes `link` as the link of the occupant seated in `player` now
+    /// (the newest settings win: a page sets its own right after it
+    /// joins), if recording.
+    pub fn note_link(&mut self, player: usize, link: RecordedLink) {
+        if let Some((rec, _)) = &mut self.recording {
+            let open = rec
+                .joins
+                .iter_mut()
+                .rev()
+                .find(|j| usize::from(j.player) == player && j.left.is_none());
+            if let Some(j) = open {
+                j.link = Some(link);
+            }
+        }
     }
 
     /// The recording so far; `None` unless [`MatchServer::record`] was

@@ -17,7 +17,8 @@
 
 use super::arena::Arena;
 use super::recording::{
-    as_recorded, replay, step, MatchRecording, RecordingError, Replay, UsedInput,
+    as_recorded, replay, step, MatchRecording, RecordedJoin, RecordedLink, RecordingError, Replay,
+    UsedInput,
 };
 use super::server::InputFill;
 use super::snapshot::Snapshot;
@@ -300,6 +301,13 @@ impl MatchPlayback {
             .fold(0u8, |m, p| m | 1 << p)
     }
 
+    /// The link of whoever sat in `seat` at recorded tick index `i`, as
+    /// the relay noted it (their settings when they last changed them);
+    /// `None` for nobody, a bot, or a recording made without links.
+    pub fn link_at(&self, seat: usize, i: usize) -> Option<RecordedLink> {
+        occupant(&self.recording, seat, i)?.link
+    }
+
     /// Whether seat `seat` was ever a server bot's.
     pub fn is_bot(&self, seat: usize) -> bool {
         self.recording
@@ -317,8 +325,13 @@ impl MatchPlayback {
 
 /// Whether someone sat in `seat` at `rec`'s tick index `i`.
 fn occupied(rec: &MatchRecording, seat: usize, i: usize) -> bool {
+    occupant(rec, seat, i).is_some()
+}
+
+/// Who sat in `seat` at `rec`'s tick index `i`.
+fn occupant(rec: &MatchRecording, seat: usize, i: usize) -> Option<&RecordedJoin> {
     let tick = rec.tick_at(i);
-    rec.joins.iter().any(|j| {
+    rec.joins.iter().find(|j| {
         usize::from(j.player) == seat
             && !j.joined.is_after(tick)
             && j.left.is_none_or(|l| l.is_after(tick))

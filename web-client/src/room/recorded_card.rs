@@ -9,9 +9,20 @@ use super::controls::on_button;
 use crate::dom::{input, query, select, set_flag, write_text, Clicks};
 use crate::inspector::gesture::Action;
 use crate::inspector::lane_canvas::LaneCanvas;
+use sim::net::settings::LinkSettings;
 use std::cell::Cell;
 use std::rc::Rc;
 use web_sys::{Document, HtmlInputElement, HtmlSelectElement};
+
+/// A seat's link in words, as a recording's Predicted panel names it:
+/// "RTT 200 ms, loss 0.0 %" (the uplink's loss).
+pub fn link_words(up: &LinkSettings, down: &LinkSettings) -> String {
+    format!(
+        "RTT {} ms, loss {:.1} %",
+        u32::from(up.latency_ms) + u32::from(down.latency_ms),
+        f32::from(up.loss_tenth_percent) / 10.0
+    )
+}
 
 /// Seek bar steps per second of recording.
 const SEEK_STEPS_PER_S: f64 = 100.0;
@@ -254,6 +265,13 @@ fn set_aside(doc: &Document) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_link_is_named_by_its_round_trip_and_uplink_loss() {
+        let up = LinkSettings::simple(75, 10, 3);
+        let down = LinkSettings::simple(125, 10, 0);
+        assert_eq!(link_words(&up, &down), "RTT 200 ms, loss 3.0 %");
+    }
 
     #[test]
     fn the_playhead_plays_to_the_end_and_starts_over_from_there() {

@@ -15,6 +15,7 @@
 //!   ticks dotted, framed on both. A right guess draws one path.
 
 use super::match_panels::{authoritative, colour, everyone};
+use super::recorded_card::link_words;
 use super::recorded_match::{seat_name, story_line, RecordedMatch};
 use crate::canvas::arena;
 use crate::canvas::view::{with_alpha, RectF, View, CYAN, LABEL, RED};
@@ -89,10 +90,15 @@ pub fn draw(m: &RecordedMatch, layout: &Layout, chrome: &PanelChrome) {
     }
     let name = seat_name(p, m.seat);
     let c = p.fill_counts(m.seat);
+    let link = match p.link_at(m.seat, n.saturating_sub(1)) {
+        Some(l) => link_words(&l.up, &l.down),
+        None if p.is_bot(m.seat) => "a bot, run by the server".to_owned(),
+        None => "its link not in the recording".to_owned(),
+    };
     chrome.text(
         "predicted-sub",
         &format!(
-            "{name}'s seat, on the server · its own prediction and rebases are on its page, not in the recording"
+            "{name}'s seat, on the server · {link} · its prediction and rebases are on its page, not in the recording"
         ),
     );
     chrome.mark("predicted-sub", "replay");

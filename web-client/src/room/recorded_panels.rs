@@ -15,6 +15,7 @@
 
 use super::panels::{outcome_color, ray, shot_panel, tag, RAY_FADE_S};
 use super::recorded::{seat_name, RecordedRoom};
+use super::recorded_card::link_words;
 use super::rules;
 use crate::canvas::arena::{self, character};
 use crate::canvas::labels::Tags;
@@ -102,13 +103,7 @@ pub fn draw(r: &RecordedRoom, layout: &Layout, chrome: &PanelChrome) {
     let seat = p.seats.iter().find(|s| s.id == r.seat);
     let link = seat.and_then(|s| s.link_at(r.t())).map_or_else(
         || "a bot, run by the server".to_owned(),
-        |l| {
-            format!(
-                "RTT {} ms, loss {:.1} %",
-                l.rtt_ms(),
-                f32::from(l.uplink.loss_tenth_percent) / 10.0
-            )
-        },
+        |l| link_words(&l.uplink, &l.downlink),
     );
     let bot = seat.is_some_and(|s| s.bot);
     let drew = screen.as_ref().map_or_else(
