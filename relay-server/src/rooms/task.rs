@@ -404,3 +404,42 @@ fn cmc_host(made: &Made<'_>, now: sim::SimTime) -> (RoomHost, Vec<(u64, SeatStat
         .collect();
     (host, restored)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rooms::recording::Unrecorded;
+
+    /// A CMC room as `Rooms` makes it, carried on from `checkpoint` if
+    /// given, asked to record 100 000 inputs.
+    fn made<'a>(checkpoint: Option<&'a Checkpoint>, keys: &'a AtomicU64) -> Made<'a> {
+        Made {
+            id: RoomId::parse("lobby").unwrap(),
+            model: RoomModel::Cmc,
+            max_players: 16,
+            seed: 7,
+            lease: None,
+            checkpoint,
+            record_events: 100_000,
+            record_ticks: 36_000,
+            seat_keys: keys,
+        }
+    }
+
+    #[test]
+    fn a_room_carried_on_from_a_checkpoint_refuses_to_record_and_a_fresh_one_records() {
+        // RecoilEngine#1388 (a game loaded from a save gives a wrong
+        // replay): a replay starts from an empty room, so a room whose
+        // start was on another relay has no recording to give.
+        let keys = AtomicU64::new(0);
+        let now = sim::SimTime::ZERO;
+        let (fresh, _) = cmc_host(&made(None, &keys), now);
+        assert!(Snapshot::of(&fresh).is_ok());
+        let mut before = RoomHost::new(RoomConfig::default(), 7, now).unwrap();
+        before.add_bot(now).unwrap();
+        let checkpoint = Checkpoint::of(&before, [].iter());
+        let (carried, _) = cmc_host(&made(Some(&checkpoint), &keys), now);
+        assert_eq!(carried.bot_count(), 1, "the checkpoint's bot");
+        assert_eq!(Snapshot::of(&carried).unwrap_err(), Unrecorded::Restored);
+    }
+}
