@@ -67,6 +67,7 @@ test('a saved match recording replays in a fresh profile with the relay\'s hashe
   assert.ok(seated <= ticks && seated >= ticks - 60, lane);
   assert.equal(Number(await viewer.getAttribute('#recorded-lanes', 'data-shots')), 0, 'no shots on a fill lane');
   assert.match(await text(viewer, '[data-panel-text="authoritative-sub"]'), /^match recording [A-Za-z0-9_-]{12} · the server after tick 0 of \d+ \(0\.00 s\)$/);
+  assert.deepEqual(await viewer.locator('#recorded-legend li:visible').allTextContents(), ['the seat followed', 'input held', 'empty input']);
   // The relay noted P1's link as its page set it.
   assert.match(await text(viewer, '[data-panel-text="predicted-sub"]'), /^P1's seat, on the server · RTT 100 ms, loss 30\.0 % · /);
 

@@ -125,6 +125,10 @@ test('a saved room recording replays in a fresh profile with the relay\'s hashes
   await viewer.locator('#recorded-shots button').last().click();
   await waitFor(async () => /^P1's shot #1 · /.test(await text(viewer, '[data-panel-text="replayed-sub"]')), 5_000, 'shot #1 again');
   assert.equal(await viewer.locator('#inspector').isHidden(), true, 'the live packet lanes are set aside');
+  // The recording's legend replaces the live one; the live link's card and sliders go.
+  assert.deepEqual(await viewer.locator('.legend > ul:visible').evaluateAll((u) => u.map((x) => x.id)), ['recorded-legend']);
+  assert.deepEqual(await viewer.locator('#recorded-legend li:visible').allTextContents(), ['the seat followed', 'the others, on the server', 'the others on its screen', 'shot', "a shot's views 2 · 3 · 4"]);
+  assert.equal(await viewer.locator('#link-controls').isHidden(), true, 'the live link sliders are set aside');
   assert.equal(await viewer.evaluate(() => document.getElementById('play-pause').disabled), true, 'the run bar is off');
 
   // The other player's seat (the room's default link), the bot's, then

@@ -144,6 +144,17 @@ pub fn query(doc: &Document, selector: &str) -> Option<Element> {
     doc.query_selector(selector).ok().flatten()
 }
 
+/// Every element matching a CSS selector, in document order.
+pub fn query_all(doc: &Document, selector: &str) -> Vec<Element> {
+    let Ok(list) = doc.query_selector_all(selector) else {
+        return Vec::new();
+    };
+    (0..list.length())
+        .filter_map(|i| list.item(i))
+        .filter_map(|n| n.dyn_into::<Element>().ok())
+        .collect()
+}
+
 /// Sets an element's text if it differs (no needless DOM writes).
 pub fn write_text(el: &Element, text: &str) {
     if el.text_content().as_deref() != Some(text) {

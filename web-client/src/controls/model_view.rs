@@ -7,9 +7,9 @@
 //! the other model are hidden, except the control sections, which fold
 //! and say why (`data-inactive`) so they can still be opened.
 
-use crate::dom::{set_flag, write_attr, write_text};
+use crate::dom::{query_all, set_flag, write_attr, write_text};
 use wasm_bindgen::JsCast;
-use web_sys::{Document, Element, HtmlDetailsElement};
+use web_sys::{Document, HtmlDetailsElement};
 
 /// See the module docs.
 pub struct ModelView {
@@ -36,7 +36,7 @@ impl ModelView {
         if let Some(root) = self.doc.document_element() {
             write_attr(&root, "data-model", model);
         }
-        for el in self.all("[data-model]") {
+        for el in query_all(&self.doc, "[data-model]") {
             let mine = el.get_attribute("data-model").as_deref() == Some(model);
             match el.dyn_ref::<HtmlDetailsElement>() {
                 Some(section) => {
@@ -46,7 +46,7 @@ impl ModelView {
                 None => set_flag(&el, "hidden", !mine),
             }
         }
-        for el in self.all("[data-label-rollback]") {
+        for el in query_all(&self.doc, "[data-label-rollback]") {
             if el.get_attribute("data-label-cmc").is_none() {
                 let cmc = el.text_content().unwrap_or_default();
                 write_attr(&el, "data-label-cmc", &cmc);
@@ -60,15 +60,5 @@ impl ModelView {
                 write_text(&el, &text);
             }
         }
-    }
-
-    fn all(&self, selector: &str) -> Vec<Element> {
-        let Ok(list) = self.doc.query_selector_all(selector) else {
-            return Vec::new();
-        };
-        (0..list.length())
-            .filter_map(|i| list.item(i))
-            .filter_map(|n| n.dyn_into::<Element>().ok())
-            .collect()
     }
 }

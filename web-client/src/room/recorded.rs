@@ -11,7 +11,7 @@
 //! lanes seeks. The panels are drawn by `super::recorded_panels`.
 
 use super::lanes::{playback_line, playback_marks};
-use super::recorded_card::{Card, Playhead};
+use super::recorded_card::{Card, Playhead, Recording};
 use crate::clock::clock_ms;
 use crate::dom::{append_button, emptied, query, write_text};
 use crate::inspector::lane_paint::{Lane, Scene};
@@ -134,7 +134,7 @@ impl RecordedRoom {
             .map(|s| (s.id.0.to_string(), seat_name(&room.playback, s.id)))
             .collect();
         room.card.show(
-            "Room recording",
+            Recording::Room,
             &verdict,
             room.playback.identical(),
             &seats,

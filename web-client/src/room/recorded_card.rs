@@ -6,7 +6,7 @@
 //! µs from the recording's first tick.
 
 use super::controls::on_button;
-use crate::dom::{input, query, select, set_flag, write_text, Clicks};
+use crate::dom::{input, query, query_all, select, set_flag, write_text, Clicks};
 use crate::inspector::gesture::Action;
 use crate::inspector::lane_canvas::LaneCanvas;
 use sim::net::settings::LinkSettings;
@@ -39,6 +39,33 @@ const OFF_WHILE_OPEN: [&str; 7] = [
     "model",
     "ab",
 ];
+
+/// Which recording the card plays.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Recording {
+    /// A CMC room's (`super::recorded`).
+    Room,
+    /// A rollback match's (`super::recorded_match`).
+    Match,
+}
+
+impl Recording {
+    /// The card's title.
+    fn title(self) -> &'static str {
+        match self {
+            Recording::Room => "Room recording",
+            Recording::Match => "Match recording",
+        }
+    }
+
+    /// The `data-recording` of its legend's items (`#recorded-legend`).
+    fn legend(self) -> &'static str {
+        match self {
+            Recording::Room => "room",
+            Recording::Match => "match",
+        }
+    }
+}
 
 /// Where a recording's playback is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -137,13 +164,13 @@ impl Card {
         card
     }
 
-    /// Shows the card titled `title` with its `verdict` (`same`: every
+    /// Shows the card of a `recording` with its `verdict` (`same`: every
     /// hash equal), the seats to follow (`(value, name)`, `seat` chosen)
     /// and the seek bar's length; turns off what does nothing while a
-    /// recording is open.
+    /// recording is open and shows that recording's legend.
     pub fn show(
         &self,
-        title: &str,
+        recording: Recording,
         verdict: &str,
         same: bool,
         seats: &[(String, String)],
@@ -155,7 +182,7 @@ impl Card {
             set_flag(&card, "hidden", false);
         }
         if let Some(e) = doc.get_element_by_id("recorded-title") {
-            write_text(&e, title);
+            write_text(&e, recording.title());
         }
         if let Some(e) = query(doc, "[data-metric=\"recorded-verdict\"]") {
             write_text(&e, verdict);
@@ -176,7 +203,7 @@ impl Card {
             let steps = end_us as f64 / 1e6 * SEEK_STEPS_PER_S;
             let _ = seek.set_attribute("max", &format!("{steps:.0}"));
         }
-        set_aside(doc);
+        set_aside(doc, recording);
     }
 
     /// Hides the pick list (a recording with nothing to pick).
@@ -244,8 +271,9 @@ impl Card {
     }
 }
 
-/// Turns off what does nothing while a recording is open.
-fn set_aside(doc: &Document) {
+/// Turns off what does nothing while a recording is open, and puts the
+/// `recording`'s legend in place of the live one.
+fn set_aside(doc: &Document, recording: Recording) {
     for id in OFF_WHILE_OPEN {
         if let Some(e) = doc.get_element_by_id(id) {
             set_flag(&e, "disabled", true);
@@ -255,10 +283,22 @@ fn set_aside(doc: &Document) {
             );
         }
     }
-    for selector in ["#inspector", ".timeline-card"] {
+    for selector in [
+        "#inspector",
+        ".timeline-card",
+        "#link-controls",
+        "section[aria-labelledby=\"link-title\"]",
+    ] {
         if let Some(e) = query(doc, selector) {
             set_flag(&e, "hidden", true);
         }
+    }
+    for ul in query_all(doc, ".legend > ul") {
+        set_flag(&ul, "hidden", ul.id() != "recorded-legend");
+    }
+    for li in query_all(doc, "#recorded-legend [data-recording]") {
+        let other = li.get_attribute("data-recording").as_deref() != Some(recording.legend());
+        set_flag(&li, "hidden", other);
     }
 }
 

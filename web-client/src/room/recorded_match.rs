@@ -10,7 +10,7 @@
 //! empty). The panels are drawn by `super::recorded_match_panels`.
 
 use super::recorded::cut_short;
-use super::recorded_card::{Card, Playhead};
+use super::recorded_card::{Card, Playhead, Recording};
 use crate::clock::clock_ms;
 use crate::dom::{query, write_text};
 use crate::inspector::lane_paint::{Glyph, Lane, MarkSpec, Scene};
@@ -161,7 +161,7 @@ impl RecordedMatch {
             .collect();
         let card = Card::on(doc);
         card.show(
-            "Match recording",
+            Recording::Match,
             &verdict,
             playback.identical(),
             &seats,
