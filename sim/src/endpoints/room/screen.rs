@@ -32,6 +32,13 @@ use crate::room::wire::{DrawnFrom, MeshOffset, Shot};
 use crate::room::Seq;
 use std::collections::{BTreeMap, BTreeSet};
 
+/// How many of a player's net updates, the last sent before a moment, a
+/// screen is rebuilt from: four times what an interpolation buffer keeps
+/// ([`crate::foundation::interpolation::BUFFER_LEN`], 1 s at 60 Hz), so
+/// no update that could still be drawn, or overtake one, is left out, and
+/// a playback's frame does not walk the whole recording.
+const APPLIED_WINDOW: usize = 4 * crate::foundation::interpolation::BUFFER_LEN;
+
 /// Which lost net updates a screen gets after all.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Rescue {
@@ -129,12 +136,16 @@ impl Screens {
     }
 
     /// Player `who`'s updates applied by server time `fire`, by arrival:
-    /// (server time, arrival). A rescued loss arrives after the one-way
-    /// delay of the update delivered before it (none before: stays lost).
+    /// (server time, arrival), among the [`APPLIED_WINDOW`] sent last
+    /// before it (updates are pushed in the order sent). A rescued loss
+    /// arrives after the one-way delay of the update delivered before it
+    /// (none before: stays lost).
     fn applied(&self, who: PlayerId, fire: SimTime) -> Vec<(SimTime, SimTime)> {
+        let sent = self.sent.get(&who).map_or(&[][..], Vec::as_slice);
+        let end = sent.partition_point(|f| f.sent <= fire);
         let mut one_way = None;
         let mut arrived: Vec<(SimTime, SimTime)> = Vec::new();
-        for f in self.sent.get(&who).into_iter().flatten() {
+        for f in &sent[end.saturating_sub(APPLIED_WINDOW)..end] {
             let at = match f.arrived {
                 Some(at) => {
                     one_way = Some(at.micros_since(f.sent));
