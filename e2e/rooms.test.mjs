@@ -36,6 +36,21 @@ async function others(page) {
 
 const fire = (page) => page.evaluate(() => document.getElementById('fire-shot').click());
 
+/** Sets the page's link, adds a bot, fires `shots` at it 250 ms apart and
+ * waits until at least `judged` are judged. */
+async function shootAtABot(page, { rtt, loss, shots, judged }) {
+  await setControl(page, 'rtt', rtt);
+  if (loss) await setControl(page, 'loss', loss);
+  await page.click('#add-bot');
+  await waitFor(async () => Object.keys(await others(page)).length > 0, 10_000, 'the bot drawn');
+  await sleep(1500);
+  for (let i = 0; i < shots; i++) {
+    await fire(page);
+    await sleep(250);
+  }
+  await waitFor(async () => new RegExp(`^\\d+ / [${judged}-9]`).test(await metricText(page, 'shot-tally')), 10_000, 'shots judged');
+}
+
 test('two pages in one room', async (t) => {
   const errors = [];
   const second = await launchBrowser();
@@ -222,15 +237,7 @@ test('the click that gives the arena the keyboard fires nothing; the next click 
 test('What if rewind off, or net updates at 5 Hz: the room\'s recording forked in the page turns shots at RTT 200 ms', async () => {
   const errors = [];
   const page = await openRoom(env.browser, 'e2e-fork', errors);
-  await setControl(page, 'rtt', '200');
-  await page.click('#add-bot');
-  await waitFor(async () => Object.keys(await others(page)).length > 0, 10_000, 'the bot drawn');
-  await sleep(2000);
-  for (let i = 0; i < 8; i++) {
-    await fire(page);
-    await sleep(250);
-  }
-  await waitFor(async () => /^\d+ \/ [4-9]/.test(await metricText(page, 'shot-tally')), 10_000, 'shots judged');
+  await shootAtABot(page, { rtt: '200', shots: 8, judged: 4 });
   await page.selectOption('#room-fork', 'off');
   await page.click('#room-fork-run');
   await waitFor(async () => /^rewind off: /.test(await metricText(page, 'room-fork')), 10_000, 'the fork');
@@ -259,16 +266,7 @@ test('What if rewind off, or net updates at 5 Hz: the room\'s recording forked i
 test('A lost net update clicked in the lanes: What if delivers it and judges the shots again', async () => {
   const errors = [];
   const page = await openRoom(env.browser, 'e2e-lost', errors);
-  await setControl(page, 'rtt', '100');
-  await setControl(page, 'loss', '20');
-  await page.click('#add-bot');
-  await waitFor(async () => Object.keys(await others(page)).length > 0, 10_000, 'the bot drawn');
-  await sleep(1500);
-  for (let i = 0; i < 6; i++) {
-    await fire(page);
-    await sleep(250);
-  }
-  await waitFor(async () => /^\d+ \/ [3-9]/.test(await metricText(page, 'shot-tally')), 10_000, 'shots judged');
+  await shootAtABot(page, { rtt: '100', loss: '20', shots: 6, judged: 3 });
   // Hold the lanes: a click between the ruler and the client's row.
   const lanes = page.locator('#lanes');
   const box = await lanes.boundingBox();

@@ -215,16 +215,19 @@ impl MatchServer {
             s.occupant = Occupant::Free;
         }
         let left = self.server.tick();
-        if let Some((rec, _)) = &mut self.recording {
-            let seat = rec
-                .joins
-                .iter_mut()
-                .rev()
-                .find(|j| usize::from(j.player) == player && j.left.is_none());
-            if let Some(j) = seat {
-                j.left = Some(left);
-            }
+        if let Some(j) = self.recorded_occupant(player) {
+            j.left = Some(left);
         }
+    }
+
+    /// The recording's entry for whoever sits in `player` now, if
+    /// recording.
+    fn recorded_occupant(&mut self, player: usize) -> Option<&mut RecordedJoin> {
+        let (rec, _) = self.recording.as_mut()?;
+        rec.joins
+            .iter_mut()
+            .rev()
+            .find(|j| usize::from(j.player) == player && j.left.is_none())
     }
 
     /// Starts recording the match from now on (opt-in, for replays and
@@ -249,15 +252,8 @@ impl MatchServer {
     /// (the newest settings win: a page sets its own right after it
     /// joins), if recording.
     pub fn note_link(&mut self, player: usize, link: RecordedLink) {
-        if let Some((rec, _)) = &mut self.recording {
-            let open = rec
-                .joins
-                .iter_mut()
-                .rev()
-                .find(|j| usize::from(j.player) == player && j.left.is_none());
-            if let Some(j) = open {
-                j.link = Some(link);
-            }
+        if let Some(j) = self.recorded_occupant(player) {
+            j.link = Some(link);
         }
     }
 
