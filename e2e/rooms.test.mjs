@@ -248,6 +248,13 @@ test('What if rewind off, or net updates at 5 Hz: the room\'s recording forked i
   assert.ok(Number(m[1]) >= 1, `${summary}: at RTT 200 ms some verdict turns`);
   assert.equal(await page.locator('#room-fork-changes li').count(), Number(m[1]));
   assert.match(await page.locator('#room-fork-changes li').first().textContent(), /^shot #\d+ \(player \d+, action \d+\): .+ → .+$/);
+  // The Packets card draws the fork as a second lane: the same shots, as
+  // the fork judged them.
+  const lanes = page.locator('#lanes');
+  await waitFor(async () => (await lanes.getAttribute('data-lanes')) === 'you | B · what if: rewind off', 5_000, 'the fork\'s lane');
+  await waitFor(async () => Number(await lanes.getAttribute('data-shots-b')) >= 4, 5_000, 'the shots in the fork\'s lane');
+  assert.equal(await lanes.getAttribute('data-shots-b'), await lanes.getAttribute('data-shots'));
+  await page.locator('#inspector').screenshot({ path: join(ARTIFACTS, 'room-fork-lanes.png') });
   // A change of the screens: the same shots redrawn from the net updates
   // a 5 Hz rate would have delivered (their recorded fates), aim kept.
   await page.selectOption('#room-fork', 'hz-5');

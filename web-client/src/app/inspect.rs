@@ -53,6 +53,7 @@ impl App {
             now_us: self.driver.now(t).0,
             room: None,
             held: None,
+            fork: None,
         };
         self.inspector.draw_lanes(mode, &live, transit_us, t);
         self.inspector.write(mode, &live, &self.setup(), t);

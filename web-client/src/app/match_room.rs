@@ -183,6 +183,7 @@ impl App {
             now_us: t.0,
             room: Some(LiveRoom::Match),
             held: run.hold,
+            fork: None,
         };
         inspector.draw_lanes(LaneMode::Relay, &live, transit_us, t);
         let local = run.seat.unwrap_or(usize::MAX);

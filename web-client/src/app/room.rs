@@ -224,6 +224,7 @@ impl App {
         room.listed = lanes.items.iter().map(|i| i.key()).collect();
         inspector.room_open = room.open.and_then(|k| lanes.place(k));
         let e = &room.endpoint;
+        let fork = self.room_fork.lane(&lanes);
         let live = Live {
             run: None,
             trace: e.trace(),
@@ -231,6 +232,7 @@ impl App {
             now_us: t.0,
             room: Some(LiveRoom::Cmc),
             held: room.hold,
+            fork,
         };
         inspector.draw_lanes(LaneMode::Relay, &live, transit_us, t);
         inspector

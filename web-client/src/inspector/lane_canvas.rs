@@ -10,7 +10,8 @@
 //! `data-from-us`, `data-to-us`, `data-left`, `data-right` (read by the
 //! browser tests to aim at a time), and what the first lane shows as
 //! `data-moves`, `data-acks`, `data-lost` (packet lines in the window)
-//! and `data-shots` (shots marked), and `data-lost-updates`: where the
+//! and `data-shots` (shots marked; `data-shots-b` in the second lane),
+//! `data-lanes` (the lanes' titles, ` | ` apart), and `data-lost-updates`: where the
 //! lines of the newest lost net updates (and other updates) are halfway,
 //! `x,y` CSS px apart by spaces, to aim a click at; `data-playhead-x` is
 //! where the playhead was drawn, CSS px (empty: off the window or none).
@@ -263,20 +264,25 @@ impl LaneCanvas {
         use super::lanes::{End, Style};
         let segments = self.drawn.first().map_or(&[][..], Vec::as_slice);
         let of = |f: &dyn Fn(&Segment) -> bool| segments.iter().filter(|s| !s.copy && f(s)).count();
-        let shots = scene.lanes.first().map_or(0, |l| {
-            l.marks
-                .iter()
-                .filter(|m| matches!(m.glyph, Glyph::Shot(_) | Glyph::ShotAt(_)))
-                .count()
-        });
+        let shots = |lane: usize| {
+            scene.lanes.get(lane).map_or(0, |l| {
+                l.marks
+                    .iter()
+                    .filter(|m| matches!(m.glyph, Glyph::Shot(_) | Glyph::ShotAt(_)))
+                    .count()
+            })
+        };
         for (name, n) in [
             ("data-moves", of(&|s| s.style == Style::Move)),
             ("data-acks", of(&|s| s.style == Style::Ack)),
             ("data-lost", of(&|s| s.end != End::Arrived)),
-            ("data-shots", shots),
+            ("data-shots", shots(0)),
+            ("data-shots-b", shots(1)),
         ] {
             write_attr(canvas, name, &n.to_string());
         }
+        let titles: Vec<&str> = scene.lanes.iter().map(|l| l.title).collect();
+        write_attr(canvas, "data-lanes", &titles.join(" | "));
         let lost_updates: Vec<String> = segments
             .iter()
             .filter(|s| !s.copy && s.style == Style::Update && s.end != End::Arrived)

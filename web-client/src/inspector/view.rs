@@ -35,6 +35,9 @@ pub struct Live<'a> {
     /// The span the lanes hold instead of following the run, µs (a room's
     /// lanes, held to click in).
     pub held: Option<(u64, u64)>,
+    /// A second lane under the live one: a room fork's title ("B · what
+    /// if: rewind off") and its marks (the shots it judged).
+    pub fork: Option<(String, Vec<MarkSpec>)>,
 }
 
 /// The shared room a live run's lanes belong to.
@@ -186,6 +189,16 @@ impl Inspector {
                         divergence_us: None,
                         rollbacks: Vec::new(),
                     });
+                    if let Some((title, marks)) = &live.fork {
+                        scene.lanes.push(Lane {
+                            title,
+                            records: &NONE,
+                            marks: marks.clone(),
+                            highlight: &[],
+                            divergence_us: None,
+                            rollbacks: Vec::new(),
+                        });
+                    }
                 }
                 _ => scene.message = Some(waiting),
             },

@@ -6,8 +6,10 @@
 //! another net update rate, interpolation, extrapolation, the lost net
 //! updates delivered), and every shot judged otherwise listed.
 
+use super::lanes::{fork_marks, RoomLanes};
 use super::recorded::cut_short;
 use crate::dom::{emptied, query, select, write_text, Clicks};
+use crate::inspector::lane_paint::MarkSpec;
 use crate::runbar::share::{get_bytes, Mailbox, Reply};
 use sim::endpoints::room::recording::RoomRecording;
 use sim::endpoints::room::replay::{fork, Fork, RuleChange};
@@ -81,6 +83,8 @@ pub struct RoomFork {
     asked: Option<RuleChange>,
     mailbox: Mailbox<Reply>,
     shown: String,
+    /// The last fork run, for the Packets card's second lane.
+    forked: Option<Fork>,
 }
 
 impl RoomFork {
@@ -93,6 +97,7 @@ impl RoomFork {
             asked: None,
             mailbox: Mailbox::default(),
             shown: String::new(),
+            forked: None,
         }
     }
 
@@ -159,9 +164,20 @@ impl RoomFork {
             Ok((f, short)) => {
                 let (summary, lines) = describe(&f);
                 self.write(&(summary + &short), &lines);
+                self.forked = Some(f);
             }
-            Err(why) => self.write(&format!("no fork: {why}"), &[]),
+            Err(why) => {
+                self.write(&format!("no fork: {why}"), &[]);
+                self.forked = None;
+            }
         }
+    }
+
+    /// The Packets card's second lane for the last fork: its title ("B ·
+    /// what if: rewind off") and the shots of `lanes` it judged.
+    pub fn lane(&self, lanes: &RoomLanes) -> Option<(String, Vec<MarkSpec>)> {
+        let f = self.forked.as_ref()?;
+        Some((format!("B · what if: {}", f.change), fork_marks(lanes, f)))
     }
 
     fn write(&mut self, summary: &str, lines: &[String]) {

@@ -13,12 +13,15 @@
 use crate::inspector::lane_paint::{Glyph, MarkSpec, Outcome};
 use crate::inspector::story_view::{CauseView, PacketRef, Row, StoryView};
 use sim::endpoints::room::playback::RoomPlayback;
+use sim::endpoints::room::recording::JudgedShot;
+use sim::endpoints::room::replay::Fork;
 use sim::endpoints::room::{RoomEndpoint, UpdateFate};
 use sim::net::trace::{Direction, PacketKind};
 use sim::room::shots::ShotViews;
 use sim::room::wire::{ShotResult, Verdict};
 use sim::room::{PlayerId, Seq};
 use sim::{SimTime, Vec2};
+use std::collections::BTreeMap;
 
 /// Net updates shown around a proxy jump, µs each side.
 pub const AROUND_JUMP_US: u64 = 500_000;
@@ -106,7 +109,8 @@ pub struct RoomLanes {
 /// lane's player fired it (`mine`), else a ▼ on the server row (judged
 /// with them as the target), at `t_us` (µs), coloured by its `verdict`
 /// (`None`: not answered yet); `judged` is when the server judged it, µs,
-/// and how far it rewound, ms, drawn back from there on the server row.
+/// and how far it rewound, ms, drawn back from there on the server row
+/// (nothing when it did not rewind).
 /// `index` is what a click on it opens.
 pub fn shot_mark(
     index: usize,
@@ -124,7 +128,11 @@ pub fn shot_mark(
         } else {
             Glyph::ShotAt(outcome)
         },
-        rewound_from_us: judged.map(|(at, ms)| at.saturating_sub(u64::from(ms) * 1000)),
+        // No rewind (lag compensation off): no bar, rather than one from
+        // the verdict back to the shot.
+        rewound_from_us: judged
+            .filter(|&(_, ms)| ms > 0)
+            .map(|(at, ms)| at.saturating_sub(u64::from(ms) * 1000)),
         ..MarkSpec::default()
     }
 }
@@ -162,6 +170,46 @@ pub fn playback_line(name: &str, marks: &[MarkSpec]) -> String {
         "{name} · ▲ {fired} fired · ▼ {} at them",
         marks.len() - fired
     )
+}
+
+/// The second lane of a fork of the room (`super::fork`): each shot of
+/// `lanes` the fork judged again (by shooter and action number), where
+/// the first lane has it, coloured by the fork's verdict, its rewind drawn
+/// back from when the first lane has it judged. A click on one opens the
+/// shot as it ran.
+pub fn fork_marks(lanes: &RoomLanes, fork: &Fork) -> Vec<MarkSpec> {
+    let again: BTreeMap<(PlayerId, u32), &JudgedShot> = fork
+        .forked
+        .shots
+        .iter()
+        .map(|s| ((s.shooter, s.seq.0), s))
+        .collect();
+    lanes
+        .items
+        .iter()
+        .enumerate()
+        .filter_map(|(index, item)| {
+            let Item::Shot {
+                seq,
+                number,
+                shooter,
+                at,
+                judged,
+                ..
+            } = *item
+            else {
+                return None;
+            };
+            let f = again.get(&(shooter, seq.0))?;
+            Some(shot_mark(
+                index,
+                at.0,
+                number.is_some(),
+                Some(f.verdict),
+                judged.map(|j| (j.0, f.rewind_ms)),
+            ))
+        })
+        .collect()
 }
 
 /// The room's lanes for endpoint `e`, naming players with `name`.
@@ -627,6 +675,42 @@ mod tests {
         );
         let story = story(s.endpoint(a).unwrap(), &lanes.items[2], name);
         assert_eq!(story.title, "Your shot #3 (action 4)");
+    }
+
+    #[test]
+    fn a_forks_lane_recolours_the_shots_of_the_first_at_their_places() {
+        // The golden duel forked with rewind off: P1's head shots miss.
+        let text = include_str!("../../../scenarios/rooms/duel-150-200ms-3pct.json");
+        let file = sim::endpoints::room::recording::RoomRecordingFile::from_json(text).unwrap();
+        let f = sim::endpoints::room::replay::fork(
+            &file.recording().unwrap(),
+            sim::endpoints::room::replay::RuleChange::RewindOff,
+        )
+        .unwrap();
+        let shot = |seq, at_ms| Item::Shot {
+            seq: Seq(seq),
+            number: Some(seq),
+            shooter: PlayerId(1),
+            at: SimTime::from_millis(at_ms),
+            result: None,
+            judged: Some(SimTime::from_millis(at_ms + 100)),
+        };
+        let lanes = RoomLanes {
+            // Shot 999 was never fired in the recording: no mark.
+            items: vec![shot(1, 4000), shot(2, 4300), shot(999, 4600)],
+            ..RoomLanes::default()
+        };
+        let marks = fork_marks(&lanes, &f);
+        assert_eq!(marks.len(), 2);
+        assert_eq!(
+            marks.iter().map(|m| (m.index, m.t_us)).collect::<Vec<_>>(),
+            [(0, 4_000_000), (1, 4_300_000)]
+        );
+        assert!(marks
+            .iter()
+            .all(|m| matches!(m.glyph, Glyph::Shot(Outcome::Miss))));
+        // Rewind off: no rewind drawn.
+        assert_eq!(marks[0].rewound_from_us, None);
     }
 
     #[test]
