@@ -146,18 +146,25 @@ fn on_the_golden_duel_interpolation_eats_the_250_ms_rewind_cap_at_rtt_150() {
 }
 
 #[test]
-fn on_the_golden_duel_the_net_update_rate_and_the_mesh_offset_move_head_shots_to_the_body() {
+fn on_the_golden_duel_a_slower_net_update_rate_and_no_mesh_offset_move_head_shots_to_the_body() {
     let g = golden("duel-150-200ms-3pct.json");
-    // 5 Hz: the fork's host sends a fifth as often; every shot is drawn
-    // from another update, 11 of 26 land on the body instead of the head.
+    // At the recorded 20 Hz the fork's updates take the recorded fates:
+    // nothing is drawn otherwise (a fork differs by its change alone).
+    let same = fork(&g, RuleChange::NetUpdateHz { hz: 20 }).unwrap();
+    assert_eq!((same.redrawn, same.changes.len()), (Some(0), 0));
+    assert_eq!(same.forked, same.base);
+    // 5 Hz: the fork's host sends a quarter as often, each update through
+    // the link as the recorded update before it went; 13 shots are drawn
+    // from an older newest update, 6 of them land on the body instead of
+    // the head, 1 misses.
     let slow = fork(&g, RuleChange::NetUpdateHz { hz: 5 }).unwrap();
-    assert_eq!(slow.redrawn, Some(26));
-    assert_eq!(slow.changes.len(), 11);
-    assert!(slow
-        .changes
-        .iter()
-        .all(|c| c.to_string().ends_with("hit head 2 → hit body 2")));
-    assert_eq!(slow.forked.hits(), 26);
+    assert_eq!(slow.redrawn, Some(13));
+    let turned: Vec<String> = slow.changes.iter().map(|c| c.after.describe()).collect();
+    assert_eq!(
+        turned,
+        ["hit body 2", "hit body 2", "hit body 2", "hit body 2", "hit body 2", "hit body 2", "miss"]
+    );
+    assert_eq!(slow.forked.hits(), 25);
     // Extrapolation without the Exponential mesh offset: the collision
     // position instead of the smoothed body, 3 of 26 turned.
     let bare = fork(&g, RuleChange::Extrapolation).unwrap();

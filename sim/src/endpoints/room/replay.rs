@@ -111,11 +111,13 @@ pub enum RuleChange {
         ms: u16,
     },
     /// Every player sent net updates at this rate, Hz (clamped into
-    /// [`NET_UPDATE_HZ_RANGE`]): the fork's host sends them through each
-    /// player's link as recorded (its settings, its random draws anew),
-    /// and each shot is redrawn from what arrived — an interpolated one
-    /// at its render time moved by the change of render delay (two
-    /// intervals), an extrapolated one from the newest update arrived.
+    /// [`NET_UPDATE_HZ_RANGE`]): each update the fork's host sends goes as
+    /// the player's link treated the recorded update sent last before it
+    /// (lost with it, or as long on the way), so the recorded rate changes
+    /// nothing; each shot whose drawing that changes is redrawn from what
+    /// arrived — an interpolated one at its render time moved by the
+    /// change of render delay (two intervals), an extrapolated one from
+    /// the newest update arrived.
     NetUpdateHz {
         /// The rate, Hz.
         hz: u8,
@@ -376,16 +378,19 @@ pub(crate) fn run(
                     .map_err(invalid)?;
             }
             RecordedEvent::Poll { at, received } => match &mut screens {
-                Some(s) => host.replay_poll(*at, &s.redrawn(received))?,
+                Some(s) => {
+                    // The fork host's own net updates since the last poll,
+                    // now that the recorded ones of those ticks (which
+                    // follow their poll) are in: what they map through.
+                    s.own(host.take_net_updates());
+                    host.replay_poll(*at, &s.redrawn(received))?;
+                }
                 None => host.replay_poll(*at, received)?,
             },
             RecordedEvent::NetUpdate(_) => {}
         }
         if let Some(change) = change {
             host.change_player_settings(|s| change.apply(s));
-        }
-        if let Some(s) = &mut screens {
-            s.own(host.take_net_updates());
         }
     }
     let (tick_hashes, shots, detail) = host

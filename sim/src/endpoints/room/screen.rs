@@ -115,6 +115,26 @@ impl Screens {
             .unwrap_or(PlayerSettings::default().net_update_hz)
     }
 
+    /// `fate`'s update (another run's, sent at `fate.sent`) as its
+    /// player's link treated the recorded update sent last before it, or
+    /// else the first after: lost with it, or as many µs on the way. The
+    /// same sends get the recorded fates exactly, so a fork at the
+    /// recorded rate changes nothing, and another rate differs by its
+    /// rate alone, not by the link's random draws made anew.
+    pub fn through_recorded_link(&self, fate: NetUpdateFate) -> NetUpdateFate {
+        let recorded = self.sent.get(&fate.to).map_or(&[][..], Vec::as_slice);
+        let k = recorded.partition_point(|f| f.sent <= fate.sent);
+        let Some(like) = recorded.get(k.saturating_sub(1)) else {
+            return fate;
+        };
+        NetUpdateFate {
+            arrived: like
+                .arrived
+                .map(|at| fate.sent.plus_micros(at.micros_since(like.sent))),
+            ..fate
+        }
+    }
+
     /// Whether any net update's fate is kept (not a recording of
     /// version 1).
     pub fn any(&self) -> bool {
@@ -229,9 +249,10 @@ pub(crate) enum Redraw {
     /// An interpolated shot drawn by extrapolation; every shot with no
     /// mesh offset (smoothing Disabled).
     Extrapolate,
-    /// From the fork's own net updates at `hz`: an interpolated shot at
-    /// its render time moved by the change of render delay, an
-    /// extrapolated one from the newest update arrived.
+    /// From the fork's own net updates at `hz`, only where that changes
+    /// what was drawn: an interpolated shot at its render time moved by
+    /// the change of render delay, an extrapolated one from the newest
+    /// update arrived.
     Rate {
         /// The fork's rate, Hz.
         hz: u8,
@@ -280,11 +301,15 @@ pub(crate) fn redraw(
         (Redraw::Rate { hz: to }, DrawnFrom::Between { .. }) => {
             let moved = hit.0 + render_delay_us(hz);
             let render = SimTime(moved.saturating_sub(render_delay_us(to)));
-            fork.interpolated(who, fire, to, Some(render))
+            changed(
+                recorded.interpolated(who, fire, hz, Some(hit)),
+                fork.interpolated(who, fire, to, Some(render)),
+            )
         }
-        (Redraw::Rate { .. }, DrawnFrom::Ahead { offsets, .. }) => {
-            fork.extrapolated(who, fire, offsets.clone())
-        }
+        (Redraw::Rate { .. }, DrawnFrom::Ahead { offsets, .. }) => changed(
+            recorded.extrapolated(who, fire, offsets.clone()),
+            fork.extrapolated(who, fire, offsets.clone()),
+        ),
         (Redraw::Rescued, DrawnFrom::Between { .. }) => changed(
             recorded.interpolated(who, fire, hz, Some(hit)),
             fork.interpolated(who, fire, hz, Some(hit)),
@@ -341,9 +366,11 @@ impl ScreenFork {
         self.redrawn.len()
     }
 
-    /// Takes in the fork host's own net updates.
+    /// Takes in the fork host's own net updates, each through its
+    /// player's link as recorded ([`Screens::through_recorded_link`]).
     pub(crate) fn own(&mut self, fates: Vec<NetUpdateFate>) {
         for f in fates {
+            let f = self.recorded.through_recorded_link(f);
             self.fork.push(f);
         }
     }

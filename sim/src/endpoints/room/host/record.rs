@@ -209,6 +209,12 @@ impl RoomHost {
             let i = self
                 .remote(*id)
                 .map_err(|e| RecordingError::Invalid(e.to_string()))?;
+            // Heard, as the live host heard the frame that carried it (a
+            // little earlier: before its uplink): so the replay sends its
+            // net updates to the players the live host sent them to.
+            if let Some(link) = self.players[i].link_mut() {
+                link.conn.heard(now, 0);
+            }
             inbox.push((i, msg.clone()));
         }
         self.step(now, inbox);
