@@ -61,7 +61,7 @@ test('a saved match recording replays in a fresh profile with the relay\'s hashe
   // The followed seat's lane: its fills counted, a bar each.
   await viewer.locator('#recorded-lanes').scrollIntoViewIfNeeded();
   const lane = await metricText(viewer, 'recorded-lanes');
-  const [, h1, e1, seated] = lane.match(/^P1 · (\d+) held · (\d+) empty of (\d+) ticks seated: the server ran them without its input$/).map(Number);
+  const [, seated, h1, e1] = lane.match(/^P1 · (\d+) ticks seated · (\d+) held, (\d+) empty: run without its input$/).map(Number);
   console.log(`# ${lane}`);
   assert.ok(h1 + e1 > 0, `30 % loss with one input a packet: the server filled some of P1's ticks (${lane})`);
   assert.ok(seated <= ticks && seated >= ticks - 60, lane);
@@ -69,7 +69,7 @@ test('a saved match recording replays in a fresh profile with the relay\'s hashe
   assert.match(await text(viewer, '[data-panel-text="authoritative-sub"]'), /^match recording [A-Za-z0-9_-]{12} · the server after tick 0 of \d+ \(0\.00 s\)$/);
   assert.deepEqual(await viewer.locator('#recorded-legend li:visible').allTextContents(), ['the seat followed', 'input held', 'empty input']);
   // The relay noted P1's link as its page set it.
-  assert.match(await text(viewer, '[data-panel-text="predicted-sub"]'), /^P1's seat, on the server · RTT 100 ms, loss 30\.0 % · /);
+  assert.match(await text(viewer, '[data-panel-text="predicted-sub"]'), /^P1's seat, on the server · link as last set: RTT 100 ms, loss 30\.0 % · /);
 
   // Play moves the playhead; the seek bar puts it anywhere.
   await viewer.click('#recorded-play');
@@ -85,7 +85,7 @@ test('a saved match recording replays in a fresh profile with the relay\'s hashe
   await waitFor(async () => Math.abs((await seconds(viewer)) - end / 2) < 0.05, 5_000, 'seeked to the middle');
   await waitFor(async () => /the server after tick [1-9]\d* of/.test(await text(viewer, '[data-panel-text="authoritative-sub"]')), 5_000, 'the panels follow');
   await viewer.selectOption('#recorded-seat', '1');
-  await waitFor(async () => /^bot 2 · \d+ held · \d+ empty/.test(await metricText(viewer, 'recorded-lanes')), 5_000, 'the bot followed');
+  await waitFor(async () => /^bot 2 · \d+ ticks seated · \d+ held, \d+ empty/.test(await metricText(viewer, 'recorded-lanes')), 5_000, 'the bot followed');
   assert.equal(await viewer.evaluate(() => document.getElementById('model').value), 'rollback');
   // Back to P1 at its first fill, for the pictures.
   await viewer.selectOption('#recorded-seat', '0');

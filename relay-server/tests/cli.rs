@@ -386,6 +386,18 @@ fn the_cli_replays_a_golden_room_recording_and_refuses_corrupted_copies() {
     ]);
     assert_eq!(code, 2, "{text}");
     assert!(text.contains("cannot be used with"), "{text}");
+    // A tick whose net update arrived is named, with the lost ones.
+    let (code, text) = cli(&[
+        "room-fork",
+        path.to_str().unwrap(),
+        "--deliver-lost-tick",
+        "99999999",
+    ]);
+    assert_eq!(code, 2, "{text}");
+    assert!(
+        text.contains("nothing to deliver: no net update of tick 99999999 was lost (lost at "),
+        "{text}"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -28,7 +28,12 @@ fn golden(name: &str) -> RoomRecording {
 /// A 12 s duel at RTT 100 ms ±10 ms with 10 % loss both ways, the shooter
 /// drawing by `smoothing`.
 fn lossy(smoothing: SmoothingMode) -> RoomRecording {
-    let link = NetSettings::symmetric(100, 10, 10);
+    lossy_at(10, smoothing)
+}
+
+/// [`lossy`] at `loss` percent.
+fn lossy_at(loss: u8, smoothing: SmoothingMode) -> RoomRecording {
+    let link = NetSettings::symmetric(100, 10, loss);
     let (s, _, _) = duel(link, link, 12, smoothing);
     s.host.recording().unwrap().clone()
 }
@@ -162,7 +167,15 @@ fn on_the_golden_duel_a_slower_net_update_rate_and_no_mesh_offset_move_head_shot
     let turned: Vec<String> = slow.changes.iter().map(|c| c.after.describe()).collect();
     assert_eq!(
         turned,
-        ["hit body 2", "hit body 2", "hit body 2", "hit body 2", "hit body 2", "hit body 2", "miss"]
+        [
+            "hit body 2",
+            "hit body 2",
+            "hit body 2",
+            "hit body 2",
+            "hit body 2",
+            "hit body 2",
+            "miss"
+        ]
     );
     assert_eq!(slow.forked.hits(), 25);
     // Extrapolation without the Exponential mesh offset: the collision
@@ -201,15 +214,26 @@ fn a_lost_net_update_delivered_turns_the_shot_drawn_without_it() {
         (93, 86),
         "drawn from an update 7 ms younger"
     );
-    // An update that arrived changes nothing when "delivered".
+    // An update that arrived, or none at all, is not delivered: the
+    // fork is refused naming the lost ones.
     let arrived = fork(
         &r,
         RuleChange::DeliverLost {
             tick: Some(Seq(320)),
         },
     )
-    .unwrap();
-    assert_eq!((arrived.redrawn, arrived.changes.len()), (Some(0), 0));
+    .unwrap_err();
+    assert_eq!(
+        arrived.to_string(),
+        "nothing to deliver: no net update of tick 320 was lost (lost at 48 ticks: 24, 48, 60, 72, 114, 120, …)"
+    );
+    let clean = lossy_at(0, SmoothingMode::Exponential);
+    assert_eq!(
+        fork(&clean, RuleChange::DeliverLost { tick: None })
+            .unwrap_err()
+            .to_string(),
+        "nothing to deliver: no net update was lost in this recording"
+    );
     // The interpolating shooter's losses fall inside brackets on a
     // straight strafe: 5 shots drawn between nearer updates, none turned.
     let interp = lossy(SmoothingMode::Interpolation);

@@ -21,6 +21,9 @@ use web_sys::{Document, HtmlSelectElement};
 /// What if menu.
 const LOST_OPTION: &str = "room-fork-lost";
 
+/// The What if note before any fork (the page's own, `www/index.html`).
+const DEFAULT_NOTE: &str = "every shot so far, judged again";
+
 /// The change a `#room-fork` option names: `off`, `cap-MS`, `hz-HZ`,
 /// `interpolation`, `extrapolation`, `deliver-lost`, or `deliver-TICK`
 /// (the lost net update picked in the lanes, [`lost_net_update`]).
@@ -85,6 +88,9 @@ pub struct RoomFork {
     shown: String,
     /// The last fork run, for the Packets card's second lane.
     forked: Option<Fork>,
+    /// The menu value a lost net update picked in the lanes put in, while
+    /// its note stands.
+    offered: Option<String>,
 }
 
 impl RoomFork {
@@ -98,6 +104,7 @@ impl RoomFork {
             mailbox: Mailbox::default(),
             shown: String::new(),
             forked: None,
+            offered: None,
         }
     }
 
@@ -124,6 +131,7 @@ impl RoomFork {
             tick.0
         )));
         choice.set_value(&value);
+        self.offered = Some(value);
         self.write(
             &format!(
                 "the net update of tick {} was lost on its way to you: Fork to see the shots it would have changed",
@@ -136,8 +144,14 @@ impl RoomFork {
     /// One frame in room `name`: a click asks the relay for the room's
     /// recording; its answer is forked and written.
     pub fn frame(&mut self, name: &str) {
+        let value = self.choice.as_ref().map(|s| s.value()).unwrap_or_default();
+        // Another choice than the lost net update picked: its note goes.
+        if self.offered.as_ref().is_some_and(|o| *o != value) {
+            self.offered = None;
+            self.write(DEFAULT_NOTE, &[]);
+        }
         if self.run.take() > 0 && self.asked.is_none() {
-            let value = self.choice.as_ref().map(|s| s.value()).unwrap_or_default();
+            self.offered = None;
             if let Some(change) = change_of(&value) {
                 self.asked = Some(change);
                 self.write("asking the relay for the room's recording…", &[]);
@@ -280,6 +294,7 @@ mod tests {
             .map(|o| &o[..o.find('"').unwrap()])
             .collect();
         assert_eq!(values.len(), 12, "{values:?}");
+        assert!(html.contains(&format!("data-metric=\"room-fork\">{DEFAULT_NOTE}</p>")));
         for v in values {
             assert!(change_of(v).is_some(), "{v}");
         }

@@ -98,11 +98,12 @@ pub fn story_line(p: &MatchPlayback, s: &FillStory) -> String {
     format!("{who}'s input missing at {ticks}, run with {how} · {verdict}")
 }
 
-/// The lane's line: `P2 · 9 held · 7 empty of 3780 ticks`.
+/// The lane's line: `P2 · 3780 ticks seated · 9 held, 7 empty: run
+/// without its input`.
 pub fn fill_line(p: &MatchPlayback, seat: usize) -> String {
     let c = p.fill_counts(seat);
     format!(
-        "{} · {} held · {} empty of {} ticks seated: the server ran them without its input",
+        "{} · {3} ticks seated · {1} held, {2} empty: run without its input",
         seat_name(p, seat),
         c.held,
         c.empty,
@@ -302,7 +303,7 @@ mod tests {
         assert_eq!(marks[0].t_us, marks[0].index as u64 * 16_666);
         assert_eq!(
             fill_line(&p, 1),
-            "P2 · 9 held · 7 empty of 3780 ticks seated: the server ran them without its input"
+            "P2 · 3780 ticks seated · 9 held, 7 empty: run without its input"
         );
         assert_eq!(seat_name(&p, 3), "P4");
     }

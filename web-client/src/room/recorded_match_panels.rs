@@ -90,16 +90,19 @@ pub fn draw(m: &RecordedMatch, layout: &Layout, chrome: &PanelChrome) {
     }
     let name = seat_name(p, m.seat);
     let c = p.fill_counts(m.seat);
-    let link = match p.link_at(m.seat, n.saturating_sub(1)) {
-        Some(l) => link_words(&l.up, &l.down),
-        None if p.is_bot(m.seat) => "a bot, run by the server".to_owned(),
-        None => "its link not in the recording".to_owned(),
+    // One link per seating (the newest its page set), so named as such.
+    let seat_line = match p.link_at(m.seat, n.saturating_sub(1)) {
+        _ if p.is_bot(m.seat) => "a bot, run by the server: no page, no prediction".to_owned(),
+        Some(l) => format!(
+            "link as last set: {} · its prediction and rebases are on its page, not in the recording",
+            link_words(&l.up, &l.down)
+        ),
+        None => "its link not in the recording · its prediction and rebases are on its page"
+            .to_owned(),
     };
     chrome.text(
         "predicted-sub",
-        &format!(
-            "{name}'s seat, on the server · {link} · its prediction and rebases are on its page, not in the recording"
-        ),
+        &format!("{name}'s seat, on the server · {seat_line}"),
     );
     chrome.mark("predicted-sub", "replay");
     chrome.text(

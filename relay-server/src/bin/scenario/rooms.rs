@@ -50,10 +50,14 @@ pub struct ForkRule {
     /// Every screen drew by extrapolation, with no mesh offset.
     #[arg(long)]
     extrapolation: bool,
-    /// The net updates the links lost delivered after all: every one, or
-    /// the one sent at TICK (a net update's number in the page's lanes).
-    #[arg(long, value_name = "TICK", num_args = 0..=1)]
-    deliver_lost: Option<Option<u32>>,
+    /// Every net update the links lost delivered after all.
+    #[arg(long)]
+    deliver_lost: bool,
+    /// The net update sent at TICK delivered after all, to whoever lost
+    /// it: the tick the page's lane tip names ("↓ net update #N · tick
+    /// TICK · … · lost").
+    #[arg(long, value_name = "TICK")]
+    deliver_lost_tick: Option<u32>,
 }
 
 impl ForkRule {
@@ -67,9 +71,11 @@ impl ForkRule {
             RuleChange::Interpolation
         } else if self.extrapolation {
             RuleChange::Extrapolation
-        } else if let Some(tick) = self.deliver_lost {
+        } else if self.deliver_lost {
+            RuleChange::DeliverLost { tick: None }
+        } else if let Some(tick) = self.deliver_lost_tick {
             RuleChange::DeliverLost {
-                tick: tick.map(Seq),
+                tick: Some(Seq(tick)),
             }
         } else {
             RuleChange::RewindOff

@@ -174,6 +174,16 @@ pub struct NetUpdateFate {
     pub arrived: Option<SimTime>,
 }
 
+impl NetUpdateFate {
+    /// The number of the tick it was sent at (its batch's `seq`) in a
+    /// room made at `created`: the `k` whose tick time,
+    /// `created + ⌊k · 10⁶ / TICK_HZ⌋` µs, is `sent`.
+    pub fn tick(&self, created: SimTime) -> u64 {
+        let hz = crate::room::config::TICK_HZ;
+        (self.sent.micros_since(created) * hz).div_ceil(1_000_000)
+    }
+}
+
 impl RecordedEvent {
     /// When the host took it (`None` for a leave, which is timeless, and a
     /// net update, which the host did not take).
@@ -217,6 +227,10 @@ pub enum RecordingError {
     /// net update's fate (version 1, or a room that sent none).
     #[error("{0} needs the net updates' fates, which this recording does not keep (recorded before version 2)")]
     NoNetUpdates(String),
+    /// A fork that delivers lost net updates asked of a recording in
+    /// which none (or not the one named) was lost.
+    #[error("nothing to deliver: {0}")]
+    NothingToDeliver(String),
     /// [`super::RoomHost::record`] on a room that has already run or has
     /// players: a recording starts with the room.
     #[error("a room is recorded from its creation: this one has already run")]

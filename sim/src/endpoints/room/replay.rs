@@ -247,11 +247,16 @@ pub struct Fork {
 ///
 /// # Errors
 /// As [`replay`]; [`RecordingError::NoNetUpdates`] for a change of the
-/// screens on a recording without net updates' fates.
+/// screens on a recording without net updates' fates;
+/// [`RecordingError::NothingToDeliver`] for lost updates delivered where
+/// none (or not the one named) was lost.
 pub fn fork(recording: &RoomRecording, change: RuleChange) -> Result<Fork, RecordingError> {
     let fates = |e: &RecordedEvent| matches!(e, RecordedEvent::NetUpdate(_));
     if change.screens().is_some() && !recording.events.iter().any(fates) {
         return Err(RecordingError::NoNetUpdates(change.to_string()));
+    }
+    if let RuleChange::DeliverLost { tick } = change {
+        something_lost(recording, tick)?;
     }
     let base = run(recording, None, false)?.outcome;
     let Ran {
@@ -284,6 +289,40 @@ pub fn fork(recording: &RoomRecording, change: RuleChange) -> Result<Fork, Recor
         changes,
         redrawn,
     })
+}
+
+/// Checks that `recording` lost a net update (the one sent at `tick`, if
+/// named), naming the first lost ones otherwise.
+fn something_lost(recording: &RoomRecording, tick: Option<Seq>) -> Result<(), RecordingError> {
+    // The ticks whose update some player lost, in order, once each.
+    let lost: std::collections::BTreeSet<u64> = recording
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            RecordedEvent::NetUpdate(f) if f.arrived.is_none() => Some(f.tick(recording.created)),
+            _ => None,
+        })
+        .collect();
+    let why = match tick {
+        None if lost.is_empty() => "no net update was lost in this recording".to_owned(),
+        Some(t) if !lost.contains(&u64::from(t.0)) => {
+            let first: Vec<String> = lost.iter().take(6).map(u64::to_string).collect();
+            let more = if lost.len() > first.len() {
+                ", …"
+            } else {
+                ""
+            };
+            format!(
+                "no net update of tick {} was lost (lost at {} ticks{}{}{more})",
+                t.0,
+                lost.len(),
+                if lost.is_empty() { "" } else { ": " },
+                first.join(", "),
+            )
+        }
+        _ => return Ok(()),
+    };
+    Err(RecordingError::NothingToDeliver(why))
 }
 
 /// Whether a fork judged a shot otherwise: another verdict, or a hit on

@@ -141,17 +141,12 @@ impl Screens {
         !self.sent.is_empty()
     }
 
-    /// Whether the update sent at `sent` is one [`Rescue`] delivers.
-    fn rescued(&self, sent: SimTime) -> bool {
+    /// Whether `fate`'s update is one [`Rescue`] delivers.
+    fn rescued(&self, fate: &NetUpdateFate) -> bool {
         match self.rescue {
             Rescue::None => false,
             Rescue::All => true,
-            Rescue::Tick(seq) => {
-                let tick = u64::from(seq.0);
-                sent == self
-                    .created
-                    .plus_micros(tick * 1_000_000 / crate::room::config::TICK_HZ)
-            }
+            Rescue::Tick(seq) => fate.tick(self.created) == u64::from(seq.0),
         }
     }
 
@@ -171,7 +166,7 @@ impl Screens {
                     one_way = Some(at.micros_since(f.sent));
                     Some(at)
                 }
-                None if self.rescued(f.sent) => one_way.map(|d| f.sent.plus_micros(d)),
+                None if self.rescued(f) => one_way.map(|d| f.sent.plus_micros(d)),
                 None => None,
             };
             if let Some(at) = at.filter(|&at| at <= fire) {
