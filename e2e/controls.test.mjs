@@ -6,7 +6,7 @@
 // the client clock speed is a speed hack the server sees.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { relayAndBrowser, waitForConn, metric, metricText, setControl, waitFor, sleep } from './harness.mjs';
+import { relayAndBrowser, waitForConn, metric, metricText, setControl, waitFor, sleep, readAtFrameOf } from './harness.mjs';
 
 const env = relayAndBrowser();
 
@@ -33,7 +33,11 @@ test('a preset that splits the directions shows the link in force on every contr
   });
 
   await t.test('Mobile splits: the basic sliders show both directions and are disabled with the reason', async () => {
+    // The frame that applies the preset also rewrites the Link card: no
+    // read-out shows the old link next to the new one.
+    const atFrame = readAtFrameOf(page, '#net-advanced[open]', ['#rtt-value', '[data-configured="rtt"]']);
     await setControl(page, 'net-preset', 'mobile');
+    assert.deepEqual(await atFrame, ['85 + 65', '150'], 'the sliders and the Link card in the frame the preset applied');
     await waitFor(() => page.isChecked('#net-split'), 2_000, 'split turned on');
     for (const id of ['rtt', 'loss', 'jitter']) {
       assert.equal(await page.isDisabled(`#${id}`), true, `#${id} disabled`);

@@ -128,6 +128,34 @@ export async function waitFor(fn, ms, what) {
   }
 }
 
+/**
+ * Resolves with the texts of `reads` (CSS selectors) as the page's frame
+ * left them when it first made `when` (a CSS selector) exist: a
+ * MutationObserver's callback runs once that frame's script is done, so
+ * whatever one frame writes together is read together. Start it (do not
+ * await) before the action that leads to the frame; rejects after `ms`.
+ */
+export function readAtFrameOf(page, when, reads, ms = 10_000) {
+  return page.evaluate(
+    ([when, reads, ms]) =>
+      new Promise((resolve, reject) => {
+        const read = () => reads.map((s) => document.querySelector(s)?.textContent.trim() ?? null);
+        const timer = setTimeout(() => {
+          obs.disconnect();
+          reject(new Error(`no frame made ${when} within ${ms} ms`));
+        }, ms);
+        const obs = new MutationObserver(() => {
+          if (!document.querySelector(when)) return;
+          obs.disconnect();
+          clearTimeout(timer);
+          resolve(read());
+        });
+        obs.observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true });
+      }),
+    [when, reads, ms],
+  );
+}
+
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /**

@@ -6,7 +6,7 @@
 // the card is usable by keyboard without trapping the focus.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { relayAndBrowser, waitForConn, metricText, waitFor } from './harness.mjs';
+import { relayAndBrowser, waitForConn, metricText, waitFor, readAtFrameOf } from './harness.mjs';
 
 const env = relayAndBrowser();
 
@@ -61,7 +61,13 @@ test('the tour walks every stop and each claims the number the native run gives'
   for (const [i, s] of STOPS.entries()) {
     await t.test(`stop ${i + 1}, ${s.key}: ${s.shown} as shown, ${s.tried} with its control turned`, async () => {
       if (i > 0) {
+        // The frame that opens the stop writes its read-outs too: the
+        // card never stands next to the previous stop's numbers.
+        const atFrame = readAtFrameOf(page, `#tour [data-tour="number"][data-stop="${s.key}"][data-variant="shown"]`,
+          [`[data-metric="${s.metric?.[0] ?? 'scenario-state'}"]`]);
         await page.click('#tour-next');
+        const [read] = await atFrame;
+        if (s.metric) assert.equal(read, s.metric[1], `${s.metric[0]} in the frame the stop opened`);
         await waitForStop(page, s.key, 'shown');
       }
       const shown = await number(page);

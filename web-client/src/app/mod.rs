@@ -320,6 +320,9 @@ impl App {
         self.handle_clicks();
         self.opening_frame(page_dt);
         let changed = self.read_controls();
+        if changed {
+            self.view.readouts_due();
+        }
         self.handle_ab();
         // The time the in-page run advances by (the relay runs on).
         let run_dt = match self.state {

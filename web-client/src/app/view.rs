@@ -64,6 +64,14 @@ impl ViewState {
         self.frozen = None;
         self.send_rate = PerSecond::default();
         self.measured = None;
+        self.readouts_due();
+    }
+
+    /// The text read-outs are rewritten this frame (a new run or a changed
+    /// control), so they never show what came before next to what is now
+    /// in force for up to `READOUTS_EVERY_MS`.
+    pub fn readouts_due(&mut self) {
+        self.next_readouts = SimTime::ZERO;
     }
 
     /// Freezes the view on a copy of `endpoint` (a paused relay run), or

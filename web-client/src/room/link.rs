@@ -101,8 +101,10 @@ impl RoomRun {
         self.link.close();
     }
 
-    /// Applies a control change to this player's link and character.
+    /// Applies a control change to this player's link and character; the
+    /// read-outs are rewritten this frame.
     pub fn apply(&mut self, s: Setting) {
+        self.next_readouts = SimTime::ZERO;
         let e = &mut self.endpoint;
         match s {
             Setting::Net(n) => e.set_net_settings(n),
