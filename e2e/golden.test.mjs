@@ -111,7 +111,7 @@ test('every golden room run replays in wasm to its pinned native fingerprint', a
   await page.goto(`${env.relay.url}?mode=local`);
   await page.waitForFunction(() => window.wasmBindings && window.wasmBindings.room_report, null, { timeout: 20_000 });
   const names = (await page.evaluate(() => window.wasmBindings.room_report_names())).split(',');
-  assert.deepEqual(names, ['sbox-2931', 'etlegacy-1644', 'garrysmod-4667', 'chickynoid-29', 'riseofthedead-875', 'mirror-3423', 'lightyear-1450']);
+  assert.deepEqual(names, ['sbox-2931', 'etlegacy-1644', 'garrysmod-4667', 'chickynoid-29', 'sbox-issues-2099', 'riseofthedead-875', 'mirror-3423', 'lightyear-1450']);
   for (const name of names) {
     const line = await page.evaluate((n) => window.wasmBindings.room_report(n), name);
     t.diagnostic(`${name}: ${line}`);

@@ -23,6 +23,16 @@ if [[ "${1:-}" == "--bench" ]]; then
   set -- --features bench --dist "$dist" "$@"
 fi
 
+# A panic message names its source file; the cargo registry's prefix
+# (/root/.cargo/registry/src/index.crates.io-…/, on 39 of them) tells a
+# reader nothing and differs between machines, so it is cut to "crates"
+# (160 B gzip of the page, 2026-12-03). Only the wasm target sees these
+# flags (trunk passes --target), so build scripts keep theirs.
+for d in "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/; do
+  RUSTFLAGS="${RUSTFLAGS:-} --remap-path-prefix=${d%/}=crates"
+done
+export RUSTFLAGS
+
 start=$(date +%s.%N)
 trunk build --release "$@"
 end=$(date +%s.%N)

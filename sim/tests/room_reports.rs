@@ -27,6 +27,7 @@ fn there_is_one_run_per_report() {
             "etlegacy-1644",
             "garrysmod-4667",
             "chickynoid-29",
+            "sbox-issues-2099",
             "riseofthedead-875",
             "mirror-3423",
             "lightyear-1450"
@@ -60,6 +61,14 @@ fn chickynoid_29() {
     // Before: 72 fired, 67 handled, 4 upward jumps.
     assert_eq!(o.measure("shots_handled"), o.measure("shots_fired"));
     assert_eq!(o.measure("upward_jumps"), Some(0));
+}
+
+#[test]
+fn sbox_issues_2099() {
+    let o = replays("sbox-issues-2099");
+    // Before: 72 fired, 56 verdicts received: 16 shots waited for good.
+    assert_eq!(o.measure("verdicts_received"), o.measure("shots_fired"));
+    assert_eq!(o.measure("shots_fired"), Some(72));
 }
 
 #[test]

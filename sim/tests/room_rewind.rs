@@ -149,7 +149,7 @@ fn every_smoothing_mode_is_confirmed_at_rtt_200_and_every_shot_is_a_head_shot() 
 fn a_strafing_player_at_rtt_200_with_jitter_and_5_percent_loss_every_shot_arrives_and_each_in_time_hits(
 ) {
     // Both players on a bad link. Every one of the 200 shots reaches the
-    // server (a lost one goes again with the next frame); the 8 whose
+    // server (a lost one goes again with the next frame); the 6 whose
     // first copy was lost arrive past the 250 ms cap — a round trip of up
     // to 240 ms, plus a frame — and are too old; every other one is a
     // head shot, though the target's own moves reach the server with
@@ -166,7 +166,7 @@ fn a_strafing_player_at_rtt_200_with_jitter_and_5_percent_loss_every_shot_arrive
     );
     assert_eq!(
         (c.judged, c.too_old, confirmed(&c), c.hit_head, c.fire_rate),
-        (200, 8, 192, 192, 0),
+        (200, 6, 194, 194, 0),
         "{c:?}"
     );
     let c = shoot(

@@ -56,7 +56,8 @@ pub enum PacketKind {
     /// back the server went, ms.
     Verdict,
     /// A room's ammo update; `detail` is the newest action handled, `also[0]`
-    /// the rounds left.
+    /// the rounds left, `also[1]` the shot whose verdict it carries again
+    /// (0: none).
     Ammo,
     /// A room's reload; `detail` is its ammo action number.
     Reload,

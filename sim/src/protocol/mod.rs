@@ -245,7 +245,11 @@ impl Traced for ServerMsg {
                 );
             }
             ServerMsg::Room(RoomServerMsg::Ammo(a)) => {
-                return (PacketKind::Ammo, a.ack.0, [u32::from(a.ammo), 0]);
+                return (
+                    PacketKind::Ammo,
+                    a.ack.0,
+                    [u32::from(a.ammo), a.verdict.map_or(0, |r| r.seq.0)],
+                );
             }
             ServerMsg::Room(RoomServerMsg::TimeReport { .. }) => (PacketKind::Clock, 0),
             ServerMsg::Pong { id, .. } => (PacketKind::Pong, *id),

@@ -113,16 +113,12 @@ impl ShotLog {
         self.shots.push_back(shot);
     }
 
-    /// Attaches the server's answer to its shot; an answer for a shot no
-    /// longer kept, or a repeated one, changes nothing.
-    pub fn resolve(&mut self, result: ShotResult) {
-        if let Some(s) = self
-            .shots
-            .iter_mut()
-            .find(|s| s.seq == result.seq && s.result.is_none())
-        {
-            s.result = Some(result);
-        }
+    /// Attaches the server's answer to its shot: `true` if it did; an
+    /// answer for a shot no longer kept, or a repeated one, changes
+    /// nothing.
+    pub fn resolve(&mut self, result: ShotResult) -> bool {
+        let found = (self.shots.iter_mut()).find(|s| s.seq == result.seq && s.result.is_none());
+        found.map(|s| s.result = Some(result)).is_some()
     }
 
     /// The shots kept, oldest first.

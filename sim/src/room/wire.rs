@@ -13,7 +13,7 @@
 //! | Join → Joined / Refused, Roster, player settings, `MaxRecordTime`, AddBot | control: at once | a player's set-up, like Hello / Welcome |
 //! | (ServerMove → MoveResponse, Ping → Pong) | through the link conditioner | the CMC model of `000_…`, the link's RTT probe |
 //! | TimeRequest → TimeReport | conditioned | clock sync (`003_…` 对表) |
-//! | Fire → ShotResult + Ammo; Reload → Ammo | conditioned | lag compensation, predicted ammo |
+//! | Fire → ShotResult + Ammo (a repeat → Ammo with the verdict again); Reload → Ammo | conditioned | lag compensation, predicted ammo |
 //! | Proxies | conditioned, per net update | replicated movement, newest wins |
 //!
 //! [`ClientMsg::Room`]: crate::protocol::ClientMsg::Room
@@ -263,6 +263,10 @@ pub struct AmmoUpdate {
     pub ack: Seq,
     /// Rounds left after it.
     pub ammo: u16,
+    /// In answer to a shot that came again (a copy or a resend), its
+    /// verdict again: the first one may have been lost
+    /// ([`super::actions`]).
+    pub verdict: Option<ShotResult>,
 }
 
 /// A client → room message (on the wire as

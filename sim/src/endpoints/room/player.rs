@@ -7,13 +7,13 @@ use crate::cmc::server::ServerCharacter;
 use crate::foundation::bot::BotCharacter;
 use crate::foundation::movement::CharacterState;
 use crate::foundation::time::SimTime;
-use crate::room::actions::ActionInbox;
+use crate::room::actions::{ActionInbox, AnswersToRepeat};
 use crate::room::config::PlayerSettings;
 use crate::room::history::FrameHistory;
 use crate::room::replication::PlayerId;
 use crate::room::weapon::RejectReason;
 use crate::room::weapon::{ActionOutcome, WeaponState};
-use crate::room::wire::{Shot, Verdict};
+use crate::room::wire::{Shot, ShotResult, Verdict};
 
 /// What the server did with one player's shots and reloads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -105,6 +105,8 @@ pub(crate) struct Player {
     pub(crate) teleported: bool,
     /// Shots and reloads, handed on once and in order.
     pub(crate) actions: ActionInbox<AmmoAction>,
+    /// The verdicts of the newest shots, to send again on a repeat.
+    pub(crate) answers: AnswersToRepeat<ShotResult>,
     pub(crate) weapon: WeaponState,
     pub(crate) shots: ShotCounters,
 }

@@ -122,10 +122,14 @@ impl RoomEndpoint {
         });
     }
 
-    /// The verdict on one of this player's shots, arrived at `now`.
+    /// The verdict on one of this player's shots, arrived at `now`; one
+    /// that came before (sent again, or duplicated on the way) is passed
+    /// by.
     pub(super) fn take_verdict(&mut self, now: SimTime, result: ShotResult) {
-        self.events.verdicts.push((now, result));
-        self.shots.resolve(result);
+        self.actions.answered(result.seq);
+        if self.shots.resolve(result) {
+            self.events.verdicts.push((now, result));
+        }
     }
 
     /// An ammo update, arrived at `now`.

@@ -111,6 +111,9 @@ impl RoomEndpoint {
                 RoomEvent::Applied
             }
             RoomServerMsg::Ammo(u) => {
+                if let Some(r) = u.verdict {
+                    self.take_verdict(now, r);
+                }
                 self.actions.acknowledge(u.ack);
                 self.take_ammo(now, u);
                 RoomEvent::Applied

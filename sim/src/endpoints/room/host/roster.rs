@@ -132,6 +132,7 @@ impl RoomHost {
             history: Default::default(),
             teleported: false,
             actions: Default::default(),
+            answers: Default::default(),
             weapon: WeaponState::new(&self.config.weapon),
             shots: ShotCounters::default(),
         });

@@ -16,8 +16,9 @@ use crate::room::Seq;
 impl RoomHost {
     /// Ammo action `seq` from player `i`: handed on in order
     /// ([`ActionInbox`](crate::room::actions::ActionInbox)), each action
-    /// freed judged, and the ammo answered — after a repeat too, so that a
-    /// lost answer is made good by the client's next resend.
+    /// freed judged, and the ammo answered — after a repeat too, with a
+    /// shot's verdict again, so that a lost answer is made good by the
+    /// client's next resend.
     pub(super) fn take_action(&mut self, now: SimTime, i: usize, seq: Seq, action: AmmoAction) {
         match self.players[i].actions.receive(seq, action) {
             Arrival::Ready(ready) => {
@@ -28,10 +29,15 @@ impl RoomHost {
                     }
                 }
             }
-            Arrival::Repeat => self.players[i].shots.stale += 1,
+            Arrival::Repeat => {
+                self.players[i].shots.stale += 1;
+                let again = self.players[i].answers.get(seq).copied();
+                self.answer_ammo(now, i, again);
+                return;
+            }
             Arrival::Held => {}
         }
-        self.answer_ammo(now, i);
+        self.answer_ammo(now, i, None);
     }
 
     /// `ServerFire_Validate` → `SpendRound` → `ServerSideRewind`, answered
@@ -50,6 +56,7 @@ impl RoomHost {
             ActionOutcome::Accepted => self.judge(now, i, shot),
         };
         let shooter = &mut self.players[i];
+        shooter.answers.keep(shot.seq, result);
         match outcome {
             ActionOutcome::Accepted => shooter.shots.count_verdict(result.verdict),
             rejected => shooter.shots.count_action(rejected),
@@ -92,12 +99,14 @@ impl RoomHost {
         rewind::judge(shot, now, &rules, &targets)
     }
 
-    /// `ClientUpdateAmmo`: the ammo after the newest action handed on.
-    fn answer_ammo(&mut self, now: SimTime, i: usize) {
+    /// `ClientUpdateAmmo`: the ammo after the newest action handed on, and
+    /// the `verdict` of a shot that came again.
+    fn answer_ammo(&mut self, now: SimTime, i: usize, verdict: Option<ShotResult>) {
         let p = &mut self.players[i];
         let update = AmmoUpdate {
             ack: p.actions.ack(),
             ammo: p.weapon.ammo(),
+            verdict,
         };
         if let Some(link) = p.link_mut() {
             link.conn.send(now, &wrap(RoomServerMsg::Ammo(update)));

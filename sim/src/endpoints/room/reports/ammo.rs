@@ -1,6 +1,7 @@
 //! Golden runs of predicted ammo: chickynoid #29 (shots and reloads lost
-//! on the way) and RiseOfTheDead #875 (the first shot after a reload
-//! refused).
+//! on the way), RiseOfTheDead #875 (the first shot after a reload
+//! refused) and Facepunch/sbox-issues #2099 (an answer sent once and lost
+//! for good: here a shot's verdict).
 
 use super::{Recorder, RunOutcome, FRAME};
 use crate::endpoints::room::endpoint::{FireError, RoomEndpoint};
@@ -29,6 +30,8 @@ pub struct AmmoTally {
     pub upward_jumps: u64,
     /// Shots the server refused as fired during a reload.
     pub refused_reloading: u64,
+    /// Verdicts the client took, each shot's once.
+    pub verdicts_received: u64,
 }
 
 impl AmmoTally {
@@ -42,6 +45,7 @@ impl AmmoTally {
             ("handled_action", self.handled_action),
             ("upward_jumps", self.upward_jumps),
             ("refused_reloading", self.refused_reloading),
+            ("verdicts_received", self.verdicts_received),
         ]
     }
 }
@@ -55,6 +59,16 @@ pub fn lossy_link(uplink_loss: u8) -> NetSettings {
             reorder_percent: 10,
             ..LinkSettings::simple(75, 30, 0)
         },
+    }
+}
+
+/// RTT 200 ms with `downlink_loss` % lost on the way down: where the
+/// verdicts go missing (Facepunch/sbox-issues#2099 lost its RPCs at 200 ms
+/// of fake lag).
+pub fn lossy_downlink(downlink_loss: u8) -> NetSettings {
+    NetSettings {
+        uplink: LinkSettings::simple(100, 0, 0),
+        downlink: LinkSettings::simple(100, 0, downlink_loss),
     }
 }
 
@@ -100,6 +114,7 @@ pub fn fire_through_reloads(seed: u64, link: NetSettings, seconds: u32) -> (Ammo
         t.refused_reloading = c.reloading;
         t.last_action = e.actions_sent().0 .0.into();
         t.upward_jumps = e.ammo().jumps().filter(|j| j.to > j.from).count() as u64;
+        t.verdicts_received = e.events().verdicts().count() as u64;
         for v in [
             c.judged,
             c.missed,
@@ -122,6 +137,17 @@ pub fn fire_through_reloads(seed: u64, link: NetSettings, seconds: u32) -> (Ammo
 /// with 5 % uplink loss.
 pub fn chickynoid_29() -> RunOutcome {
     let (t, fingerprint) = fire_through_reloads(29, lossy_link(5), 10);
+    RunOutcome {
+        fingerprint,
+        measures: t.measures(),
+    }
+}
+
+/// Facepunch/sbox-issues #2099: 10 s of fire held through reloads at RTT
+/// 200 ms with 20 % downlink loss; sent once, 16 of the 72 verdicts never
+/// reached the shooter.
+pub fn sbox_issues_2099() -> RunOutcome {
+    let (t, fingerprint) = fire_through_reloads(2099, lossy_downlink(20), 10);
     RunOutcome {
         fingerprint,
         measures: t.measures(),

@@ -80,7 +80,7 @@ impl RunOutcome {
 }
 
 /// Every golden room run, one per report.
-pub const REPORT_RUNS: [ReportRun; 7] = [
+pub const REPORT_RUNS: [ReportRun; 8] = [
     ReportRun {
         name: "sbox-2931",
         report: "s&box #2931",
@@ -107,14 +107,21 @@ pub const REPORT_RUNS: [ReportRun; 7] = [
         report: "chickynoid #29",
         fault: "shots and reloads sent once were lost at 5 % uplink loss and the ammo counter jumped",
         run: ammo::chickynoid_29,
-        pinned: 0x69ca_4254_1f15_662d,
+        pinned: 0x35bd_50a3_d2fa_d8c6,
+    },
+    ReportRun {
+        name: "sbox-issues-2099",
+        report: "Facepunch/sbox-issues #2099",
+        fault: "a shot's verdict sent once was lost for good at 20 % downlink loss",
+        run: ammo::sbox_issues_2099,
+        pinned: 0x6690_e93d_df5b_417c,
     },
     ReportRun {
         name: "riseofthedead-875",
         report: "RiseOfTheDead #875",
         fault: "the first shot after a reload was refused as reloading",
         run: ammo::riseofthedead_875,
-        pinned: 0xa901_ee3d_1e50_6c0a,
+        pinned: 0x2fca_ee45_cd47_0882,
     },
     ReportRun {
         name: "mirror-3423",
