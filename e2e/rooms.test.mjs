@@ -270,6 +270,26 @@ test('What if rewind off, or net updates at 5 Hz: the room\'s recording forked i
   assert.deepEqual(errors, []);
 });
 
+test('at 20 % loss every shot fired gets its verdict (Facepunch/sbox-issues#2099)', async () => {
+  // Sent once, a fifth of the verdicts never came and their shots waited
+  // "for the server's verdict" for good; now a shot is sent again until
+  // its verdict comes, and the repeat is answered with it.
+  const errors = [];
+  const page = await openRoom(env.browser, 'e2e-verdicts', errors);
+  await shootAtABot(page, { rtt: '200', loss: '20', shots: 12, judged: 1 });
+  const fired = 30 - Number((await metricText(page, 'ammo')).split(' / ')[0]);
+  assert.ok(fired >= 10, `${fired} shots fired`);
+  // "hits / judged · rejected": every shot has its answer.
+  const answered = async () => {
+    const m = (await metricText(page, 'shot-tally')).match(/^\d+ \/ (\d+)(?: · (\d+) rejected)?$/);
+    return Number(m[1]) + Number(m[2] ?? 0);
+  };
+  await waitFor(async () => (await answered()) === fired, 10_000, `all ${fired} answered`);
+  assert.notEqual(await metricText(page, 'shot-verdict'), '…');
+  await page.close();
+  assert.deepEqual(errors, []);
+});
+
 test('A lost net update clicked in the lanes: What if delivers it and judges the shots again', async () => {
   const errors = [];
   const page = await openRoom(env.browser, 'e2e-lost', errors);
