@@ -54,6 +54,7 @@ mod hosted;
 mod list;
 mod recording;
 mod seat;
+mod snapshot;
 mod task;
 
 pub(crate) use list::list;

@@ -1,17 +1,17 @@
 //! `GET /api/rooms/{name}/recording`: a shared room's recording so far
 //! (issue 23), as the room's task hands it over; `POST` the same route to
 //! keep it in the store under an id of its own, served long after the
-//! room. Both models record: a CMC room its [`RoomRecording`], a rollback
+//! room. Both models record: a CMC room its [`RoomRecording`](sim::endpoints::room::recording::RoomRecording), a rollback
 //! room its match's [`MatchRecording`] (every tick's used inputs and
 //! state hash); `X-Room-Recording-Model` (`cmc` or `rollback`) says which
 //! decoder reads the answer.
 //!
 //! A room made fresh here records itself from its creation: a CMC room
-//! ([`RoomHost::record`]) at most [`crate::Limits::room_record_events`]
-//! inputs, a rollback room ([`RollbackRoomHost::record`]) at most
+//! ([`RoomHost::record`](sim::endpoints::room::RoomHost::record)) at most [`crate::Limits::room_record_events`]
+//! inputs, a rollback room ([`RollbackRoomHost::record`](sim::endpoints::rollback_room::RollbackRoomHost::record)) at most
 //! [`crate::Limits::match_record_ticks`] ticks; then the recording stops
 //! and holds a whole shorter room (the room plays on). The answer is the
-//! compact bytes (`application/octet-stream`: [`RoomRecording::to_bytes`]
+//! compact bytes (`application/octet-stream`: [`RoomRecording::to_bytes`](sim::endpoints::room::recording::RoomRecording::to_bytes)
 //! or [`MatchRecording::to_bytes`]) or, with `Accept: application/json`,
 //! a CMC room's [`RoomRecordingFile`] like the golden suite's
 //! `scenarios/rooms/*.json` (its `replay` line the live host's: tick
@@ -20,8 +20,8 @@
 //! room-replay` replays any of these and checks the replay gives the
 //! live line. Every answer carries `X-Room-Recording-Model`,
 //! `X-Room-Recording-Replay` (the live line: a CMC room's
-//! [`ReplayOutcome::line`], a match's `ticks=<n> last=<16 hex>
-//! digest=<16 hex>`, [`replay_line`] of its server's hashes) and
+//! [`ReplayOutcome::line`](sim::endpoints::room::replay::ReplayOutcome::line), a match's `ticks=<n> last=<16 hex>
+//! digest=<16 hex>`, [`replay_line`](sim::rollback::recording::replay_line) of its server's hashes) and
 //! `X-Room-Recording-Truncated` (`true` once the limit stopped it).
 //!
 //! | answer | when |
@@ -51,6 +51,7 @@
 //! line (as `X-Room-Recording-Replay`). Counted, both models, in
 //! `relay_room_recording_saves_total` by its answer.
 
+use super::snapshot::{CmcCounts, Snapshot, Unrecorded};
 use super::Rooms;
 use crate::api::{bad, charge_save, ApiError};
 use crate::metrics::Save;
@@ -65,150 +66,21 @@ use axum::Json;
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
 use serde_json::json;
-use sim::endpoints::rollback_room::RollbackRoomHost;
-use sim::endpoints::room::recording::{
-    RecordedEvent, RecordingError, RoomRecording, RoomRecordingFile,
-};
-use sim::endpoints::room::replay::ReplayOutcome;
-use sim::endpoints::room::RoomHost;
-use sim::rollback::recording::{replay_line, MatchRecording};
+use sim::endpoints::room::recording::RoomRecordingFile;
+use sim::rollback::recording::MatchRecording;
 use std::sync::PoisonError;
 use tokio::sync::oneshot;
 
 /// Response header: the live host's replay line
-/// ([`ReplayOutcome::line`], or a match's [`replay_line`]).
+/// ([`ReplayOutcome::line`](sim::endpoints::room::replay::ReplayOutcome::line), or a match's [`replay_line`](sim::rollback::recording::replay_line)).
 const REPLAY_HEADER: HeaderName = HeaderName::from_static("x-room-recording-replay");
 
 /// Response header: `true` when the recording stopped at its limit.
 const TRUNCATED_HEADER: HeaderName = HeaderName::from_static("x-room-recording-truncated");
 
 /// Response header: the room's model, `cmc` or `rollback` — which decoder
-/// reads the body ([`RoomRecording`] or [`MatchRecording`]).
+/// reads the body ([`RoomRecording`](sim::endpoints::room::recording::RoomRecording) or [`MatchRecording`]).
 const MODEL_HEADER: HeaderName = HeaderName::from_static("x-room-recording-model");
-
-/// A room's recording as its task hands it over.
-#[derive(Debug)]
-pub(super) struct Snapshot {
-    /// The room's model: which recording `bytes` hold.
-    model: RoomModel,
-    /// [`RoomRecording::to_bytes`] or [`MatchRecording::to_bytes`].
-    bytes: Vec<u8>,
-    /// The live host's replay line: its tick hashes (and a CMC room's
-    /// verdicts).
-    line: String,
-    /// The recording stopped at its limit.
-    truncated: bool,
-    /// Seconds of ticks recorded.
-    seconds: f64,
-    /// Ticks recorded (one hash each).
-    ticks: usize,
-    /// What a CMC room's recording also tells: `None` for a match.
-    cmc: Option<CmcCounts>,
-}
-
-/// A CMC room's recording's counts beyond its ticks.
-#[derive(Debug)]
-struct CmcCounts {
-    /// Inputs recorded.
-    events: usize,
-    /// Players who joined.
-    joins: usize,
-    /// Shots the host judged.
-    shots: usize,
-}
-
-impl Snapshot {
-    /// CMC room `host`'s recording so far.
-    ///
-    /// # Errors
-    /// [`Unrecorded::Restored`] if it does not record (it was made from a
-    /// checkpoint), [`Unrecorded::TooLarge`] or
-    /// [`Unrecorded::Unencodable`] if its bytes cannot be made.
-    pub(super) fn of(host: &RoomHost) -> Result<Snapshot, Unrecorded> {
-        let recording: &RoomRecording = host.recording().ok_or(Unrecorded::Restored)?;
-        let live = ReplayOutcome {
-            tick_hashes: recording.tick_hashes.clone(),
-            shots: host.recorded_shots().to_vec(),
-            first_divergence: None,
-        };
-        let bytes = recording.to_bytes().map_err(|e| match e {
-            RecordingError::TooLarge { len, max } => Unrecorded::TooLarge { len, max },
-            e => Unrecorded::Unencodable(e.to_string()),
-        })?;
-        Ok(Snapshot {
-            model: RoomModel::Cmc,
-            bytes,
-            line: live.line(),
-            truncated: recording.truncated,
-            seconds: recording.seconds(),
-            ticks: recording.tick_hashes.len(),
-            cmc: Some(CmcCounts {
-                events: recording.events.len(),
-                joins: recording
-                    .events
-                    .iter()
-                    .filter(|e| matches!(e, RecordedEvent::Join { .. }))
-                    .count(),
-                shots: live.shots.len(),
-            }),
-        })
-    }
-
-    /// Rollback room `host`'s match recording so far.
-    ///
-    /// # Errors
-    /// [`Unrecorded::Restored`] if it does not record,
-    /// [`Unrecorded::TooLarge`] over
-    /// [`sim::rollback::recording::MAX_RECORDING_BYTES`] (what
-    /// [`MatchRecording::from_bytes`] reads; the tick cap keeps it under).
-    pub(super) fn of_match(host: &RollbackRoomHost) -> Result<Snapshot, Unrecorded> {
-        let recording = host.game().recording().ok_or(Unrecorded::Restored)?;
-        let bytes = recording.to_bytes();
-        let max = sim::rollback::recording::MAX_RECORDING_BYTES;
-        if bytes.len() > max {
-            return Err(Unrecorded::TooLarge {
-                len: bytes.len(),
-                max,
-            });
-        }
-        Ok(Snapshot {
-            model: RoomModel::Rollback,
-            bytes,
-            line: replay_line(&recording.hashes()),
-            truncated: recording.truncated,
-            seconds: recording.seconds(),
-            ticks: recording.ticks.len(),
-            cmc: None,
-        })
-    }
-
-    /// The store kind it is saved as.
-    fn kind(&self) -> ItemKind {
-        match self.model {
-            RoomModel::Cmc => ItemKind::Room,
-            RoomModel::Rollback => ItemKind::Match,
-        }
-    }
-}
-
-/// Why a room here has no recording to hand over.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) enum Unrecorded {
-    /// It was made from another relay's checkpoint (or does not record).
-    Restored,
-    /// Its recording encodes to `len` bytes, over its model's `max`.
-    TooLarge {
-        /// Bytes encoded.
-        len: usize,
-        /// The model's `MAX_RECORDING_BYTES`.
-        max: usize,
-    },
-    /// Its recording does not encode otherwise.
-    Unencodable(String),
-}
-
-/// Where a room's task answers a request for its recording.
-pub(super) type Reply = oneshot::Sender<Result<Snapshot, Unrecorded>>;
 
 impl Rooms {
     /// Asks room `id`'s task for its recording; `None` if the room is not

@@ -61,7 +61,7 @@ pub(super) enum Command {
     /// The room's recording so far, for `GET` and `POST /api/rooms/{name}/recording`.
     Recording {
         /// Where it goes.
-        reply: super::recording::Reply,
+        reply: super::snapshot::Reply,
     },
     /// The room ends here (handed to another relay, or found to be
     /// another's): every player is told to reconnect.

@@ -16,8 +16,8 @@
 
 use super::checkpoint::{Checkpoint, SeatState};
 use super::hosted::Hosted;
-use super::recording::Snapshot;
 use super::seat::{Command, Out};
+use super::snapshot::Snapshot;
 use super::{RoomInfo, Rooms, CLOSE_ROOM_FULL};
 use crate::metrics::{Metrics, SeatRefusal, FLUSH_INTERVAL};
 use crate::room::{RoomId, RoomModel};
@@ -408,7 +408,7 @@ fn cmc_host(made: &Made<'_>, now: sim::SimTime) -> (RoomHost, Vec<(u64, SeatStat
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rooms::recording::Unrecorded;
+    use crate::rooms::snapshot::Unrecorded;
 
     /// A CMC room as `Rooms` makes it, carried on from `checkpoint` if
     /// given, asked to record 100 000 inputs.

@@ -1,18 +1,22 @@
 //! A shared room's connection ([`RoomRun`]): the socket to
 //! `/ws?room=NAME`, the room's client end, reconnecting within the relay's
 //! grace period with the seat's resume token, and the state the room's
-//! frame and view keep (trail, shot cursor, timeline, camera).
+//! frame and view keep (trail, shot cursor, timeline, camera), and what it
+//! borrows of the page while it lasts ([`super::page`]).
 
+use super::page::{BorrowedPage, OFF_IN_A_ROOM, ROOM_SLOTS};
 use super::rules::ShotCursor;
 use crate::canvas::camera::FollowCamera;
 use crate::clock::local_seed;
 use crate::net::{Connection, LinkState, Transport, Watch};
+use crate::panels::chrome::PanelChrome;
 use crate::timeline::samples::Timeline;
 use sim::endpoints::room::{RoomEndpoint, RoomEvent};
 use sim::protocol::Setting;
 use sim::room::PlayerSettings;
 use sim::{SimTime, Vec2 as SimVec2};
 use std::collections::VecDeque;
+use web_sys::Document;
 
 /// The page in a shared room: the socket and the room's client end.
 pub struct RoomRun {
@@ -39,7 +43,7 @@ pub struct RoomRun {
     /// The link settings measured since, and since when.
     pub(super) measured: Option<(sim::NetSettings, SimTime)>,
     /// What the room borrowed of the page, restored on leaving.
-    pub(super) borrowed: super::page::BorrowedPage,
+    pub(super) borrowed: BorrowedPage,
     /// The span the packet lanes hold to be clicked in, page clock µs
     /// (`None`: they follow the last 10 s).
     pub hold: Option<(u64, u64)>,
@@ -167,5 +171,19 @@ impl RoomRun {
             }
             Some(Watch::Opened) | None => {}
         }
+    }
+}
+
+impl RoomRun {
+    /// Keeps the panel texts the room rewrites, turns off the controls
+    /// that do nothing in a room (saying why) and puts the room in the
+    /// address bar.
+    pub fn borrow_page(&mut self, doc: &Document) {
+        self.borrowed = BorrowedPage::take(doc, &ROOM_SLOTS, &OFF_IN_A_ROOM, &self.name, None);
+    }
+
+    /// Restores what [`RoomRun::borrow_page`] took.
+    pub fn give_back_page(&self, doc: &Document, chrome: &PanelChrome) {
+        self.borrowed.give_back(doc, chrome);
     }
 }

@@ -3,16 +3,15 @@
 //! scenarios are single-player, and the model's, since a room runs CMC),
 //! turned off with the reason, and the address bar (`?room=NAME`, so it
 //! is a link to the room). [`BorrowedPage`] takes and restores them, for
-//! a CMC room ([`RoomRun::borrow_page`]) and a rollback match alike.
+//! a CMC room (`RoomRun::borrow_page`) and a rollback match alike.
 
-use super::link::RoomRun;
 use crate::dom::{query, set_flag, write_attr};
 use crate::panels::chrome::PanelChrome;
 use web_sys::Document;
 
 /// The controls that do nothing in a room, and why: the run bar's
 /// (scenarios are single-player) and the model's (a room runs CMC).
-const OFF_IN_A_ROOM: [(&str, &str); 6] = [
+pub(super) const OFF_IN_A_ROOM: [(&str, &str); 6] = [
     ("play-pause", SINGLE_PLAYER),
     ("step-frame", SINGLE_PLAYER),
     ("rec-toggle", SINGLE_PLAYER),
@@ -26,21 +25,7 @@ const CMC_ONLY: &str =
     "A room runs the CMC model for everyone: leave the room to switch models or compare A/B";
 
 /// The panel texts a room rewrites.
-const ROOM_SLOTS: [&str; 2] = ["authoritative-sub", "replayed-empty"];
-
-impl RoomRun {
-    /// Keeps the panel texts the room rewrites, turns off the controls
-    /// that do nothing in a room (saying why) and puts the room in the
-    /// address bar.
-    pub fn borrow_page(&mut self, doc: &Document) {
-        self.borrowed = BorrowedPage::take(doc, &ROOM_SLOTS, &OFF_IN_A_ROOM, &self.name, None);
-    }
-
-    /// Restores what [`RoomRun::borrow_page`] took.
-    pub fn give_back_page(&self, doc: &Document, chrome: &PanelChrome) {
-        self.borrowed.give_back(doc, chrome);
-    }
-}
+pub(super) const ROOM_SLOTS: [&str; 2] = ["authoritative-sub", "replayed-empty"];
 
 /// What a room — CMC or a rollback match — borrows of the page while it
 /// lasts: the panel texts it rewrites, the controls it turns off (with
