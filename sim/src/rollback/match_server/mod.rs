@@ -27,21 +27,19 @@
 use super::arena::{Arena, MAX_PLAYERS, MIN_PLAYERS};
 use super::bot::BotPlayer;
 use super::config::RollbackConfig;
-use super::game::Game;
 use super::input::InputCmd;
-use super::recording::{
-    MatchRecording, RecordedJoin, RecordedLink, RecordedTick, UsedInput, MAX_RECORDED_TICKS,
-};
+use super::recording::MatchRecording;
 use super::seats::{ReportRefused, ReportsRefused, SeatReports, SEATS_EVERY_MS};
 use super::server::{AckInfo, InputCounters, RollbackServer};
 use super::snapshot::Snapshot;
-use super::tick::Tick;
 use super::wire::{
     AckMsg, IdentityError, Ids, InputPacket, RollbackServerMsg, SeatReport, SeatRow, SeatsMsg,
     StartMsg, StateMsg, ViewMsg,
 };
 use crate::foundation::control::SettingsError;
 use thiserror::Error;
+
+mod record;
 
 /// Why a match cannot be made.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -174,11 +172,7 @@ impl MatchServer {
             occupant,
             refused: RefusedCounters::default(),
         };
-        let joined = self.server.tick();
-        if let Some((rec, _)) = &mut self.recording {
-            rec.joins
-                .push(join_of(seat, &self.seats[seat].occupant, joined));
-        }
+        self.note_seated(seat);
     }
 
     /// Seats the connection `session` in the lowest free seat and returns
@@ -214,53 +208,7 @@ impl MatchServer {
         if let Some(s) = self.seats.get_mut(player) {
             s.occupant = Occupant::Free;
         }
-        let left = self.server.tick();
-        if let Some(j) = self.recorded_occupant(player) {
-            j.left = Some(left);
-        }
-    }
-
-    /// The recording's entry for whoever sits in `player` now, if
-    /// recording.
-    fn recorded_occupant(&mut self, player: usize) -> Option<&mut RecordedJoin> {
-        let (rec, _) = self.recording.as_mut()?;
-        rec.joins
-            .iter_mut()
-            .rev()
-            .find(|j| usize::from(j.player) == player && j.left.is_none())
-    }
-
-    /// Starts recording the match from now on (opt-in, for replays and
-    /// the golden suite): the world now, the occupants seated now and
-    /// every one seated later, and each tick's input per player with its
-    /// fill and the state hash. At most `max_ticks` ticks (capped at
-    /// [`MAX_RECORDED_TICKS`]); past that the recording stops and is
-    /// marked truncated. A recording already running starts again;
-    /// [`MatchServer::restart`] starts one for the new match.
-    pub fn record(&mut self, max_ticks: usize) {
-        let mut rec = MatchRecording::begin(self.config, self.match_id, self.state().clone());
-        let now = self.server.tick();
-        for (i, s) in self.seats.iter().enumerate() {
-            if !matches!(s.occupant, Occupant::Free) {
-                rec.joins.push(join_of(i, &s.occupant, now));
-            }
-        }
-        self.recording = Some((rec, max_ticks.min(MAX_RECORDED_TICKS)));
-    }
-
-    /// Notes `link` as the link of the occupant seated in `player` now
-    /// (the newest settings win: a page sets its own right after it
-    /// joins), if recording.
-    pub fn note_link(&mut self, player: usize, link: RecordedLink) {
-        if let Some(j) = self.recorded_occupant(player) {
-            j.link = Some(link);
-        }
-    }
-
-    /// The recording so far; `None` unless [`MatchServer::record`] was
-    /// called.
-    pub fn recording(&self) -> Option<&MatchRecording> {
-        self.recording.as_ref().map(|(rec, _)| rec)
+        self.note_left(player);
     }
 
     /// The Start for the player in `player`'s seat, `None` if no player
@@ -430,20 +378,7 @@ impl MatchServer {
         }
         self.server.advance();
         self.ticks_run += 1;
-        if let Some((rec, max_ticks)) = &mut self.recording {
-            if rec.ticks.len() < *max_ticks {
-                rec.ticks.push(RecordedTick {
-                    hash: Arena::state_hash(self.server.state()),
-                    inputs: self
-                        .server
-                        .last_inputs()
-                        .map(|(cmd, fill)| UsedInput::new(&cmd, fill))
-                        .collect(),
-                });
-            } else {
-                rec.truncated = true;
-            }
-        }
+        self.note_tick();
         let interval = self.config.state_interval;
         let update = self
             .state_due()
@@ -564,20 +499,6 @@ fn ack_msg(ids: Ids, a: &AckInfo) -> AckMsg {
     }
 }
 
-/// The recording's entry for `occupant` of `seat`, seated from `joined`.
-fn join_of(seat: usize, occupant: &Occupant, joined: Tick) -> RecordedJoin {
-    RecordedJoin {
-        player: seat as u8,
-        session: match occupant {
-            Occupant::Player { session } => Some(*session),
-            _ => None,
-        },
-        joined,
-        left: None,
-        link: None,
-    }
-}
-
 /// `n` saturated to `u32`.
 pub(crate) fn clip(n: u64) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX)
@@ -653,73 +574,5 @@ mod tests {
             MatchServer::new(RollbackConfig::at_rate(TickRate::Hz60), 9, 1),
             Err(MatchError::PlayerCount(9))
         ));
-    }
-
-    #[test]
-    fn a_recording_keeps_each_ticks_inputs_with_their_fill_and_stops_at_its_limit() {
-        use crate::rollback::recording::replay;
-        use crate::rollback::server::InputFill;
-        use crate::rollback::wire::{InputPacket, PackedInput};
-        let mut m = MatchServer::new(RollbackConfig::at_rate(TickRate::Hz60), 2, 4).unwrap();
-        let a = m.join(20).unwrap().ids;
-        m.record(10);
-        m.add_bot(BotPlayer::new(1)).unwrap();
-        let walk = PackedInput {
-            buttons: 0,
-            move_x: 127,
-            move_y: 0,
-        };
-        m.deliver(&InputPacket {
-            ids: a,
-            newest: m.state().tick,
-            inputs: vec![walk],
-        })
-        .unwrap();
-        let mut out = Vec::new();
-        for _ in 0..12 {
-            m.run_tick(&mut out);
-        }
-        let rec = m.recording().unwrap();
-        assert_eq!(rec.ticks.len(), 10);
-        assert!(rec.truncated);
-        assert_eq!(
-            rec.joins
-                .iter()
-                .map(|j| (j.player, j.session))
-                .collect::<Vec<_>>(),
-            [(0, Some(20)), (1, None)]
-        );
-        // Received once, held 6 ticks (`001_…` §5.1), then empty.
-        let fills: Vec<InputFill> = rec.ticks.iter().map(|t| t.inputs[0].fill).collect();
-        assert_eq!(
-            fills[..8],
-            [
-                InputFill::Received,
-                InputFill::Held,
-                InputFill::Held,
-                InputFill::Held,
-                InputFill::Held,
-                InputFill::Held,
-                InputFill::Held,
-                InputFill::Empty
-            ]
-        );
-        assert_eq!(rec.ticks[6].inputs[0].move_x, 127);
-        assert_eq!(rec.ticks[7].inputs[0].move_x, 0);
-        // The bot's inputs go in as received.
-        assert!(rec
-            .ticks
-            .iter()
-            .all(|t| t.inputs[1].fill == InputFill::Received));
-        let r = replay(rec).unwrap();
-        assert_eq!(rec.first_mismatch(&r), None);
-        // A restart records the new match from its start.
-        m.restart(m.config()).unwrap();
-        let rec = m.recording().unwrap();
-        assert_eq!(
-            (rec.match_id, rec.ticks.len(), rec.start.tick),
-            (5, 0, Tick(0))
-        );
-        assert_eq!(rec.joins.len(), 2);
     }
 }
